@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "queueplayerd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
+        .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
+        .executable(name: "queueplayerd", targets: ["queueplayerd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // Thin C seams: each exposes one shim header and is found through pkg-config.
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMPG123",
+            pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+
+        // The engine: AVQueuePlayer's shape over libmpg123 and ALSA.
+        .target(
+            name: "QueuePlayer",
+            dependencies: ["CALSA", "CMPG123"]
+        ),
+
+        // The MPD protocol as pure functions: bytes to typed requests, typed replies to bytes.
+        .target(name: "MPDProtocol"),
+
+        // The daemon: composition root.
+        .executableTarget(
+            name: "queueplayerd",
+            dependencies: [
+                "QueuePlayer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Fixtures shared by the test targets: the sample media, tone synthesis, processes.
+        .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
+        .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

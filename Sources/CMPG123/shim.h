@@ -1,0 +1,4 @@
+#ifndef QUEUEPLAYER_CMPG123_SHIM_H
+#define QUEUEPLAYER_CMPG123_SHIM_H
+#include <mpg123.h>
+#endif

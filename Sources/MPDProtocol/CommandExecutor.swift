@@ -1,0 +1,27 @@
+/// Runs the commands that need the player, the queue or the library.
+///
+/// The session calls it synchronously, once per command, in order; it is never called for
+/// commands where ``Command/isHandledBySession`` is true. Return the reply body (``Reply/empty``
+/// for commands that only act) or throw an ``MPDError``; the session adds the command name,
+/// the command-list index, and `OK`/`list_OK`.
+///
+/// Do not call ``ClientSession/notify(_:)`` on the same session from inside `execute`
+/// (the session is being mutated); report the resulting changes after `receive` returns.
+public protocol CommandExecutor {
+    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply
+}
+
+/// Per-client information an executor may need.
+public struct CommandContext: Hashable, Sendable {
+    /// The tags this client has enabled with `tagtypes`. Song blocks are filtered by the
+    /// session anyway; this is for executors that want to skip work.
+    public var tagTypes: Set<TagType>
+    /// The 0-based index inside a command list, or `nil` outside one.
+    public var listIndex: Int?
+
+    /// Creates a context; the session makes one per executed command.
+    public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil) {
+        self.tagTypes = tagTypes
+        self.listIndex = listIndex
+    }
+}

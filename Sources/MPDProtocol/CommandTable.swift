@@ -1,0 +1,205 @@
+/// mpd's command table, restricted to what this daemon supports: name, argument count
+/// limits, and how to type the arguments.
+enum CommandTable {
+    /// How many arguments a command takes; mirrors `min`/`max` in mpd's `AllCommands.cxx`.
+    enum Arity {
+        /// mpd's `-1, -1`: any number, not checked (`close`).
+        case unchecked
+        /// At least `min`, at most `max` (`nil`: no upper limit).
+        case between(Int, Int?)
+
+        static func exactly(_ count: Int) -> Arity { .between(count, count) }
+    }
+
+    struct Entry: Sendable {
+        let name: String
+        let arity: Arity
+        /// Whether `commands` lists it (mpd's table has no `noidle`).
+        let isListed: Bool
+        let build: @Sendable (_ arguments: [String], _ parse: ArgumentParsing) throws(MPDError) -> Command
+    }
+
+    static func command(for request: Request) throws(MPDError) -> Command {
+        guard let entry = entries[request.name] else {
+            throw MPDError(.unknown, "unknown command \"\(request.name)\"")
+        }
+        try check(entry, count: request.arguments.count)
+        return try entry.build(request.arguments, ArgumentParsing(command: entry.name))
+    }
+
+    static let listedNames: [String] = entries.values.filter(\.isListed).map(\.name).sorted()
+
+    /// mpd's `command_check_request`, including its choice of message.
+    private static func check(_ entry: Entry, count: Int) throws(MPDError) {
+        guard case .between(let min, let max) = entry.arity else { return }
+        let message: String
+        if min == max, count != min {
+            message = "wrong number of arguments for \"\(entry.name)\""
+        } else if count < min {
+            message = "too few arguments for \"\(entry.name)\""
+        } else if let max, count > max {
+            message = "too many arguments for \"\(entry.name)\""
+        } else {
+            return
+        }
+        throw MPDError(.argument, message, command: entry.name)
+    }
+
+    private static func simple(_ name: String, _ command: Command) -> Entry {
+        Entry(name: name, arity: .exactly(0), isListed: true) { _, _ throws(MPDError) in command }
+    }
+
+    private static func entry(
+        _ name: String, _ arity: Arity,
+        _ build: @escaping @Sendable ([String], ArgumentParsing) throws(MPDError) -> Command
+    ) -> Entry {
+        Entry(name: name, arity: arity, isListed: true, build: build)
+    }
+
+    static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: [
+        // Playback
+        entry("play", .between(0, 1)) { arguments, parse throws(MPDError) in
+            guard let text = arguments.first else { return .play(position: nil) }
+            let position = try parse.integer(text)
+            if position == -1 { return .play(position: nil) }  // mpd: -1 means "no position"
+            guard position >= 0 else { throw MPDError.badSongIndex.attributed(to: "play") }
+            return .play(position: position)
+        },
+        entry("pause", .between(0, 1)) { arguments, parse throws(MPDError) in
+            .pause(try arguments.first.map { text throws(MPDError) in try parse.boolean(text) })
+        },
+        simple("next", .next),
+        simple("previous", .previous),
+        simple("stop", .stop),
+        entry("seekcur", .exactly(1)) { arguments, parse throws(MPDError) in
+            let text = arguments[0]
+            let seconds = try parse.float(text)
+            if text.hasPrefix("+") || text.hasPrefix("-") {
+                return seconds < 0 ? .seekcur(.backward(-seconds)) : .seekcur(.forward(seconds))
+            }
+            return .seekcur(.absolute(max(0, seconds)))
+        },
+
+        // Status
+        simple("status", .status),
+        simple("currentsong", .currentsong),
+
+        // Queue
+        entry("playlistinfo", .between(0, 1)) { arguments, parse throws(MPDError) in
+            .playlistinfo(try arguments.first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        // mpd 0.23 also accepts `add URI POSITION`; the position form is not supported here.
+        entry("add", .between(1, 2)) { arguments, _ throws(MPDError) in
+            guard arguments.count == 1 else {
+                throw MPDError(.argument, "too many arguments for \"add\"", command: "add")
+            }
+            return .add(uri: arguments[0] == "/" ? "" : arguments[0])
+        },
+        simple("clear", .clear),
+        entry("delete", .exactly(1)) { arguments, parse throws(MPDError) in
+            .delete(try parse.range(arguments[0]))
+        },
+
+        // Options and volume
+        entry("setvol", .exactly(1)) { arguments, parse throws(MPDError) in
+            .setvol(try parse.unsigned(arguments[0], maximum: 100))
+        },
+        entry("repeat", .exactly(1)) { arguments, parse throws(MPDError) in .repeat(try parse.boolean(arguments[0])) },
+        entry("random", .exactly(1)) { arguments, parse throws(MPDError) in .random(try parse.boolean(arguments[0])) },
+        entry("consume", .exactly(1)) { arguments, parse throws(MPDError) in .consume(try parse.boolean(arguments[0])) },
+        entry("single", .exactly(1)) { arguments, _ throws(MPDError) in
+            guard let mode = SingleMode(rawValue: arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot", command: "single")
+            }
+            return .single(mode)
+        },
+
+        // Outputs and library
+        simple("outputs", .outputs),
+        entry("enableoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+            .enableoutput(try parse.unsigned(arguments[0]))
+        },
+        entry("disableoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+            .disableoutput(try parse.unsigned(arguments[0]))
+        },
+        entry("update", .between(0, 1)) { arguments, _ throws(MPDError) in
+            guard let uri = arguments.first, !uri.isEmpty, uri != "/" else { return .update(uri: nil) }
+            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: "update") }
+            return .update(uri: uri)
+        },
+        simple("config", .config),
+
+        // Session
+        simple("ping", .ping),
+        Entry(name: "close", arity: .unchecked, isListed: true) { _, _ throws(MPDError) in .close },
+        simple("commands", .commands),
+        simple("notcommands", .notcommands),
+        entry("tagtypes", .between(0, nil)) { arguments, _ throws(MPDError) in
+            .tagtypes(try TagTypesParsing.request(arguments))
+        },
+        entry("idle", .between(0, nil)) { arguments, _ throws(MPDError) in
+            .idle(try arguments.map { name throws(MPDError) in
+                guard let subsystem = Subsystem(protocolName: name) else {
+                    throw MPDError(.argument, "Unrecognized idle event: \(name)", command: "idle")
+                }
+                return subsystem
+            })
+        },
+        // Not in mpd's table: mpd only knows the exact line `noidle`, so `noidle x` is unknown.
+        Entry(name: "noidle", arity: .unchecked, isListed: false) { arguments, _ throws(MPDError) in
+            guard arguments.isEmpty else { throw MPDError(.unknown, "unknown command \"noidle\"") }
+            return .noidle
+        },
+        entry("binarylimit", .exactly(1)) { arguments, parse throws(MPDError) in
+            // mpd: at most the output buffer (8 MiB by default) minus 4 KiB, at least 64.
+            let limit = try parse.unsigned(arguments[0], maximum: 8 * 1024 * 1024 - 4096)
+            guard limit >= 64 else { throw MPDError(.argument, "Value too small", command: "binarylimit") }
+            return .binarylimit(limit)
+        },
+    ].map { ($0.name, $0) })
+}
+
+/// mpd's `uri_safe_local`: no empty segments, no `.` or `..` segments, not absolute.
+enum LocalURI {
+    static func isSafe(_ uri: String) -> Bool {
+        uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { segment in
+            !(segment.count <= 2 && segment.allSatisfy { $0 == "." })
+        }
+    }
+}
+
+/// The sub-commands of `tagtypes`, with mpd's error texts.
+enum TagTypesParsing {
+    static func request(_ arguments: [String]) throws(MPDError) -> TagTypesRequest {
+        guard let sub = arguments.first else { return .list }
+        let names = arguments.dropFirst()
+        switch sub {
+        case "all", "clear":
+            guard names.isEmpty else { throw error("Too many arguments") }
+            return sub == "all" ? .all : .clear
+        case "enable":
+            return .enable(try tags(names))
+        case "disable":
+            return .disable(try tags(names))
+        default:
+            throw error("Unknown sub command")
+        }
+    }
+
+    private static func tags(_ names: ArraySlice<String>) throws(MPDError) -> Set<TagType> {
+        guard !names.isEmpty else { throw error("Not enough arguments") }
+        var result = Set<TagType>()
+        for name in names {
+            if let tag = TagType(protocolName: name) {
+                result.insert(tag)
+            } else if !TagType.knownButDisabledNames.contains(where: { ASCII.equalsIgnoringCase($0, name) }) {
+                throw error("Unknown tag type")
+            }
+        }
+        return result
+    }
+
+    private static func error(_ message: String) -> MPDError {
+        MPDError(.argument, message, command: "tagtypes")
+    }
+}

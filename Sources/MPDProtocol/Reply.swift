@@ -1,0 +1,78 @@
+/// The body of a successful reply: ordered `key: value` lines, without the final `OK`.
+///
+/// Tag lines are kept apart from other lines so that each client's `tagtypes` selection can
+/// be applied when the session renders the reply; an executor always adds every tag it has.
+/// Keys and values are written as given (mpd's spelling matters: `Artist`, not `artist`);
+/// line breaks inside them are replaced by spaces so they cannot break the framing.
+public struct Reply: Hashable, Sendable {
+    /// One line of a reply body.
+    public enum Line: Hashable, Sendable {
+        /// A plain `key: value` line, always sent.
+        case field(key: String, value: String)
+        /// A tag line (`Artist: ...`), sent only if the client has the tag enabled.
+        case tag(TagType, String)
+    }
+
+    /// The lines in the order they will be sent.
+    public private(set) var lines: [Line]
+
+    /// An empty body: the reply is just `OK`.
+    public init() {
+        lines = []
+    }
+
+    /// A body made of plain fields, in order.
+    public init(_ fields: KeyValuePairs<String, String>) {
+        lines = fields.map { .field(key: $0.key, value: $0.value) }
+    }
+
+    /// An empty body, for commands that only act (`play`, `add`, ...).
+    public static let empty = Reply()
+
+    /// Appends `key: value`.
+    public mutating func append(_ key: String, _ value: String) {
+        lines.append(.field(key: key, value: value))
+    }
+
+    /// Appends `key: value` for an integer value.
+    public mutating func append(_ key: String, _ value: Int) {
+        append(key, String(value))
+    }
+
+    /// Appends `key: value` with the value in seconds and three decimals, as mpd writes
+    /// `elapsed` and `duration` (`30.040`).
+    public mutating func append(_ key: String, seconds: Double) {
+        append(key, ProtocolFormatting.seconds(seconds))
+    }
+
+    /// Appends a tag line; it is filtered by the client's `tagtypes` selection.
+    public mutating func append(_ tag: TagType, _ value: String) {
+        lines.append(.tag(tag, value))
+    }
+
+    /// Appends a song block as `currentsong` and `playlistinfo` send it.
+    public mutating func append(_ song: SongInfo) {
+        song.appendLines(to: &self)
+    }
+
+    /// Appends all lines of another reply.
+    public mutating func append(contentsOf other: Reply) {
+        lines.append(contentsOf: other.lines)
+    }
+
+    /// The body as sent on the wire, each line ending in `\n`, keeping only enabled tags.
+    public func rendered(tagTypes: Set<TagType> = Set(TagType.allCases)) -> String {
+        var text = ""
+        for line in lines {
+            switch line {
+            case .field(let key, let value):
+                text += "\(ProtocolText.singleLine(key)): \(ProtocolText.singleLine(value))\n"
+            case .tag(let tag, let value) where tagTypes.contains(tag):
+                text += "\(tag.protocolName): \(ProtocolText.singleLine(value))\n"
+            case .tag:
+                continue
+            }
+        }
+        return text
+    }
+}

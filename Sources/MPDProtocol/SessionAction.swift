@@ -1,0 +1,7 @@
+/// What the connection handler must do, in order, after feeding a ``ClientSession``.
+public enum SessionAction: Hashable, Sendable {
+    /// Write these bytes (UTF-8 text; lines end in `\n`).
+    case send(String)
+    /// Close the connection after writing everything sent before. Nothing follows a `close`.
+    case close
+}

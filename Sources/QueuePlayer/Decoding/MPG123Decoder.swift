@@ -1,0 +1,210 @@
+import CMPG123
+import Foundation
+
+/// Decodes MPEG audio (MP3) files with libmpg123, gapless.
+///
+/// libmpg123's gapless mode removes the encoder delay and padding that the
+/// LAME/Xing tag records, so consecutive items join sample for sample. Output
+/// is always signed 16-bit at the stream's own rate and channel count.
+/// Opening scans the whole file once, which gives the exact length, an index
+/// for sample-accurate seeking, and detects truncation up front.
+public final class MPG123Decoder: Decoder, @unchecked Sendable {
+    // The handle is used by one thread at a time: the opener, then the render thread.
+    private let handle: OpaquePointer
+    private let url: URL
+
+    public let format: AudioFormat
+    public let frameCount: Int64
+    public let metadata: ItemMetadata
+
+    /// The stream's nominal bit rate in kbit/s (an average for VBR), if known.
+    public let bitRate: Int?
+
+    /// Opens and scans the file at `url`.
+    public init(url: URL) throws(DecoderError) {
+        self.url = url
+        let path = url.path
+        try Self.checkFile(url)
+        Self.initializeLibrary
+        var error: Int32 = 0
+        guard let handle = mpg123_new(nil, &error) else {
+            throw DecoderError(url: url, reason: .unreadable("libmpg123: \(String(cString: mpg123_plain_strerror(error)))"))
+        }
+        self.handle = handle
+        var opened = false
+        defer { if !opened { mpg123_delete(handle) } }
+
+        let flags = Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue)
+        mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
+        mpg123_format_none(handle)
+        var rates: UnsafePointer<Int>?
+        var rateCount = 0
+        mpg123_rates(&rates, &rateCount)
+        for index in 0..<rateCount {
+            mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        }
+
+        guard mpg123_open(handle, path) == MPG123_OK.rawValue else {
+            throw DecoderError(url: url, reason: .unreadable(String(cString: mpg123_strerror(handle))))
+        }
+        defer { if !opened { mpg123_close(handle) } }
+
+        var rate = 0
+        var channels: Int32 = 0
+        var encoding: Int32 = 0
+        guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue, rate > 0, channels > 0 else {
+            throw DecoderError(url: url, reason: .notMPEGAudio(Self.lastError(handle, fallback: "no MPEG audio frame found")))
+        }
+        format = AudioFormat(sampleRate: rate, channelCount: Int(channels))
+
+        // The length the LAME/Xing tag announces, before scanning replaces it with the real one.
+        var delay = -1
+        var unused = 0.0
+        mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &delay, &unused)
+        let announced: Int64? = delay >= 0 ? Int64(mpg123_length(handle)) : nil
+
+        guard mpg123_scan(handle) == MPG123_OK.rawValue else {
+            throw DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "scan failed")))
+        }
+        let length = Int64(mpg123_length(handle))
+        guard length > 0 else {
+            throw DecoderError(url: url, reason: .notMPEGAudio("no decodable audio"))
+        }
+        if let announced, announced > 0, length < announced {
+            throw DecoderError(url: url, reason: .truncated(decodedFrames: length, announcedFrames: announced))
+        }
+        frameCount = length
+
+        var info = mpg123_frameinfo2()
+        if mpg123_info2(handle, &info) == MPG123_OK.rawValue {
+            let vbr = info.vbr == Int32(MPG123_CBR.rawValue) ? Int(info.bitrate) : Int(info.abr_rate)
+            bitRate = vbr > 0 ? vbr : Int(info.bitrate)
+        } else {
+            bitRate = nil
+        }
+        metadata = Self.readTags(handle)
+        opened = true
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    public func decode(into buffer: UnsafeMutableRawBufferPointer, maximumFrames: Int) throws(DecoderError) -> Int {
+        let bytesPerFrame = format.bytesPerFrame
+        let wanted = min(maximumFrames * bytesPerFrame, buffer.count - buffer.count % bytesPerFrame)
+        var filled = 0
+        while filled < wanted {
+            var done = 0
+            let result = mpg123_read(handle, buffer.baseAddress! + filled, wanted - filled, &done)
+            filled += done
+            switch result {
+            case MPG123_OK.rawValue:
+                continue
+            case MPG123_DONE.rawValue:
+                return filled / bytesPerFrame
+            case MPG123_NEW_FORMAT.rawValue:
+                var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
+                mpg123_getformat(handle, &rate, &channels, &encoding)
+                if rate != format.sampleRate || Int(channels) != format.channelCount {
+                    throw DecoderError(url: url, reason: .formatChange)
+                }
+            default:
+                throw DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "decoding failed")))
+            }
+        }
+        return filled / bytesPerFrame
+    }
+
+    public func seek(toFrame frame: Int64) throws(DecoderError) {
+        if mpg123_seek(handle, off_t(frame), SEEK_SET) < 0 {
+            throw DecoderError(url: url, reason: .corrupt("cannot seek: \(Self.lastError(handle, fallback: "seek failed"))"))
+        }
+    }
+
+    // MARK: - Private
+
+    private static let initializeLibrary: Void = { _ = mpg123_init() }()
+
+    private static func checkFile(_ url: URL) throws(DecoderError) {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            if errno == ENOENT { throw DecoderError(url: url, reason: .fileNotFound) }
+            throw DecoderError(url: url, reason: .unreadable(String(cString: strerror(errno))))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw DecoderError(url: url, reason: .unreadable("it is a directory")) }
+        if info.st_size == 0 { throw DecoderError(url: url, reason: .empty) }
+        if access(url.path, R_OK) != 0 { throw DecoderError(url: url, reason: .unreadable(String(cString: strerror(errno)))) }
+        // libmpg123 skips junk to find a frame, which makes it "play" the PCM of a RIFF/WAVE file as noise.
+        if let handle = FileHandle(forReadingAtPath: url.path) {
+            defer { try? handle.close() }
+            let header = [UInt8]((try? handle.read(upToCount: 22)) ?? Data())
+            if header.count == 22, header[0..<4].elementsEqual("RIFF".utf8), header[8..<12].elementsEqual("WAVE".utf8),
+               header[12..<16].elementsEqual("fmt ".utf8), header[20] != 0x55 || header[21] != 0 {
+                // Format tag 0x0055 would be MPEG Layer III inside RIFF, which libmpg123 plays; anything else is not MP3.
+                throw DecoderError(url: url, reason: .notMPEGAudio("it is a RIFF/WAVE file with format tag \(Int(header[20]) | Int(header[21]) << 8)"))
+            }
+        }
+    }
+
+    private static func lastError(_ handle: OpaquePointer, fallback: String) -> String {
+        let code = mpg123_errcode(handle)
+        if code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue { return fallback }
+        return String(cString: mpg123_strerror(handle))
+    }
+
+    private static func readTags(_ handle: OpaquePointer) -> ItemMetadata {
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue else { return ItemMetadata() }
+        var tags = ItemMetadata()
+        if let v2 = v2?.pointee {
+            tags.title = string(v2.title)
+            tags.artist = string(v2.artist)
+            tags.album = string(v2.album)
+            tags.date = string(v2.year)
+            tags.genre = string(v2.genre)
+            for index in 0..<Int(v2.texts) {
+                let text = v2.text[index]
+                if withUnsafeBytes(of: text.id, { Array($0) }) == Array("TRCK".utf8) {
+                    tags.track = string(withUnsafePointer(to: text.text) { $0 })
+                }
+            }
+        }
+        if let v1 = v1?.pointee {
+            tags.title = tags.title ?? fixedString(v1.title)
+            tags.artist = tags.artist ?? fixedString(v1.artist)
+            tags.album = tags.album ?? fixedString(v1.album)
+        }
+        return tags
+    }
+
+    private static func string(_ value: UnsafeMutablePointer<mpg123_string>?) -> String? {
+        guard let value else { return nil }
+        return string(UnsafePointer(value))
+    }
+
+    private static func string(_ value: UnsafePointer<mpg123_string>) -> String? {
+        let s = value.pointee
+        guard let p = s.p, s.fill > 1 else { return nil }
+        let text = String(cString: p)
+        return text.isEmpty ? nil : text
+    }
+
+    private static func fixedString<T>(_ tuple: T) -> String? {
+        withUnsafeBytes(of: tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+    }
+}
+
+/// Opens every item with ``MPG123Decoder``.
+public struct MPG123DecoderFactory: DecoderFactory {
+    public init() {}
+    public func makeDecoder(for url: URL) throws(DecoderError) -> any Decoder {
+        try MPG123Decoder(url: url)
+    }
+}

@@ -1,0 +1,63 @@
+/// The one seam between the engine and an audio output.
+///
+/// A sink is driven by the player's render thread alone: every method but
+/// ``close()`` is called from that thread, and ``write(_:frameCount:)`` is the
+/// only call allowed to block for long.
+public protocol AudioSink: AnyObject, Sendable {
+    /// A short name for logs, such as `alsa:default` or `null`.
+    var name: String { get }
+
+    /// The clock the sink consumes audio against; the player's observers use it too.
+    var clock: any PlaybackClock { get }
+
+    /// Opens the device for `format`, or reconfigures it if it is open with another format.
+    func configure(_ format: AudioFormat) throws(AudioSinkError)
+
+    /// Writes interleaved frames, blocking while the device buffer is full.
+    /// Returns how many frames were accepted: 0 only after ``interruptWrite()``.
+    func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int
+
+    /// Makes a write that waits for buffer space return early, so the render
+    /// thread can take a command. Called from the player's control queue.
+    func interruptWrite()
+
+    /// Frames written but not yet audible.
+    func delay() -> Int
+
+    /// Stops consumption where it is; returns false if the device cannot pause
+    /// in place, in which case its buffer has been dropped instead.
+    func pause() -> Bool
+
+    /// Resumes after a ``pause()`` that returned true.
+    func resume()
+
+    /// Drops everything buffered, at once.
+    func flush()
+
+    /// Waits at most `timeoutNanoseconds` for buffered audio to play out;
+    /// returns true once nothing is left.
+    func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool
+
+    /// Closes the device; a later ``configure(_:)`` reopens it.
+    func close()
+}
+
+extension AudioSink {
+    /// A device whose writes block for at most a period needs no interruption.
+    public func interruptWrite() {}
+}
+
+/// Why an output failed.
+public struct AudioSinkError: Error, Sendable, CustomStringConvertible {
+    /// The sink's name (device) the error is about.
+    public var sink: String
+    /// What failed, in words.
+    public var reason: String
+
+    public init(sink: String, reason: String) {
+        self.sink = sink
+        self.reason = reason
+    }
+
+    public var description: String { "\(sink): \(reason)" }
+}

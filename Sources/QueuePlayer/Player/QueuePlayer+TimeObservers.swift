@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+
+extension QueuePlayer {
+    /// Calls `block` with the audible time of the current item every `interval`
+    /// while playing, on `queue` (the main queue when nil; it should be serial).
+    ///
+    /// Besides the ticks at each multiple of `interval`, the block is called
+    /// when playback starts or stops and when time jumps (a seek, a new current
+    /// item). A block that falls behind is not queued up: the late call
+    /// carries the latest time instead.
+    public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue?,
+                                        using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserverToken {
+        precondition(interval.value > 0, "the interval of a periodic time observer must be positive")
+        return onControlQueue {
+            nextObserverID += 1
+            let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock, block: block)
+            periodicObservers[nextObserverID] = PeriodicTimeObserver(interval: interval, delivery: delivery)
+            scheduleWakeUp()
+            return TimeObserverToken(id: nextObserverID, player: self)
+        }
+    }
+
+    /// Calls `block` on `queue` each time normal playback crosses one of `times`
+    /// in the current item (not when a seek jumps over it).
+    public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue?,
+                                        using block: @escaping @Sendable () -> Void) -> TimeObserverToken {
+        onControlQueue {
+            nextObserverID += 1
+            let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock) { _ in block() }
+            boundaryObservers[nextObserverID] = BoundaryTimeObserver(times: times.map(\.seconds).sorted(), delivery: delivery)
+            scheduleWakeUp()
+            return TimeObserverToken(id: nextObserverID, player: self)
+        }
+    }
+
+    /// Removes a time observer. Once this returns no new call of its block
+    /// starts (a call already running on another thread is waited for).
+    /// Removing twice, or a token of another player, does nothing.
+    public func removeTimeObserver(_ token: TimeObserverToken) {
+        removeTimeObserver(id: token.id, ifOwnedBy: token)
+    }
+
+    func removeTimeObserver(id: UInt64, ifOwnedBy token: TimeObserverToken? = nil) {
+        let delivery: TimeObserverDelivery? = onControlQueue {
+            if let token, !token.belongs(to: self) { return nil }
+            return periodicObservers.removeValue(forKey: id)?.delivery ?? boundaryObservers.removeValue(forKey: id)?.delivery
+        }
+        // Outside the control queue: waiting for a running block must not hold up the player.
+        delivery?.cancel()
+    }
+
+    // MARK: - Delivery
+
+    /// The "extra" call: every periodic observer gets the current time now (playback
+    /// started or stopped, or time jumped), unless it already got exactly this time.
+    func deliverToAllPeriodicObservers(at seconds: Double? = nil) {
+        guard let seconds = seconds ?? audiblePosition() else { return }
+        for (id, observer) in periodicObservers where observer.lastDelivered != seconds {
+            observer.delivery.deliver(MediaTime(seconds: seconds))
+            periodicObservers[id]?.lastDelivered = seconds
+        }
+        boundaryCheckedUpTo = currentItem.map { ($0, seconds) }
+    }
+
+    /// Fires what is due and schedules the next wake-up.
+    func wakeUpFired() {
+        wakeUp = nil
+        updateTimeline()
+        if rate != 0, !currentItemAtEnd, let item = currentItem, let seconds = audiblePosition() {
+            for (id, observer) in periodicObservers {
+                let interval = observer.interval.seconds
+                let last = observer.lastDelivered ?? -.infinity
+                let due = (last / interval + 1e-6).rounded(.down) * interval + interval
+                if seconds > last && seconds + 1e-7 >= due {
+                    observer.delivery.deliver(MediaTime(seconds: seconds))
+                    periodicObservers[id]?.lastDelivered = seconds
+                }
+            }
+            let previous = boundaryCheckedUpTo?.item == item ? boundaryCheckedUpTo!.seconds : seconds
+            for observer in boundaryObservers.values where observer.times.contains(where: { $0 > previous && $0 <= seconds + 1e-7 }) {
+                observer.delivery.deliver(MediaTime(seconds: seconds))
+            }
+            boundaryCheckedUpTo = (item, seconds)
+        }
+        scheduleWakeUp()
+    }
+
+    /// Schedules one timer for the earliest of: the next item boundary, the next
+    /// periodic tick, the next boundary time. While the stream position is not
+    /// yet known the player polls briefly instead.
+    func scheduleWakeUp() {
+        wakeUp?.cancel()
+        wakeUp = nil
+        guard rate != 0, currentItem != nil, !currentItemAtEnd else { return }
+        let now = clock.now()
+        var deadline = now + 250_000_000
+        let snapshot = renderer.position.read()
+        if snapshot.generation == generation, snapshot.isRunning, snapshot.sampleRate > 0 {
+            let measured = Double(snapshot.framesWritten - snapshot.delay)
+            func when(_ streamFrame: Double) -> UInt64 {
+                let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
+                return snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
+            }
+            if audibleIndex < segments.count {
+                let segment = segments[audibleIndex]
+                if !segment.entered {
+                    deadline = min(deadline, when(Double(segment.start)))
+                } else {
+                    if let end = segment.end { deadline = min(deadline, when(Double(end))) }
+                    if let seconds = audiblePosition() {
+                        func streamFrame(atItemSeconds t: Double) -> Double {
+                            Double(segment.start) + t * Double(segment.sampleRate) - Double(segment.itemStartFrame)
+                        }
+                        for observer in periodicObservers.values {
+                            let interval = observer.interval.seconds
+                            let base = max(seconds, observer.lastDelivered ?? seconds)
+                            let next = ((base / interval + 1e-6).rounded(.down) + 1) * interval
+                            deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
+                        }
+                        for observer in boundaryObservers.values {
+                            if let next = observer.times.first(where: { $0 > seconds + 1e-7 }) {
+                                deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            deadline = now + 2_000_000
+        }
+        wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue) { [weak self] in self?.wakeUpFired() }
+    }
+}
+
+extension TimeObserverToken {
+    func belongs(to player: QueuePlayer) -> Bool { owner === player }
+}

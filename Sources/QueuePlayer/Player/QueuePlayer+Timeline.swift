@@ -1,0 +1,245 @@
+import Foundation
+
+/// One item's stretch of the render stream within a generation.
+struct Segment {
+    let renderID: UInt64
+    let item: PlayerItem
+    /// The stream frame at which the item's first decoded frame was written.
+    let start: Int64
+    /// The item frame decoding started from (non-zero after a seek).
+    let itemStartFrame: Int64
+    let sampleRate: Int
+    /// The stream frame after the item's last frame, once decoding has ended.
+    var end: Int64?
+    var failure: DecoderError?
+    var entered = false
+}
+
+extension QueuePlayer {
+    // MARK: - Loading items into the render thread
+
+    /// Opens `item` for decoding; a failure fails the item and takes it out of the queue.
+    func openDecoder(for item: PlayerItem) -> (any Decoder)? {
+        do {
+            let decoder = try decoderFactory.makeDecoder(for: item.url)
+            item.markReady(decoder)
+            return decoder
+        } catch {
+            failBeforePlaying(item, error)
+            return nil
+        }
+    }
+
+    private func failBeforePlaying(_ item: PlayerItem, _ error: DecoderError) {
+        item.markFailed(error)
+        postFailure(of: item, error)
+        let wasCurrent = item == currentItem
+        removeFromQueue(item)
+        if wasCurrent { setCurrentItem(items().first) }
+    }
+
+    private func postFailure(of item: PlayerItem, _ error: DecoderError) {
+        NotificationCenter.default.post(name: PlayerItem.failedToPlayToEndTimeNotification, object: item,
+                                        userInfo: [PlayerItem.failedToPlayToEndTimeErrorKey: error])
+    }
+
+    private func makeRenderItem(_ item: PlayerItem, _ decoder: any Decoder, startFrame: Int64) -> RenderItem {
+        nextRenderID += 1
+        let renderItem = RenderItem(id: nextRenderID, item: item, decoder: decoder, startFrame: startFrame)
+        handoffs[renderItem.id] = renderItem
+        return renderItem
+    }
+
+    /// Starts a new generation: the render thread drops what it has and plays `item` from `frame`.
+    func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
+        generation += 1
+        handoffs.removeAll()
+        segments.removeAll()
+        audibleIndex = 0
+        lastReportedTime = nil
+        boundaryCheckedUpTo = nil
+        loadedStartFrame = frame
+        var renderItem: RenderItem?
+        if let item, let decoder {
+            let loaded = makeRenderItem(item, decoder, startFrame: frame)
+            // A load always starts at stream frame 0, so its segment is known before the render thread reports it.
+            segments.append(Segment(renderID: loaded.id, item: item, start: 0, itemStartFrame: frame,
+                                    sampleRate: decoder.format.sampleRate))
+            renderItem = loaded
+        }
+        let next = renderItem.flatMap { preparedItem(after: $0.item) }
+        requestedNextID = next?.id
+        rendererIdle = renderItem == nil
+        renderer.mailbox.post(.load(generation: generation, item: renderItem, next: next, playing: rate != 0))
+    }
+
+    /// The item to follow `item` gaplessly, opened; nil if there is none (or the action at end is not `.advance`).
+    private func preparedItem(after item: PlayerItem) -> RenderItem? {
+        guard actionAtItemEnd == .advance else { return nil }
+        while true {
+            let queued = items()
+            guard let index = queued.firstIndex(of: item), index + 1 < queued.count else { return nil }
+            let candidate = queued[index + 1]
+            if let decoder = openDecoder(for: candidate) {
+                return makeRenderItem(candidate, decoder, startFrame: 0)
+            }
+        }
+    }
+
+    /// Brings the render thread in line with the queue after any change.
+    func reconcileRenderer() {
+        while true {
+            let queued = items()
+            guard let head = queued.first else {
+                if !rendererIdle || !segments.isEmpty { load(nil, decoder: nil, at: 0) }
+                return
+            }
+            if currentItemAtEnd { return }
+            // The segments not yet finished audibly must be the head of the queue, in order.
+            let pending = segments[min(audibleIndex, segments.count)...].map(\.item)
+            let consistent = !pending.isEmpty && pending.count <= queued.count && zip(pending, queued).allSatisfy { $0 == $1 }
+            guard consistent, !rendererIdle else {
+                let frame = head == currentAudibleSegment?.item ? currentFrame() ?? 0 : 0
+                guard let decoder = openDecoder(for: head) else { continue }
+                load(head, decoder: decoder, at: frame)
+                return
+            }
+            // The render thread's latest item is in the queue: make sure the right one follows it.
+            let latest = segments[segments.count - 1]
+            let desired = actionAtItemEnd == .advance && pending.count < queued.count ? queued[pending.count] : nil
+            let requested = requestedNextID.flatMap { handoffs[$0]?.item }
+            if latest.end != nil && desired == nil { return }
+            if desired == requested { return }
+            if let desired {
+                guard let decoder = openDecoder(for: desired) else { continue }
+                let renderItem = makeRenderItem(desired, decoder, startFrame: 0)
+                requestedNextID = renderItem.id
+                renderer.mailbox.post(.setNext(renderItem))
+            } else {
+                requestedNextID = nil
+                renderer.mailbox.post(.setNext(nil))
+            }
+            return
+        }
+    }
+
+    // MARK: - Render events
+
+    func handleRenderEvents() {
+        while let event = events.pop() {
+            guard event.generation == generation else { continue }
+            switch event.kind {
+            case .started:
+                guard let renderItem = handoffs[event.renderID] else { continue }
+                rendererIdle = false
+                if segments.contains(where: { $0.renderID == event.renderID }) { continue }
+                segments.append(Segment(renderID: event.renderID, item: renderItem.item, start: event.streamFrame,
+                                        itemStartFrame: renderItem.startFrame, sampleRate: renderItem.decoder.format.sampleRate))
+                if requestedNextID == event.renderID { requestedNextID = nil }
+                rendererIdle = false
+            case .finished, .failed:
+                if let index = segments.lastIndex(where: { $0.renderID == event.renderID }) {
+                    segments[index].end = event.streamFrame
+                    if event.kind == .failed {
+                        segments[index].failure = handoffs[event.renderID]?.failure.withLock { $0 }
+                    }
+                }
+            case .drained:
+                rendererIdle = true
+            case .droppedOnPause:
+                // The device could not pause in place: reload the audible position, paused.
+                updateTimeline()
+                if let item = currentItem, !currentItemAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
+                    load(item, decoder: decoder, at: frame)
+                }
+            case .outputFailed:
+                NotificationCenter.default.post(name: Self.outputDidFailNotification, object: self)
+            }
+        }
+        updateTimeline()
+        reconcileRenderer()
+        updateTimeControlStatus()
+        scheduleWakeUp()
+    }
+
+    // MARK: - The audible timeline
+
+    var currentAudibleSegment: Segment? {
+        guard audibleIndex < segments.count, segments[audibleIndex].entered else { return nil }
+        return segments[audibleIndex]
+    }
+
+    /// Advances `currentItem` and posts end-of-item notifications for everything now audible.
+    func updateTimeline() {
+        let snapshot = renderer.position.read()
+        guard snapshot.generation == generation else { return }
+        let audible = snapshot.audibleFrame(at: clock.now())
+        while audibleIndex < segments.count {
+            let segment = segments[audibleIndex]
+            if !segment.entered {
+                guard audible >= Double(segment.start) else { break }
+                segments[audibleIndex].entered = true
+                if segment.item != currentItem {
+                    setCurrentItem(segment.item)
+                    deliverToAllPeriodicObservers()
+                }
+            }
+            guard let end = segment.end, audible >= Double(end) else { break }
+            audibleIndex += 1
+            itemDidEnd(segment, nextStarts: audibleIndex < segments.count)
+        }
+    }
+
+    private func itemDidEnd(_ segment: Segment, nextStarts: Bool) {
+        let item = segment.item
+        if let failure = segment.failure {
+            item.markFailed(failure)
+            postFailure(of: item, failure)
+        } else {
+            NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
+        }
+        let action = actionAtItemEnd
+        if segment.failure != nil || action == .advance {
+            removeFromQueue(item)
+            if !nextStarts { setCurrentItem(items().first) }
+            return
+        }
+        currentItemAtEnd = true
+        lastReportedTime = nil
+        if action == .pause {
+            setPublished(\.rate, 0, \Published.rate)
+            renderer.mailbox.post(.pause)
+        }
+        deliverToAllPeriodicObservers()
+    }
+
+    /// The audible frame of the current item, if it is being heard.
+    func currentFrame() -> Int64? {
+        guard let segment = currentAudibleSegment else { return nil }
+        let snapshot = renderer.position.read()
+        guard snapshot.generation == generation else { return segment.itemStartFrame }
+        var played = Int64(snapshot.audibleFrame(at: clock.now())) - segment.start
+        played = max(0, min(played, (segment.end ?? Int64.max) - segment.start))
+        return segment.itemStartFrame + played
+    }
+
+    /// The audible position in the current item, in seconds; never runs backwards within an item.
+    func audiblePosition() -> Double? {
+        guard let item = currentItem else { return nil }
+        var seconds: Double
+        if currentItemAtEnd {
+            seconds = item.duration?.seconds ?? 0
+        } else if let segment = currentAudibleSegment {
+            let snapshot = renderer.position.read()
+            var played = snapshot.generation == generation ? snapshot.audibleFrame(at: clock.now()) - Double(segment.start) : 0
+            played = max(0, min(played, Double((segment.end ?? Int64.max) - segment.start)))
+            seconds = (Double(segment.itemStartFrame) + played) / Double(segment.sampleRate)
+        } else {
+            seconds = Double(loadedStartFrame) / Double(item.format?.sampleRate ?? 44_100)
+            if audibleIndex >= segments.count && !segments.isEmpty { seconds = item.duration?.seconds ?? seconds }
+        }
+        if let last = lastReportedTime, last.item == item, seconds < last.seconds { seconds = last.seconds }
+        lastReportedTime = (item, seconds)
+        return seconds
+    }
+}

@@ -1,0 +1,322 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A player of a queue of items, shaped like AVFoundation's `AVQueuePlayer`.
+///
+/// Items play one after another through an ``AudioSink`` without a sample
+/// added or lost between them. `currentItem`, `rate`, `timeControlStatus`
+/// and `status` can be observed with ``observe(_:options:changeHandler:)``;
+/// time observers report the *audible* position.
+///
+/// Every change is made on one internal serial queue; observation handlers run
+/// there. The public methods may be called from any thread, including from
+/// those handlers.
+public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
+    /// What happens when an item plays to its end.
+    public enum ActionAtItemEnd: Sendable, Hashable {
+        /// Continue with the next item (the default for a queue player).
+        case advance
+        /// Pause, staying on the item at its end.
+        case pause
+        /// Do nothing: stay on the item at its end.
+        case none
+    }
+
+    /// Whether playback is under way.
+    public enum TimeControlStatus: Sendable, Hashable {
+        case paused
+        case waitingToPlayAtSpecifiedRate
+        case playing
+    }
+
+    /// Why the player waits while its rate is not zero.
+    public enum WaitingReason: Sendable, Hashable {
+        /// The queue is empty; inserting an item starts playback.
+        case noItemToPlay
+        /// The output cannot be opened just now; the player retries.
+        case outputUnavailable
+    }
+
+    /// Whether the player can play at all.
+    public enum Status: Sendable, Hashable {
+        case unknown, readyToPlay, failed
+    }
+
+    /// Posted (object: the player, userInfo["error"]: ``AudioSinkError`` description)
+    /// when the output fails; the player keeps retrying.
+    public static let outputDidFailNotification = Notification.Name("QueuePlayerOutputDidFail")
+
+    // MARK: Observable state (readable from any thread)
+
+    struct Published {
+        var items: [PlayerItem] = []
+        var currentItem: PlayerItem?
+        var rate: Float = 0
+        var timeControlStatus: TimeControlStatus = .paused
+        var reasonForWaitingToPlay: WaitingReason?
+        var status: Status = .readyToPlay
+        var actionAtItemEnd: ActionAtItemEnd = .advance
+    }
+
+    private let published = Mutex(Published())
+    public let observationRegistry = ObservationRegistry()
+
+    /// The item being heard (the head of the queue), or nil. Observable.
+    public var currentItem: PlayerItem? { published.withLock { $0.currentItem } }
+    /// 1 while playback is wanted, 0 when paused. Observable.
+    public var rate: Float {
+        get { published.withLock { $0.rate } }
+        set { if newValue == 0 { pause() } else { play() } }
+    }
+    /// Playing, paused, or waiting (see ``reasonForWaitingToPlay``). Observable.
+    public var timeControlStatus: TimeControlStatus { published.withLock { $0.timeControlStatus } }
+    /// Why the player waits, when ``timeControlStatus`` is `.waitingToPlayAtSpecifiedRate`. Observable.
+    public var reasonForWaitingToPlay: WaitingReason? { published.withLock { $0.reasonForWaitingToPlay } }
+    /// Whether the player can play. Observable.
+    public var status: Status { published.withLock { $0.status } }
+    /// What happens at the end of an item.
+    public var actionAtItemEnd: ActionAtItemEnd {
+        get { published.withLock { $0.actionAtItemEnd } }
+        set { onControlQueue { published.withLock { $0.actionAtItemEnd = newValue }; reconcileRenderer() } }
+    }
+
+    /// The items still to play, the current one first.
+    public func items() -> [PlayerItem] { published.withLock { $0.items } }
+    /// The same as ``items()``, as a property that can be observed.
+    public var queuedItems: [PlayerItem] { published.withLock { $0.items } }
+
+    // MARK: Engine
+
+    /// The output the player writes to.
+    public let sink: any AudioSink
+    let clock: any PlaybackClock
+    let decoderFactory: any DecoderFactory
+    let controlQueue = DispatchQueue(label: "queueplayer.control", qos: .userInteractive)
+    private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+    var renderer: Renderer!
+    var events: RenderEventRing!
+    private var participantKey: UInt64?
+
+    // Control-queue state: touched only on `controlQueue`.
+    var generation: UInt64 = 0
+    var nextRenderID: UInt64 = 0
+    /// Items handed to the render thread in this generation, by render id.
+    var handoffs: [UInt64: RenderItem] = [:]
+    /// What the render thread decodes now, and what we asked it to continue with.
+    var decodingID: UInt64?
+    var requestedNextID: UInt64?
+    var rendererIdle = true
+    /// The stretches of the stream of this generation, one per item, in order.
+    var segments: [Segment] = []
+    var audibleIndex = 0
+    /// The position the current item starts from in this generation (seek target).
+    var loadedStartFrame: Int64 = 0
+    /// The current item played to its end and stays (`.pause` or `.none`).
+    var currentItemAtEnd = false
+    var lastReportedTime: (item: PlayerItem, seconds: Double)?
+    var periodicObservers: [UInt64: PeriodicTimeObserver] = [:]
+    var boundaryObservers: [UInt64: BoundaryTimeObserver] = [:]
+    var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
+    var nextObserverID: UInt64 = 0
+    var wakeUp: (any ScheduledWork)?
+
+    /// Creates a player for `items`, writing to `sink` and opening items with `decoderFactory`.
+    public init(items: [PlayerItem] = [], sink: any AudioSink = NullAudioSink(),
+                decoderFactory: any DecoderFactory = MPG123DecoderFactory()) {
+        self.sink = sink
+        self.clock = sink.clock
+        self.decoderFactory = decoderFactory
+        controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
+        events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
+        renderer = Renderer(sink: sink, events: events)
+        renderer.start()
+        if let virtual = clock as? VirtualClock {
+            let nullSink = sink as? NullAudioSink
+            participantKey = virtual.addParticipant(
+                settle: { [controlQueue] in controlQueue.sync {} },
+                isQuiescent: { [renderer, events] in
+                    events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
+                })
+        }
+        onControlQueue {
+            for item in items { insertOnQueue(item, after: nil) }
+        }
+    }
+
+    deinit {
+        if let key = participantKey, let virtual = clock as? VirtualClock { virtual.removeParticipant(key) }
+        wakeUp?.cancel()
+        renderer.mailbox.post(.shutdown)
+        // A null sink on a virtual clock would wait for time forever: closing it releases the writer.
+        (sink as? NullAudioSink)?.close()
+        renderer.stop()
+    }
+
+    // MARK: - Transport
+
+    /// Starts or resumes playback of the current item (rate 1).
+    ///
+    /// With an empty queue the player waits (`.waitingToPlayAtSpecifiedRate`,
+    /// reason `.noItemToPlay`) and starts as soon as an item is inserted. On an
+    /// item that has played to its end under `.pause`, play moves on to the next item.
+    public func play() {
+        onControlQueue {
+            if currentItemAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
+                removeFromQueue(item)
+                currentItemAtEnd = false
+                setCurrentItem(items().first)
+            }
+            guard rate == 0 else { return }
+            setPublished(\.rate, 1, \Published.rate)
+            renderer.mailbox.post(.play)
+            reconcileRenderer()
+            updateTimeControlStatus()
+            deliverToAllPeriodicObservers()
+            scheduleWakeUp()
+        }
+    }
+
+    /// Pauses playback where it is (rate 0).
+    public func pause() {
+        onControlQueue {
+            guard rate != 0 else { return }
+            let position = audiblePosition()
+            setPublished(\.rate, 0, \Published.rate)
+            renderer.mailbox.post(.pause)
+            updateTimeControlStatus()
+            if let position { deliverToAllPeriodicObservers(at: position) }
+            scheduleWakeUp()
+        }
+    }
+
+    /// The audible position in the current item.
+    public func currentTime() -> MediaTime {
+        onControlQueue {
+            updateTimeline()
+            guard let position = audiblePosition() else { return .zero }
+            return MediaTime(seconds: position)
+        }
+    }
+
+    /// Moves playback of the current item to `time` (clamped to the item).
+    /// The completion handler receives false if there is no item to seek in.
+    public func seek(to time: MediaTime, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        let finished: Bool = onControlQueue {
+            guard let item = currentItem else { return false }
+            guard let decoder = openDecoder(for: item) else { return false }
+            let frame = min(max(0, Int64((time.seconds * Double(decoder.format.sampleRate)).rounded())), decoder.frameCount)
+            currentItemAtEnd = false
+            load(item, decoder: decoder, at: frame)
+            deliverToAllPeriodicObservers()
+            scheduleWakeUp()
+            return true
+        }
+        completionHandler?(finished)
+    }
+
+    // MARK: - Queue
+
+    /// Ends the current item and moves on to the next.
+    public func advanceToNextItem() {
+        onControlQueue {
+            guard let item = currentItem else { return }
+            removeFromQueue(item)
+            currentItemAtEnd = false
+            setCurrentItem(items().first)
+            reconcileRenderer()
+            updateTimeControlStatus()
+            scheduleWakeUp()
+        }
+    }
+
+    /// Inserts `item` after `afterItem`, or at the end when `afterItem` is nil.
+    public func insert(_ item: PlayerItem, after afterItem: PlayerItem?) {
+        onControlQueue {
+            insertOnQueue(item, after: afterItem)
+            reconcileRenderer()
+            updateTimeControlStatus()
+            scheduleWakeUp()
+        }
+    }
+
+    /// Whether `item` may be inserted after `afterItem` (not already queued).
+    public func canInsert(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
+        let queued = items()
+        return !queued.contains(item) && (afterItem == nil || queued.contains(afterItem!))
+    }
+
+    /// Removes `item` from the queue; removing the current item moves on to the next.
+    public func remove(_ item: PlayerItem) {
+        onControlQueue {
+            if item == currentItem {
+                removeFromQueue(item)
+                currentItemAtEnd = false
+                setCurrentItem(items().first)
+            } else {
+                removeFromQueue(item)
+            }
+            reconcileRenderer()
+            updateTimeControlStatus()
+            scheduleWakeUp()
+        }
+    }
+
+    /// Empties the queue and stops output.
+    public func removeAllItems() {
+        onControlQueue {
+            setPublished(\.queuedItems, [], \Published.items)
+            currentItemAtEnd = false
+            setCurrentItem(nil)
+            reconcileRenderer()
+            updateTimeControlStatus()
+            scheduleWakeUp()
+        }
+    }
+
+    // MARK: - Helpers shared by the extensions
+
+    /// Runs `body` on the control queue (inline when already there).
+    @discardableResult
+    func onControlQueue<T>(_ body: () -> T) -> T {
+        if DispatchQueue.getSpecific(key: Self.controlQueueKey) == ObjectIdentifier(self) { return body() }
+        return controlQueue.sync(execute: body)
+    }
+
+    /// Changes published state, announcing it to observers of `keyPath`.
+    func setPublished<Value: Equatable & Sendable>(_ keyPath: KeyPath<QueuePlayer, Value>, _ value: Value,
+                                                    _ storage: WritableKeyPath<Published, Value> & Sendable) {
+        if self[keyPath: keyPath] == value { return }
+        observationRegistry.change(keyPath) { published.withLock { $0[keyPath: storage] = value } }
+    }
+
+    func setCurrentItem(_ item: PlayerItem?) {
+        if item != currentItem { lastReportedTime = nil }
+        setPublished(\.currentItem, item, \Published.currentItem)
+    }
+
+    func updateTimeControlStatus() {
+        let (status, reason): (TimeControlStatus, WaitingReason?) =
+            rate == 0 ? (.paused, nil) : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay) : (.playing, nil)
+        setPublished(\.reasonForWaitingToPlay, reason, \Published.reasonForWaitingToPlay)
+        setPublished(\.timeControlStatus, status, \Published.timeControlStatus)
+    }
+
+    private func insertOnQueue(_ item: PlayerItem, after afterItem: PlayerItem?) {
+        var queued = items()
+        guard !queued.contains(item) else { return }
+        if let afterItem, let index = queued.firstIndex(of: afterItem) {
+            queued.insert(item, at: index + 1)
+        } else {
+            queued.append(item)
+        }
+        setPublished(\.queuedItems, queued, \Published.items)
+        if currentItem == nil { setCurrentItem(queued.first) }
+    }
+
+    func removeFromQueue(_ item: PlayerItem) {
+        var queued = items()
+        queued.removeAll { $0 == item }
+        setPublished(\.queuedItems, queued, \Published.items)
+    }
+}

@@ -1,0 +1,82 @@
+import Dispatch
+import Synchronization
+
+/// What the render thread reports, in stream frames of a generation.
+struct RenderEvent: Sendable {
+    enum Kind: UInt8, Sendable {
+        /// The item's first frame entered the stream at `streamFrame`.
+        case started
+        /// The item's last frame entered the stream; the next starts at `streamFrame`.
+        case finished
+        /// Decoding failed; the item's frames end at `streamFrame`. The error is on its `RenderItem`.
+        case failed
+        /// Everything written has played out; the render thread is idle.
+        case drained
+        /// A pause dropped the device buffer (no pause in place); the audible frame was `streamFrame`.
+        case droppedOnPause
+        /// The output failed; the render thread retries. Reported once per failure run.
+        case outputFailed
+    }
+
+    var kind: Kind
+    var generation: UInt64
+    var renderID: UInt64
+    var streamFrame: Int64
+}
+
+/// A single-producer, single-consumer ring of render events.
+///
+/// The render thread pushes without locks or allocation, then pokes a
+/// Dispatch data source that runs the player's handler on its control queue.
+final class RenderEventRing: @unchecked Sendable {
+    // Slots are written only by the producer before it publishes `tail`, and read
+    // only by the consumer after it loads `tail`: the atomics order every access.
+    private let capacity: Int
+    private let slots: UnsafeMutablePointer<RenderEvent>
+    private let head = Atomic<Int>(0)
+    private let tail = Atomic<Int>(0)
+    private let signal: any DispatchSourceUserDataAdd
+
+    /// Creates a ring whose `handler` runs on `queue` after events arrive.
+    init(capacity: Int = 1024, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: RenderEvent(kind: .drained, generation: 0, renderID: 0, streamFrame: 0), count: capacity)
+        signal = DispatchSource.makeUserDataAddSource(queue: queue)
+        signal.setEventHandler(handler: handler)
+        signal.activate()
+    }
+
+    deinit {
+        signal.cancel()
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    /// Render thread: appends an event. Waits (briefly) only if the consumer is a full ring behind.
+    func push(_ event: RenderEvent) {
+        let position = tail.load(ordering: .relaxed)
+        while position - head.load(ordering: .acquiring) >= capacity {
+            sched_yield()
+        }
+        slots[position % capacity] = event
+        tail.store(position + 1, ordering: .releasing)
+        signal.add(data: 1)
+    }
+
+    /// Control queue: takes the oldest event, if any.
+    func pop() -> RenderEvent? {
+        let position = head.load(ordering: .relaxed)
+        guard position < tail.load(ordering: .acquiring) else { return nil }
+        let event = slots[position % capacity]
+        head.store(position + 1, ordering: .releasing)
+        return event
+    }
+
+    /// True when the consumer has taken every event.
+    var isEmpty: Bool { head.load(ordering: .acquiring) == tail.load(ordering: .acquiring) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,62 @@
+import Dispatch
+import Synchronization
+
+/// What the player asks of its render thread.
+enum RenderCommand: Sendable {
+    /// Drop everything buffered and start a new generation with `item` (nil: stop),
+    /// followed gaplessly by `next`.
+    case load(generation: UInt64, item: RenderItem?, next: RenderItem?, playing: Bool)
+    /// Replace the item that follows the current one.
+    case setNext(RenderItem?)
+    /// Start or resume consuming.
+    case play
+    /// Stop consuming, in place if the device can.
+    case pause
+    /// End the render thread.
+    case shutdown
+}
+
+/// Commands from the player's control queue to the render thread.
+///
+/// The render thread's per-buffer check is one atomic load; the short
+/// critical section is only entered when a command is waiting, and the lock is
+/// shared with the control queue alone, never with observer callbacks.
+final class RenderMailbox: Sendable {
+    private let commands = Mutex<[RenderCommand]>([])
+    private let pendingCount = Atomic<Int>(0)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let sink: any AudioSink
+
+    init(sink: any AudioSink) {
+        self.sink = sink
+    }
+
+    /// Posts a command and wakes the render thread, whether it waits for
+    /// commands or for buffer space.
+    func post(_ command: RenderCommand) {
+        commands.withLock { $0.append(command) }
+        pendingCount.add(1, ordering: .releasing)
+        wakeUp.signal()
+        sink.interruptWrite()
+    }
+
+    /// True if commands wait (the render thread's cheap check).
+    var hasPending: Bool { pendingCount.load(ordering: .acquiring) > 0 }
+
+    /// Takes every waiting command, oldest first.
+    func take() -> [RenderCommand] {
+        let taken = commands.withLock { commands -> [RenderCommand] in
+            let all = commands
+            commands.removeAll(keepingCapacity: true)
+            return all
+        }
+        pendingCount.subtract(taken.count, ordering: .releasing)
+        return taken
+    }
+
+    /// Blocks until a command is posted (returns at once if one is waiting).
+    func waitForCommand() {
+        if hasPending { return }
+        wakeUp.wait()
+    }
+}

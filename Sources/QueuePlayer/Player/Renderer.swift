@@ -1,0 +1,305 @@
+import Foundation
+import Synchronization
+
+/// The render thread: pulls PCM from the current item's decoder and writes it
+/// to the sink, continuing into the next item without a gap.
+///
+/// Its loop does nothing but decode and write. It takes no lock shared with
+/// observers, allocates nothing per buffer, and logs nothing: commands arrive
+/// through ``RenderMailbox``, item boundaries leave through ``RenderEventRing``,
+/// and the stream position through ``StreamPosition``.
+final class Renderer: @unchecked Sendable {
+    /// Where the render thread is, for a virtual clock's quiescence check.
+    enum Phase: UInt8 {
+        case working, waitingForCommand, inSink
+    }
+
+    /// Frames decoded and written per step (about 23 ms at 44.1 kHz).
+    static let framesPerChunk = 1024
+
+    let mailbox: RenderMailbox
+    let position = StreamPosition()
+    let phase = Atomic<UInt8>(Phase.working.rawValue)
+    private let sink: any AudioSink
+    private let events: RenderEventRing
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Render-thread state: touched only by `run()` after `start()`.
+    private var current: RenderItem?
+    private var next: RenderItem?
+    private var isPlaying = false
+    private var generation: UInt64 = 0
+    private var streamFrame: Int64 = 0
+    private var sinkFormat: AudioFormat?
+    private var sinkPaused = false
+    private var needsDrain = false
+    private var outputFailing = false
+    /// Decoded frames in `buffer` not yet accepted by the sink: `pendingOffset..<pendingFrames`.
+    private var pendingOffset = 0
+    private var pendingFrames = 0
+    private var pendingBytesPerFrame = 0
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(sink: any AudioSink, events: RenderEventRing) {
+        self.sink = sink
+        self.events = events
+        mailbox = RenderMailbox(sink: sink)
+        buffer = .allocate(byteCount: Self.framesPerChunk * 2 * MemoryLayout<Int16>.size * 4, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Starts the thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "queueplayer.render"
+        thread.qualityOfService = .userInteractive
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Ends the thread and waits for it.
+    func stop() {
+        mailbox.post(.shutdown)
+        finished.wait()
+    }
+
+    /// True when the thread is blocked until a command arrives or the (virtual) clock moves.
+    func isQuiescent(sinkWaitsForTime: () -> Bool) -> Bool {
+        // A posted command wakes the thread (``RenderMailbox/post(_:)``), so one still waiting means it is busy.
+        guard !mailbox.hasPending else { return false }
+        switch Phase(rawValue: phase.load(ordering: .acquiring)) {
+        case .waitingForCommand: return true
+        case .inSink: return sinkWaitsForTime()
+        default: return false
+        }
+    }
+
+    // MARK: - The loop
+
+    private func run() {
+        while true {
+            if mailbox.hasPending {
+                if !handleCommands() { break }
+                continue
+            }
+            guard isPlaying else {
+                waitForCommand()
+                continue
+            }
+            if pendingOffset < pendingFrames {
+                writePending()
+                continue
+            }
+            guard let item = current else {
+                if needsDrain { drainStep() } else { waitForCommand() }
+                continue
+            }
+            if sinkFormat != item.decoder.format {
+                if !prepareSink(for: item.decoder.format) { continue }
+            }
+            decodeChunk(of: item)
+        }
+        sink.close()
+    }
+
+    /// Decodes the next chunk of `item` into the buffer (or moves on at its end).
+    private func decodeChunk(of item: RenderItem) {
+        let frames: Int
+        do {
+            frames = try item.decoder.decode(into: buffer, maximumFrames: Self.framesPerChunk)
+        } catch {
+            item.failure.withLock { $0 = error }
+            report(.failed, item.id)
+            moveToNextItem()
+            return
+        }
+        if frames == 0 {
+            report(.finished, item.id)
+            moveToNextItem()
+            return
+        }
+        pendingOffset = 0
+        pendingFrames = frames
+        pendingBytesPerFrame = item.decoder.format.bytesPerFrame
+    }
+
+    /// Hands decoded frames to the sink: one (possibly blocking) write.
+    private func writePending() {
+        let chunk = UnsafeRawBufferPointer(rebasing: buffer[(pendingOffset * pendingBytesPerFrame)..<(pendingFrames * pendingBytesPerFrame)])
+        setPhase(.inSink)
+        let accepted: Int
+        do {
+            accepted = try sink.write(chunk, frameCount: pendingFrames - pendingOffset)
+        } catch {
+            setPhase(.working)
+            outputFailed()
+            return
+        }
+        setPhase(.working)
+        guard accepted > 0 else { return }
+        pendingOffset += accepted
+        streamFrame += Int64(accepted)
+        outputFailing = false
+        publish(running: true)
+    }
+
+    private func moveToNextItem() {
+        current = next
+        next = nil
+        if let current {
+            report(.started, current.id)
+        } else {
+            needsDrain = true
+        }
+    }
+
+    /// Plays out what is buffered, in short steps so commands are still seen.
+    private func drainStep() {
+        setPhase(.inSink)
+        let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
+        setPhase(.working)
+        if drained {
+            needsDrain = false
+            publish(running: false, delay: 0)
+            report(.drained, 0)
+        } else {
+            publish(running: true)
+        }
+    }
+
+    /// Makes the sink match `format`, playing out the previous format first. Returns false to retry later.
+    private func prepareSink(for format: AudioFormat) -> Bool {
+        if sinkFormat != nil && sink.delay() > 0 {
+            setPhase(.inSink)
+            let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
+            setPhase(.working)
+            publish(running: true)
+            if !drained { return false }
+        }
+        do {
+            try sink.configure(format)
+        } catch {
+            outputFailed()
+            return false
+        }
+        sinkFormat = format
+        sinkPaused = false
+        publish(running: true, delay: 0, rate: format.sampleRate)
+        return true
+    }
+
+    private func outputFailed() {
+        if !outputFailing {
+            outputFailing = true
+            report(.outputFailed, current?.id ?? 0)
+        }
+        sink.close()
+        sinkFormat = nil
+        // Back off, but keep answering commands.
+        setPhase(.waitingForCommand)
+        sink.clock.sleep(nanoseconds: 500_000_000)
+        setPhase(.working)
+    }
+
+    // MARK: - Commands
+
+    /// Applies waiting commands; returns false on shutdown.
+    private func handleCommands() -> Bool {
+        for command in mailbox.take() {
+            switch command {
+            case let .load(newGeneration, item, nextItem, playing):
+                if sinkFormat != nil {
+                    sink.flush()
+                    if sinkPaused { sink.resume() }
+                }
+                sinkPaused = false
+                pendingOffset = 0
+                pendingFrames = 0
+                generation = newGeneration
+                streamFrame = 0
+                current = item
+                next = nextItem
+                needsDrain = false
+                isPlaying = playing
+                if let item {
+                    if item.startFrame > 0 {
+                        do {
+                            try item.decoder.seek(toFrame: item.startFrame)
+                        } catch {
+                            item.failure.withLock { $0 = error }
+                            report(.started, item.id)
+                            report(.failed, item.id)
+                            moveToNextItem()
+                            continue
+                        }
+                    }
+                    report(.started, item.id)
+                }
+                publish(running: playing && item != nil, delay: 0)
+            case let .setNext(item):
+                if current == nil, let item, needsDrain || !isPlaying {
+                    // The previous item already ended: continue straight into this one.
+                    needsDrain = false
+                    current = item
+                    report(.started, item.id)
+                } else {
+                    next = item
+                }
+            case .play:
+                isPlaying = true
+                if sinkPaused { sink.resume() }
+                sinkPaused = false
+                publish(running: current != nil || needsDrain)
+            case .pause:
+                guard isPlaying else { continue }
+                isPlaying = false
+                if sinkFormat != nil {
+                    if sink.pause() {
+                        sinkPaused = true
+                        publish(running: false)
+                    } else {
+                        let audible = streamFrame - Int64(sink.delay())
+                        publish(running: false, delay: 0)
+                        events.push(RenderEvent(kind: .droppedOnPause, generation: generation, renderID: current?.id ?? 0, streamFrame: audible))
+                    }
+                } else {
+                    publish(running: false)
+                }
+            case .shutdown:
+                return false
+            }
+        }
+        return true
+    }
+
+    private func waitForCommand() {
+        setPhase(.waitingForCommand)
+        mailbox.waitForCommand()
+        setPhase(.working)
+    }
+
+    // MARK: - Publishing
+
+    private func report(_ kind: RenderEvent.Kind, _ id: UInt64) {
+        events.push(RenderEvent(kind: kind, generation: generation, renderID: id, streamFrame: streamFrame))
+    }
+
+    private func publish(running: Bool, delay: Int? = nil, rate: Int? = nil) {
+        var snapshot = StreamPosition.Snapshot()
+        snapshot.generation = generation
+        snapshot.framesWritten = streamFrame
+        snapshot.delay = Int64(delay ?? sink.delay())
+        snapshot.measuredAt = sink.clock.now()
+        snapshot.sampleRate = rate ?? sinkFormat?.sampleRate ?? 0
+        snapshot.isRunning = running
+        position.publish(snapshot)
+    }
+
+    private func setPhase(_ newPhase: Phase) {
+        phase.store(newPhase.rawValue, ordering: .releasing)
+    }
+}

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// The render thread's latest measurement of its stream, published without locks.
+///
+/// A sequence lock: the render thread is the only writer; readers retry if a
+/// write overlapped their read. Every field is itself atomic, so a torn read is
+/// detected, never undefined.
+final class StreamPosition: Sendable {
+    struct Snapshot: Sendable, Equatable {
+        /// The generation (player load) the figures belong to.
+        var generation: UInt64 = 0
+        /// Frames handed to the sink since the generation started.
+        var framesWritten: Int64 = 0
+        /// Frames written but not yet audible, when measured.
+        var delay: Int64 = 0
+        /// When the delay was measured (the sink's clock, nanoseconds).
+        var measuredAt: UInt64 = 0
+        /// The sink's current sample rate.
+        var sampleRate: Int = 0
+        /// True while the sink consumes (playing, not paused or idle).
+        var isRunning = false
+
+        /// The audible frame at `now`, interpolated from the measurement and
+        /// never beyond what was written.
+        func audibleFrame(at now: UInt64) -> Double {
+            let measured = Double(framesWritten - delay)
+            guard isRunning, sampleRate > 0, now > measuredAt else { return measured }
+            let advanced = measured + Double(now - measuredAt) * Double(sampleRate) / 1e9
+            return min(advanced, Double(framesWritten))
+        }
+    }
+
+    private let sequence = Atomic<UInt64>(0)
+    private let generation = Atomic<UInt64>(0)
+    private let framesWritten = Atomic<Int64>(0)
+    private let delay = Atomic<Int64>(0)
+    private let measuredAt = Atomic<UInt64>(0)
+    private let sampleRate = Atomic<Int>(0)
+    private let isRunning = Atomic<Bool>(false)
+
+    /// Render thread: publishes a new measurement.
+    func publish(_ snapshot: Snapshot) {
+        let start = sequence.load(ordering: .relaxed)
+        sequence.store(start &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        generation.store(snapshot.generation, ordering: .relaxed)
+        framesWritten.store(snapshot.framesWritten, ordering: .relaxed)
+        delay.store(snapshot.delay, ordering: .relaxed)
+        measuredAt.store(snapshot.measuredAt, ordering: .relaxed)
+        sampleRate.store(snapshot.sampleRate, ordering: .relaxed)
+        isRunning.store(snapshot.isRunning, ordering: .relaxed)
+        sequence.store(start &+ 2, ordering: .releasing)
+    }
+
+    /// Any thread: the latest consistent measurement.
+    func read() -> Snapshot {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            if before & 1 == 1 { continue }
+            let snapshot = Snapshot(
+                generation: generation.load(ordering: .relaxed),
+                framesWritten: framesWritten.load(ordering: .relaxed),
+                delay: delay.load(ordering: .relaxed),
+                measuredAt: measuredAt.load(ordering: .relaxed),
+                sampleRate: sampleRate.load(ordering: .relaxed),
+                isRunning: isRunning.load(ordering: .relaxed))
+            atomicMemoryFence(ordering: .acquiring)
+            if sequence.load(ordering: .relaxed) == before { return snapshot }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import QueuePlayer
+import TestSupport
+import Testing
+
+/// Periodic and boundary time observers against a virtual clock.
+@Suite struct TimeObserverTests {
+    /// One 70 s item, so a 60 s run stays inside one item.
+    static func longItem() throws -> (url: URL, directory: URL) {
+        let directory = try TestMedia.scratchDirectory()
+        return (try TestMedia.makeTone(seconds: 70, in: directory, name: "seventy-seconds"), directory)
+    }
+
+    @Test func aTenMillisecondObserverFiresSixThousandTimesInSixtySeconds() throws {
+        let (url, directory) = try Self.longItem()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = VirtualClock()
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: NullAudioSink(clock: clock))
+        let queue = DispatchQueue(label: "ticks")
+        let times = Recorder<Double>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) { time in
+            times.append(time.seconds)
+        }
+        player.play()           // extra call: playback starts (at 0.00)
+        clock.advance(bySeconds: 60)
+        player.pause()          // no extra call: 60.00 was just delivered by its tick
+        queue.sync {}
+
+        let all = times.all
+        // Documented extra calls: one when playback starts. Pausing exactly on a tick adds none.
+        #expect(all.count == 6001, "got \(all.count) calls")
+        #expect(all.first == 0)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0 < $1 }, "times must strictly increase")
+        let frame = 1.0 / 44_100
+        let offGrid = all.filter { abs($0 * 100 - ($0 * 100).rounded()) / 100 > frame }
+        #expect(offGrid.isEmpty, "times off the 10 ms grid: \(offGrid.prefix(5))")
+        #expect(abs((all.last ?? 0) - 60) <= frame)
+
+        // After removal returns, no call starts; removing twice is harmless.
+        player.removeTimeObserver(token)
+        player.removeTimeObserver(token)
+        let countAfterRemoval = times.all.count
+        player.play()
+        clock.advance(bySeconds: 1)
+        queue.sync {}
+        #expect(times.all.count == countAfterRemoval)
+    }
+
+    @Test func pauseAndSeekAddOneCallEachAndATokenOfAnotherPlayerIsIgnored() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let clock = VirtualClock()
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: NullAudioSink(clock: clock))
+        let other = QueuePlayer(sink: NullAudioSink(clock: clock))
+        let queue = DispatchQueue(label: "ticks")
+        let times = Recorder<Double>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: queue) { times.append($0.seconds) }
+        let foreign = other.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: queue) { _ in }
+        player.removeTimeObserver(foreign)   // not this player's: nothing happens
+        player.play()
+        clock.advance(bySeconds: 0.35)
+        player.pause()
+        player.seek(to: MediaTime(seconds: 2))
+        queue.sync {}
+        let all = times.all
+        #expect(all.count == 6, "\(all)")       // start 0, ticks 0.1 0.2 0.3, pause 0.35, seek 2.0
+        #expect(abs(all[4] - 0.35) < 1e-3)
+        #expect(abs(all[5] - 2) < 1e-3)
+        withExtendedLifetime(token) {}
+        other.removeTimeObserver(foreign)
+    }
+
+    @Test func aBlockRunningDuringRemovalFinishesBeforeRemovalReturns() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let clock = VirtualClock()
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: NullAudioSink(clock: clock))
+        let queue = DispatchQueue(label: "slow")
+        let inBlock = DispatchSemaphore(value: 0)
+        let state = Recorder<String>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) { _ in
+            state.append("start")
+            inBlock.signal()
+            usleep(200_000)
+            state.append("end")
+        }
+        player.play()
+        inBlock.wait()
+        player.removeTimeObserver(token)
+        state.append("removed")
+        clock.advance(bySeconds: 0.5)
+        queue.sync {}
+        #expect(state.all == ["start", "end", "removed"])
+    }
+
+    @Test func aBoundaryObserverFiresOncePerCrossedTime() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let clock = VirtualClock()
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: NullAudioSink(clock: clock))
+        let queue = DispatchQueue(label: "boundaries")
+        let fired = Recorder<Int>()
+        let token = player.addBoundaryTimeObserver(forTimes: [1, 2.5, 4].map { MediaTime(seconds: $0) }, queue: queue) {
+            fired.append(1)
+        }
+        func calls(after seconds: Double) -> Int {
+            clock.advance(bySeconds: seconds)
+            queue.sync {}
+            return fired.all.count
+        }
+        player.play()
+        #expect(calls(after: 0.999) == 0)
+        #expect(calls(after: 0.002) == 1)    // 1.001 s: crossed 1 s
+        #expect(calls(after: 1.497) == 1)    // 2.498 s
+        #expect(calls(after: 0.004) == 2)    // 2.502 s: crossed 2.5 s
+        #expect(calls(after: 0.5) == 2)      // once per crossing, not per tick
+        // A seek over 4 s does not cross it in playback.
+        player.seek(to: MediaTime(seconds: 5))
+        #expect(calls(after: 1) == 2)
+        // Seeking back and playing over a time again crosses it again.
+        player.seek(to: MediaTime(seconds: 3.9))
+        #expect(calls(after: 0.2) == 3)
+        withExtendedLifetime(token) {}
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import QueuePlayer
+import Synchronization
+
+/// The project's sample items, and fixtures made on demand for tests.
+public enum TestMedia {
+    /// The repository's root directory.
+    public static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The repository's `Media/` directory.
+    public static let directory = repository.appendingPathComponent("Media")
+
+    /// Every `.mp3` in `Media/`, sorted by name.
+    public static var all: [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".mp3") }.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    /// The 44.1 kHz stereo items.
+    public static var stereo: [URL] { all.filter { !$0.lastPathComponent.contains("22k") } }
+
+    /// The exact decoded length of `url`, in frames, as libmpg123 reports it.
+    public static func frameCount(_ url: URL) throws -> Int64 {
+        try MPG123Decoder(url: url).frameCount
+    }
+
+    /// A scratch directory removed at process exit is not needed: each test makes its own.
+    public static func scratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Synthesizes a sine tone with sox and encodes it with lame (gapless tag included).
+    public static func makeTone(seconds: Double, frequency: Int = 440, rate: Int = 44_100, channels: Int = 2, in directory: URL, name: String) throws -> URL {
+        let wav = directory.appendingPathComponent("\(name).wav")
+        let mp3 = directory.appendingPathComponent("\(name).mp3")
+        try run("/usr/bin/sox", ["-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wav.path, "synth", "\(seconds)", "sine", "\(frequency)", "vol", "0.5"])
+        try run("/usr/bin/lame", ["--quiet", "-V", "4", wav.path, mp3.path])
+        try FileManager.default.removeItem(at: wav)
+        return mp3
+    }
+
+    /// Runs a program and fails if it exits non-zero.
+    @discardableResult
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)"])
+        }
+        return data
+    }
+}
+
+/// A value several threads append to, for collecting observations.
+public final class Recorder<Value: Sendable>: Sendable {
+    public init() {}
+    private let values = Mutex<[Value]>([])
+    public func append(_ value: Value) { values.withLock { $0.append(value) } }
+    public var all: [Value] { values.withLock { $0 } }
+}
