@@ -39,6 +39,7 @@ final class Daemon: @unchecked Sendable {
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
             } else if exitWhenFinished && player.items().isEmpty {
                 logger.info("the queue has finished")
+                player.close()
                 exit(0)
             }
         }
@@ -57,8 +58,9 @@ final class Daemon: @unchecked Sendable {
             if isInBackground.exchange(false, ordering: .relaxed) { logger.info("entered the foreground") }
         }
         for stop in [SIGTERM, SIGINT] {
-            signals.watch(stop) {
+            signals.watch(stop) { [player] in
                 logger.info("stopping")
+                player.close()
                 exit(0)
             }
         }

@@ -19,11 +19,11 @@ import Testing
         let sink = ALSAAudioSink(device: "pulsenull")
         let item = PlayerItem(url: tone)
         let player = QueuePlayer(items: [item], sink: sink)
-        let samples = Recorder<(reported: Double, audible: Double)>()
+        let samples = Recorder<(wall: Double, reported: Double, audible: Double)>()
         let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100),
                                                    queue: DispatchQueue(label: "pacing.ticks")) { time in
             let audible = Double(sink.framesWritten - Int64(sink.delay())) / 44_100
-            samples.append((time.seconds, audible))
+            samples.append((ChildProcess.now(), time.seconds, audible))
         }
         let ended = DispatchSemaphore(value: 0)
         let observer = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item, queue: nil) { _ in
@@ -37,7 +37,8 @@ import Testing
         let elapsed = ChildProcess.now() - start
         player.removeTimeObserver(ticks)
 
-        #expect(abs(elapsed - 5) <= 0.25, "5 s of audio took \(elapsed) s")
+        let all = samples.all
+        #expect(abs(elapsed - 5) <= 0.25, "5 s of audio took \(elapsed) s; first \(all.prefix(3).map { ($0.wall - start, $0.reported) }) last \(all.suffix(3).map { ($0.wall - start, $0.reported) })")
         #expect(sink.underruns == 0)
         let reports = samples.all
         try #require(reports.count > 100, "only \(reports.count) periodic reports")

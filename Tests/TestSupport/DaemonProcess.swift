@@ -1,8 +1,14 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A `queueplayerd` (or any program) run as a child process, its output lines
 /// collected with the monotonic time each arrived.
+///
+/// Spawned and reaped with `posix_spawn`/`waitpid` directly: the tests start
+/// and signal many short-lived processes, and own every step of it.
 public final class ChildProcess: Sendable {
     /// One line of output and when it was read (seconds, monotonic).
     public struct Line: Sendable {
@@ -14,8 +20,10 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private let process: Process
+    public let processIdentifier: pid_t
     private let output = OutputCollector()
+    private let exitStatus = Mutex<Int32?>(nil)
+    private let readersDone = DispatchGroup()
 
     /// The freshly built daemon: `QUEUEPLAYERD` if set, else next to the test bundle.
     public static var daemonPath: String {
@@ -33,29 +41,58 @@ public final class ChildProcess: Sendable {
         try self.init(program: ChildProcess.daemonPath, arguments, environment: environment)
     }
 
-    /// Starts the program at `path` with `arguments`; `environment` entries are added to the test's own.
-    public init(program path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.currentDirectoryURL = TestMedia.repository
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.appendStandardOutput(data, at: ChildProcess.now())
-            if data.isEmpty { handle.readabilityHandler = nil }
+    /// Starts the program at `path` with `arguments`; `environment` entries are added to
+    /// the test's own (or replace it entirely when `inheritEnvironment` is false).
+    public init(program path: String, _ arguments: [String], environment: [String: String] = [:],
+                inheritEnvironment: Bool = true, captureOutput: Bool = true) throws {
+        var outPipe: [Int32] = [-1, -1]
+        var errPipe: [Int32] = [-1, -1]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
+            throw ChildProcessError("pipe: \(String(cString: strerror(errno)))")
         }
-        err.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.appendStandardError(data)
-            if data.isEmpty { handle.readabilityHandler = nil }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if captureOutput {
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        try process.run()
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Signals the test process ignores or blocks must not leak into the child.
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let base = inheritEnvironment ? ProcessInfo.processInfo.environment : [:]
+        let env = base.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+        let argv = [path] + arguments
+        var pid: pid_t = 0
+        let result = withCStrings(argv) { argvPointers in
+            withCStrings(env) { envPointers in
+                posix_spawn(&pid, path, &actions, &attributes, argvPointers, envPointers)
+            }
+        }
+        close(outPipe[1])
+        close(errPipe[1])
+        guard result == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw ChildProcessError("cannot start \(path): \(String(cString: strerror(result)))")
+        }
+        processIdentifier = pid
+        startReader(outPipe[0]) { [output] data, time in output.appendStandardOutput(data, at: time) }
+        startReader(errPipe[0]) { [output] data, _ in output.appendStandardError(data) }
     }
 
     /// Monotonic seconds.
@@ -63,20 +100,24 @@ public final class ChildProcess: Sendable {
 
     public var lines: [Line] { output.lines }
     public var standardError: String { output.standardError }
-    public var isRunning: Bool { process.isRunning }
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { reap(blocking: false) == nil }
 
     /// Sends `signal` to the process.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) { kill(processIdentifier, signal) }
 
-    /// Waits up to `timeout` seconds for the process to exit; returns its status, or nil if it still runs.
+    /// Waits up to `timeout` seconds for the process to exit; returns its exit status
+    /// (128 + N for a signal), or nil if it still runs.
     @discardableResult
     public func wait(timeout: Double) -> Int32? {
         let deadline = Self.now() + timeout
-        while process.isRunning && Self.now() < deadline { usleep(10_000) }
-        guard !process.isRunning else { return nil }
-        usleep(50_000)  // let the pipes drain
-        return process.terminationStatus
+        while Self.now() < deadline {
+            if let status = reap(blocking: false) {
+                _ = readersDone.wait(timeout: .now() + 2)
+                return status
+            }
+            usleep(5_000)
+        }
+        return nil
     }
 
     /// Waits until a line satisfies `predicate`, up to `timeout` seconds.
@@ -90,18 +131,64 @@ public final class ChildProcess: Sendable {
         return nil
     }
 
-    /// Stops the process if it still runs.
+    /// Stops the process if it still runs (SIGTERM, then SIGKILL).
     public func terminate() {
-        if process.isRunning {
-            process.terminate()
-            if wait(timeout: 3) == nil { kill(process.processIdentifier, SIGKILL) }
+        guard isRunning else { return }
+        send(SIGTERM)
+        if wait(timeout: 3) == nil {
+            send(SIGKILL)
+            wait(timeout: 3)
         }
     }
 
     deinit { terminate() }
+
+    // MARK: - Private
+
+    private func reap(blocking: Bool) -> Int32? {
+        exitStatus.withLock { status in
+            if let status { return status }
+            var raw: Int32 = 0
+            let result = waitpid(processIdentifier, &raw, blocking ? 0 : WNOHANG)
+            guard result == processIdentifier else { return nil }
+            let signal = raw & 0x7f
+            status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            return status
+        }
+    }
+
+    private func startReader(_ fd: Int32, _ sink: @escaping @Sendable (Data, Double) -> Void) {
+        readersDone.enter()
+        let group = readersDone
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                sink(Data(buffer[0..<count]), ChildProcess.now())
+            }
+            close(fd)
+            group.leave()
+        }
+        thread.start()
+    }
 }
 
-/// The output of a child process, appended from pipe handlers.
+/// A child process could not be started.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+/// The output of a child process, appended from reader threads.
 private final class OutputCollector: Sendable {
     private let stdout = Mutex<(lines: [ChildProcess.Line], partial: String)>(([], ""))
     private let stderr = Mutex<String>("")

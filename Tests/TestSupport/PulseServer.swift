@@ -9,22 +9,20 @@ public final class PulseServer: @unchecked Sendable {
     public let directory: URL
     /// An ALSA configuration search path (`ALSA_CONFIG_PATH`) that adds `pcm.pulsenull`.
     public let alsaConfigPath: String
-    private let process: Process
+    private let process: ChildProcess
 
     public init() throws {
         directory = try TestMedia.scratchDirectory()
         let socket = directory.appendingPathComponent("pulse.sock").path
         let runtime = directory.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pulseaudio")
-        process.arguments = ["--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "--disable-shm",
-                             "--load=module-null-sink sink_name=qpnull",
-                             "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1"]
-        process.environment = ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            program: "/usr/bin/pulseaudio",
+            ["--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "--disable-shm",
+             "--load=module-null-sink sink_name=qpnull",
+             "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1"],
+            environment: ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"],
+            inheritEnvironment: false, captureOutput: false)
         let config = directory.appendingPathComponent("asoundrc")
         try """
             pcm.pulsenull {
@@ -43,10 +41,7 @@ public final class PulseServer: @unchecked Sendable {
     }
 
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.terminate()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -42,23 +42,16 @@ public enum TestMedia {
         return mp3
     }
 
-    /// Runs a program and fails if it exits non-zero.
-    @discardableResult
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)"])
+    /// Runs a program to its end and fails if it exits non-zero.
+    public static func run(_ path: String, _ arguments: [String]) throws {
+        let child = try ChildProcess(program: path, arguments)
+        guard let status = child.wait(timeout: 120) else {
+            child.terminate()
+            throw ChildProcessError("\(path) did not finish")
         }
-        return data
+        guard status == 0 else {
+            throw ChildProcessError("\(path) \(arguments.joined(separator: " ")) exited \(status): \(child.standardError)")
+        }
     }
 }
 

@@ -6,8 +6,8 @@ import Foundation
 /// libmpg123's gapless mode removes the encoder delay and padding that the
 /// LAME/Xing tag records, so consecutive items join sample for sample. Output
 /// is always signed 16-bit at the stream's own rate and channel count.
-/// Opening scans the whole file once, which gives the exact length, an index
-/// for sample-accurate seeking, and detects truncation up front.
+/// Opening scans the whole file once, which gives the exact length and detects
+/// truncation up front.
 public final class MPG123Decoder: Decoder, @unchecked Sendable {
     // The handle is used by one thread at a time: the opener, then the render thread.
     private let handle: OpaquePointer
@@ -67,6 +67,13 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
             throw DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "scan failed")))
         }
         let length = Int64(mpg123_length(handle))
+        // Scanning leaves the decoder positioned by a seek, and a seek primes the synthesis
+        // from earlier frames: reopen so the first samples are exactly those of a plain decode.
+        mpg123_close(handle)
+        guard mpg123_open(handle, path) == MPG123_OK.rawValue,
+              mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
+            throw DecoderError(url: url, reason: .unreadable(String(cString: mpg123_strerror(handle))))
+        }
         guard length > 0 else {
             throw DecoderError(url: url, reason: .notMPEGAudio("no decodable audio"))
         }

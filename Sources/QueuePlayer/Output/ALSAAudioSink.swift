@@ -25,11 +25,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     public let clock: any PlaybackClock = RealTimeClock.shared
     public var name: String { "alsa:\(device)" }
 
-    /// The device buffer the sink asks for, in microseconds.
+    /// The device buffer the sink asks for, in microseconds. The default, 500 ms, is
+    /// mpd's; much less makes ALSA's pulse plugin stall at the start of a stream.
     public let bufferTimeMicroseconds: UInt32
 
     /// Creates a sink for `device`; nothing is opened until the first ``configure(_:)``.
-    public init(device: String = "default", bufferTimeMicroseconds: UInt32 = 200_000) {
+    public init(device: String = "default", bufferTimeMicroseconds: UInt32 = 500_000) {
         self.device = device
         self.bufferTimeMicroseconds = bufferTimeMicroseconds
         calsa_silence_errors()

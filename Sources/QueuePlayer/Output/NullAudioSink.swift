@@ -145,6 +145,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        if closed { return true }
         guard let format, running else { return written == consumedAtAnchor }
         if consumed(at: clock.now()) == written { return true }
         if interrupted {

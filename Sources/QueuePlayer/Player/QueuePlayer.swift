@@ -97,6 +97,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var renderer: Renderer!
     var events: RenderEventRing!
     private var participantKey: UInt64?
+    private let isClosed = Atomic<Bool>(false)
 
     // Control-queue state: touched only on `controlQueue`.
     var generation: UInt64 = 0
@@ -147,9 +148,20 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     deinit {
         if let key = participantKey, let virtual = clock as? VirtualClock { virtual.removeParticipant(key) }
         wakeUp?.cancel()
-        renderer.mailbox.post(.shutdown)
         // A null sink on a virtual clock would wait for time forever: closing it releases the writer.
-        (sink as? NullAudioSink)?.close()
+        if clock is VirtualClock { (sink as? NullAudioSink)?.close() }
+        renderer.stop()
+    }
+
+    /// Stops the player for good: the audio already written plays out (unless
+    /// paused), then the output is closed. A daemon calls this before it exits,
+    /// so an output that buffers loses nothing; the player does nothing afterwards.
+    public func close() {
+        guard isClosed.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
+        onControlQueue {
+            wakeUp?.cancel()
+            wakeUp = nil
+        }
         renderer.stop()
     }
 

@@ -61,8 +61,11 @@ final class Renderer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Ends the thread and waits for it.
+    private let stopped = Atomic<Bool>(false)
+
+    /// Ends the thread (after what was written has played) and waits for it. Idempotent.
     func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         mailbox.post(.shutdown)
         finished.wait()
     }
@@ -102,6 +105,11 @@ final class Renderer: @unchecked Sendable {
                 if !prepareSink(for: item.decoder.format) { continue }
             }
             decodeChunk(of: item)
+        }
+        // Let what was written play out (an output that buffers, like alsa-lib's file plugin,
+        // only then has all of it), unless playback is paused.
+        if isPlaying && sinkFormat != nil {
+            while !sink.waitUntilDrained(timeoutNanoseconds: 10_000_000) {}
         }
         sink.close()
     }
