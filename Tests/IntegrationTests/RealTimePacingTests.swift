@@ -47,4 +47,27 @@ import Testing
         let worst = reports.map { abs($0.reported - $0.audible) }.max() ?? 0
         #expect(worst <= 0.05, "a report was \(worst) s away from the audible time")
     }
+
+    @Test func anUnderrunIsRecoveredAndTheStreamGoesOn() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
+        let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: 100_000)
+        try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
+        let silence = [Int16](repeating: 0, count: 4_410 * 2)
+        func write() throws {
+            try silence.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < 4_410 {
+                    offset += try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * 4)...]), frameCount: 4_410 - offset)
+                }
+            }
+        }
+        for _ in 0..<5 { try write() }
+        usleep(1_000_000)    // the device plays out and runs dry
+        for _ in 0..<5 { try write() }
+        #expect(sink.underruns >= 1, "the starved stream should have reported an underrun")
+        #expect(sink.framesWritten == 10 * 4_410, "every frame written, before and after the recovery")
+        sink.close()
+    }
 }

@@ -58,7 +58,6 @@ extension QueuePlayer {
         audibleIndex = 0
         lastReportedTime = nil
         boundaryCheckedUpTo = nil
-        loadedStartFrame = frame
         var renderItem: RenderItem?
         if let item, let decoder {
             let loaded = makeRenderItem(item, decoder, startFrame: frame)
@@ -188,6 +187,15 @@ extension QueuePlayer {
             audibleIndex += 1
             itemDidEnd(segment, nextStarts: audibleIndex < segments.count)
         }
+        // Forget what has been heard: the render thread let go of those items when it decoded past them,
+        // so their decoders (open files) are released here, on the control queue.
+        if audibleIndex > 0 && audibleIndex <= segments.count {
+            for finished in segments[..<audibleIndex] where finished.renderID != requestedNextID {
+                handoffs.removeValue(forKey: finished.renderID)
+            }
+            segments.removeFirst(audibleIndex)
+            audibleIndex = 0
+        }
     }
 
     private func itemDidEnd(_ segment: Segment, nextStarts: Bool) {
@@ -234,9 +242,11 @@ extension QueuePlayer {
             var played = snapshot.generation == generation ? snapshot.audibleFrame(at: clock.now()) - Double(segment.start) : 0
             played = max(0, min(played, Double((segment.end ?? Int64.max) - segment.start)))
             seconds = (Double(segment.itemStartFrame) + played) / Double(segment.sampleRate)
+        } else if let loaded = segments.first(where: { $0.item == item }) {
+            // Handed to the render thread but not yet audible.
+            seconds = Double(loaded.itemStartFrame) / Double(loaded.sampleRate)
         } else {
-            seconds = Double(loadedStartFrame) / Double(item.format?.sampleRate ?? 44_100)
-            if audibleIndex >= segments.count && !segments.isEmpty { seconds = item.duration?.seconds ?? seconds }
+            seconds = 0
         }
         if let last = lastReportedTime, last.item == item, seconds < last.seconds { seconds = last.seconds }
         lastReportedTime = (item, seconds)

@@ -111,8 +111,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// The stretches of the stream of this generation, one per item, in order.
     var segments: [Segment] = []
     var audibleIndex = 0
-    /// The position the current item starts from in this generation (seek target).
-    var loadedStartFrame: Int64 = 0
     /// The current item played to its end and stays (`.pause` or `.none`).
     var currentItemAtEnd = false
     var lastReportedTime: (item: PlayerItem, seconds: Double)?
