@@ -1,55 +1,92 @@
 import Dispatch
 import Foundation
 import Logging
+import MPDProtocol
 import QueuePlayer
 import Synchronization
 
-/// The composition root: a player, its observers, and the signals that steer it.
+/// The composition root: a player, its observers, the control socket, and the
+/// signals that steer it.
 final class Daemon: @unchecked Sendable {
     private let player: QueuePlayer
+    private let controller: PlaybackController
+    private let events = ControlEvents()
+    private let server: ControlServer
+    private let initialFiles: [URL]
     private let logger: Logger
     private let exitWhenFinished: Bool
     private let isInBackground = Atomic<Bool>(false)
+    private let hasPlayed = Atomic<Bool>(false)
     private let timeQueue = DispatchQueue(label: "queueplayerd.time")
     private let signalQueue = DispatchQueue(label: "queueplayerd.signals")
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
 
-    init(urls: [URL], sink: any AudioSink, exitWhenFinished: Bool, logger: Logger) {
-        self.player = QueuePlayer(items: urls.map(PlayerItem.init(url:)), sink: sink)
+    init(urls: [URL], library: MusicLibrary, sink: any AudioSink, exitWhenFinished: Bool, logger: Logger) {
+        player = QueuePlayer(sink: sink)
+        let plugin = sink is ALSAAudioSink ? "alsa" : "null"
+        controller = PlaybackController(player: player, library: library, events: events,
+                                        output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin))
+        server = ControlServer(controller: controller, events: events, logger: logger)
+        initialFiles = urls
         self.logger = logger
         self.exitWhenFinished = exitWhenFinished
     }
 
-    func start() {
+    func start(socketPath: String) throws {
+        observePlayer()
+        watchSignals()
+        let location = try server.start(path: socketPath)
+        logger.info("control socket: \(location)")
+
+        if exitWhenFinished && initialFiles.isEmpty {
+            logger.info("nothing to play")
+            exit(0)
+        }
+        controller.queue.sync {
+            controller.append(initialFiles)
+            if !initialFiles.isEmpty { controller.startPlayback(at: 0) }
+        }
+    }
+
+    private func observePlayer() {
         let logger = logger
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
-        ) { note in
+        ) { [controller] note in
             let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
             logger.error("cannot play: \(error)")
+            controller.queue.async { controller.lastError = error }
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
         ) { _ in
             logger.warning("the audio output failed; retrying")
         }
-        let nowPlaying = player.observe(\.currentItem, options: [.initial, .new]) { [exitWhenFinished] player, change in
+        let nowPlaying = player.observe(\.currentItem, options: [.initial, .new]) { [self] player, change in
             if let item = change.newValue ?? nil {
+                hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
-            } else if exitWhenFinished && player.items().isEmpty {
+            } else if exitWhenFinished && hasPlayed.load(ordering: .relaxed) && player.items().isEmpty {
                 logger.info("the queue has finished")
                 player.close()
                 exit(0)
             }
+            events.post([.player])
+        }
+        let transport = player.observe(\.timeControlStatus, options: [.new]) { [events] _, _ in
+            events.post([.player])
         }
         let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: timeQueue) { [self] time in
             if isInBackground.load(ordering: .relaxed) {
                 Console.line(String(format: "Background: %.2f", time.seconds))
             }
         }
-        retained = [failures, outputFailures, nowPlaying, ticks]
+        retained += [failures, outputFailures, nowPlaying, transport, ticks]
+    }
 
+    private func watchSignals() {
+        let logger = logger
         let signals = SignalWatcher(queue: signalQueue)
         signals.watch(SIGUSR1) { [self] in
             if !isInBackground.exchange(true, ordering: .relaxed) { logger.info("entered the background") }
@@ -65,11 +102,5 @@ final class Daemon: @unchecked Sendable {
             }
         }
         retained.append(signals)
-
-        if exitWhenFinished && player.items().isEmpty {
-            logger.info("nothing to play")
-            exit(0)
-        }
-        player.play()
     }
 }

@@ -20,8 +20,14 @@ struct QueuePlayerDaemon: ParsableCommand {
             every 10 ms while playing; SIGUSR2 brings it back to the foreground. SIGTERM or SIGINT stop it.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name; it is also the music directory.", valueName: "DIR"))
     var media: String?
+
+    @Option(name: .long, help: ArgumentHelp("The music directory that control-socket clients add from (nothing is queued at start).", valueName: "DIR"))
+    var musicDirectory: String?
+
+    @Option(name: .long, help: ArgumentHelp("The control socket (MPD protocol). Default: $XDG_RUNTIME_DIR/queueplayerd.sock.", valueName: "PATH"))
+    var socket: String?
 
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE or null.", valueName: "OUTPUT"))
     var output: OutputChoice = .auto
@@ -33,14 +39,18 @@ struct QueuePlayerDaemon: ParsableCommand {
     var files: [String] = []
 
     func validate() throws {
-        if media != nil && !files.isEmpty {
-            throw ValidationError("Give either --media DIR or FILE arguments, not both.")
+        if [media != nil, musicDirectory != nil, !files.isEmpty].filter({ $0 }).count > 1 {
+            throw ValidationError("Give one of --media DIR, --music-directory DIR or FILE arguments.")
         }
-        if let media {
+        for (option, directory) in [("--media", media), ("--music-directory", musicDirectory)] {
+            guard let directory else { continue }
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: media, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--media \(media): no such directory.")
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("\(option) \(directory): no such directory.")
             }
+        }
+        if let socket, socket.isEmpty || socket.utf8.count > 100 {
+            throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
         }
     }
 
@@ -61,9 +71,12 @@ struct QueuePlayerDaemon: ParsableCommand {
         } else {
             urls = files.map { URL(fileURLWithPath: $0) }
         }
+        let libraryRoot = media ?? musicDirectory ?? files.first.map { ($0 as NSString).deletingLastPathComponent }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
         let sink = try OutputFactory.makeSink(for: output, logger: logger)
-        let daemon = Daemon(urls: urls, sink: sink, exitWhenFinished: once, logger: logger)
-        daemon.start()
+        let daemon = Daemon(urls: urls, library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
+                            sink: sink, exitWhenFinished: once, logger: logger)
+        try daemon.start(socketPath: socket ?? ControlServer.defaultPath())
         dispatchMain()
     }
 }

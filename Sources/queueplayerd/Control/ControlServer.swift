@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The control socket: a Unix stream socket speaking the MPD protocol.
+///
+/// It listens on the socket systemd passes (`LISTEN_FDS`/`LISTEN_PID`, fd 3),
+/// or binds its path itself: mode 0600, refusing to start when another daemon
+/// answers there, replacing a stale socket file otherwise.
+final class ControlServer: Sendable {
+    /// Why the control socket could not be set up.
+    struct SetupError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let controller: PlaybackController
+    private let events: ControlEvents
+    private let logger: Logger
+
+    init(controller: PlaybackController, events: ControlEvents, logger: Logger) {
+        self.controller = controller
+        self.events = events
+        self.logger = logger
+    }
+
+    /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
+    /// per-user directory under /tmp when the variable is unset.
+    static func defaultPath() -> String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/queueplayerd.sock"
+        }
+        return "/tmp/queueplayerd-\(getuid())/queueplayerd.sock"
+    }
+
+    /// Starts listening; returns a description of where.
+    @discardableResult
+    func start(path: String) throws -> String {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 64)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
+            .childChannelInitializer { [controller, events] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ControlConnection(controller: controller, events: events))
+                }
+            }
+        if let fd = Self.socketFromSystemd() {
+            _ = try bootstrap.withBoundSocket(fd).wait()
+            return "the socket passed by systemd (fd \(fd))"
+        }
+        try Self.prepare(path)
+        let previous = umask(0o177)
+        defer { umask(previous) }
+        do {
+            _ = try bootstrap.bind(unixDomainSocketPath: path).wait()
+        } catch {
+            throw SetupError(description: "cannot listen on \(path): \(error)")
+        }
+        chmod(path, 0o600)
+        return path
+    }
+
+    // MARK: - Private
+
+    /// fd 3 when systemd passed exactly this process a socket (sd_listen_fds).
+    private static func socketFromSystemd() -> Int32? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1 else { return nil }
+        unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_FDNAMES")
+        return 3
+    }
+
+    /// Makes the path usable: its directory exists (private when it is our fallback),
+    /// no other daemon answers there, and a stale socket file is removed.
+    private static func prepare(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw SetupError(description: "cannot create \(directory) for the control socket: \(error.localizedDescription)")
+            }
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw SetupError(description: "\(path) exists and is not a socket; refusing to replace it")
+        }
+        if answers(path) {
+            throw SetupError(description: "another queueplayerd is already listening on \(path)")
+        }
+        unlink(path)
+    }
+
+    /// True if something accepts connections on the socket at `path`.
+    private static func answers(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8.prefix(MemoryLayout.size(ofValue: address.sun_path) - 1))
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+}

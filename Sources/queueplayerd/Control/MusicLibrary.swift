@@ -1,0 +1,61 @@
+import Foundation
+
+/// The music directory the control socket's `add` and `update` work in (mpd's
+/// `music_directory`). Every path a client gives is resolved inside it: `..`,
+/// absolute paths and symlinks that lead out of it are refused.
+struct MusicLibrary: Sendable {
+    /// The directory, with symlinks resolved.
+    let root: URL
+
+    init(root: URL) {
+        self.root = root.resolvingSymlinksInPath().standardizedFileURL
+    }
+
+    /// The MP3 files `uri` names: one file, or a directory's files recursively,
+    /// sorted by path. `""` and `"/"` name the whole library.
+    func files(for uri: String) -> [URL]? {
+        var relative = uri
+        if relative.hasPrefix(root.path + "/") { relative.removeFirst(root.path.count + 1) }
+        if relative.hasPrefix("/") && relative != "/" { return nil }
+        if relative == "/" { relative = "" }
+        let candidate = relative.isEmpty ? root : root.appendingPathComponent(relative)
+        let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
+        guard contains(resolved) else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) else { return nil }
+        if !isDirectory.boolValue {
+            return Self.isMP3(resolved) ? [resolved] : nil
+        }
+        return allFiles(under: resolved)
+    }
+
+    /// Every MP3 file in the library, for `update`.
+    func allFiles() -> [URL] { allFiles(under: root) }
+
+    /// The path of `url` relative to the root (the `file:` of a song block).
+    func uri(for url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(root.path + "/") ? String(path.dropFirst(root.path.count + 1)) : path
+    }
+
+    private func contains(_ url: URL) -> Bool {
+        url.path == root.path || url.path.hasPrefix(root.path + "/")
+    }
+
+    private func allFiles(under directory: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return []
+        }
+        var found: [URL] = []
+        for case let url as URL in enumerator where Self.isMP3(url) {
+            // A symlink inside the library that points out of it is not part of it.
+            let resolved = url.resolvingSymlinksInPath().standardizedFileURL
+            if contains(resolved) { found.append(resolved) }
+        }
+        return found.sorted { uri(for: $0).compare(uri(for: $1), options: [.numeric]) == .orderedAscending }
+    }
+
+    private static func isMP3(_ url: URL) -> Bool {
+        url.pathExtension.lowercased() == "mp3" && !url.lastPathComponent.hasPrefix(".")
+    }
+}
