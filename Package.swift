@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
     ],
     swiftLanguageModes: [.v6]
 )

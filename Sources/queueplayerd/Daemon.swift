@@ -10,7 +10,7 @@ import Synchronization
 final class Daemon: @unchecked Sendable {
     private let player: QueuePlayer
     private let controller: PlaybackController
-    private let events = ControlEvents()
+    private let events: ControlEvents
     private let server: ControlServer
     private let initialFiles: [URL]
     private let logger: Logger
@@ -24,8 +24,10 @@ final class Daemon: @unchecked Sendable {
 
     init(urls: [URL], library: MusicLibrary, sink: any AudioSink, exitWhenFinished: Bool, logger: Logger) {
         player = QueuePlayer(sink: sink)
+        let controllerQueue = DispatchQueue(label: "queueplayerd.controller")
+        events = ControlEvents(queue: controllerQueue)
         let plugin = sink is ALSAAudioSink ? "alsa" : "null"
-        controller = PlaybackController(player: player, library: library, events: events,
+        controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
                                         output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin))
         server = ControlServer(controller: controller, events: events, logger: logger)
         initialFiles = urls
@@ -67,10 +69,14 @@ final class Daemon: @unchecked Sendable {
             if let item = change.newValue ?? nil {
                 hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
-            } else if exitWhenFinished && hasPlayed.load(ordering: .relaxed) && player.items().isEmpty {
-                logger.info("the queue has finished")
-                player.close()
-                exit(0)
+            } else if exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
+                // Checked after the controller's current command: `play N` empties the player for a moment.
+                controller.queue.async {
+                    guard player.currentItem == nil && player.items().isEmpty else { return }
+                    logger.info("the queue has finished")
+                    player.close()
+                    exit(0)
+                }
             }
             events.post([.player])
         }

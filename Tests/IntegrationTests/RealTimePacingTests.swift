@@ -45,6 +45,7 @@ import Testing
         let last = reports[reports.count - 1]
         #expect(abs(last.reported - last.audible) <= 0.05, "last report \(last.reported) s, audible \(last.audible) s")
         let worst = reports.map { abs($0.reported - $0.audible) }.max() ?? 0
+        print("pacing: 5 s of audio took \(elapsed) s; \(reports.count) reports; last off by \(last.reported - last.audible) s; worst \(worst) s")
         #expect(worst <= 0.05, "a report was \(worst) s away from the audible time")
     }
 

@@ -11,11 +11,22 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// Bytes read from a client per turn of the event loop (one read per turn): a client
+    /// that floods commands takes turns with the others.
+    static let readSize = 512
+
     // Touched only on the channel's event loop.
     private var session = ClientSession()
     private var context: ChannelHandlerContext?
     private let controller: PlaybackController
     private let events: ControlEvents
+    /// Requests that arrived while the client was not taking its replies; run later, a slice at a time.
+    private var backlog = ByteBuffer()
+    private var backlogTurnScheduled = false
+
+    /// The most input kept for a client that does not read its replies; beyond it the
+    /// client is disconnected (mpd likewise drops a client whose output buffer overflows).
+    static let backlogLimit = 64 * 1024
 
     init(controller: PlaybackController, events: ControlEvents) {
         self.controller = controller
@@ -40,17 +51,45 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
+        guard context.channel.isActive else { return }
+        var buffer = unwrapInboundIn(data)
+        if !context.channel.isWritable || backlog.readableBytes > 0 {
+            // Replies are piling up unread: keep the requests, but do not run them now.
+            backlog.writeBuffer(&buffer)
+            if backlog.readableBytes > Self.backlogLimit { context.close(promise: nil) }
+            return
+        }
+        run(buffer.readableBytesView)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Backpressure: a client that does not read its replies is not read from either,
+        // so its unread output stays bounded (by the channel's high water mark).
+        _ = context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
+        if context.channel.isWritable { runBacklogSlice() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func run(_ bytes: ByteBufferView) {
         let actions = controller.queue.sync {
-            session.receive(buffer.readableBytesView, executor: controller)
+            session.receive(bytes, executor: controller)
         }
         perform(actions)
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        // Backpressure: stop reading requests while replies pile up unread.
-        _ = context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
-        context.fireChannelWritabilityChanged()
+    /// Runs one read's worth of the kept requests, and schedules the next slice.
+    private func runBacklogSlice() {
+        guard let context, !backlogTurnScheduled, backlog.readableBytes > 0,
+              context.channel.isActive, context.channel.isWritable else { return }
+        let slice = backlog.readSlice(length: min(Self.readSize, backlog.readableBytes))!
+        backlog.discardReadBytes()
+        run(slice.readableBytesView)
+        guard backlog.readableBytes > 0 else { return }
+        backlogTurnScheduled = true
+        context.eventLoop.scheduleTask(in: .milliseconds(1)) { [self] in
+            backlogTurnScheduled = false
+            runBacklogSlice()
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -70,7 +109,13 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
                 return
             }
         }
-        if !actions.isEmpty { context.flush() }
+        if !actions.isEmpty {
+            // A client that went away mid-reply: stop working for it at once (its unread
+            // commands would otherwise still be run, and their replies thrown away).
+            let flushed = context.eventLoop.makePromise(of: Void.self)
+            flushed.futureResult.whenFailure { _ in context.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: flushed)
+        }
     }
 
     private func write(_ text: String) {

@@ -30,7 +30,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
 
     enum PlayState: String { case play, pause, stop }
 
-    let queue = DispatchQueue(label: "queueplayerd.controller")
+    let queue: DispatchQueue
     let player: QueuePlayer
     let library: MusicLibrary
     private let events: ControlEvents
@@ -45,7 +45,9 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     private var updateJob = 0
     private var libraryFiles: [String: Date] = [:]
 
-    init(player: QueuePlayer, library: MusicLibrary, events: ControlEvents, output: (name: String, plugin: String)) {
+    init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
+         output: (name: String, plugin: String)) {
+        self.queue = queue
         self.player = player
         self.library = library
         self.events = events
@@ -109,14 +111,14 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             guard let position = currentPosition else { throw MPDError.notPlaying }
             if position + 1 < entries.count {
                 player.advanceToNextItem()
+                // As mpd does, moving to another song plays it.
+                if outputEnabled { player.play() }
             } else {
                 stop()
             }
         case .previous:
             guard let position = currentPosition else { throw MPDError.notPlaying }
-            let paused = playState == .pause
             startPlayback(at: max(0, position - 1))
-            if paused { player.pause() }
         case .stop:
             stop()
         case .seekcur(let target):
@@ -142,8 +144,8 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         case .clear:
             entries.removeAll()
             stoppedPosition = nil
-            player.removeAllItems()
             queueChanged()
+            player.removeAllItems()
         case .delete(let range):
             let positions = try range.positionsForDeletion(queueLength: entries.count)
             delete(positions)

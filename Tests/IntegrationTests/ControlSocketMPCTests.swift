@@ -1,0 +1,135 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The real `mpc` 0.34 against the daemon's control socket. Each invocation must print what it
+/// prints with mpd 0.23 (see /work/shared/reference/mpd-transcripts/) for `Media/`'s four items,
+/// exit as it does there, and never print a `warning:`.
+@Suite(.serialized) struct ControlSocketMPCTests {
+    typealias Expect = ControlSocketExpectations
+
+    @Test func mpcSessionGivesMPDsOutputs() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let volume = Expect.volumeLine
+        let morning = Expect.songLines[0]
+        let evening = Expect.songLines[1]
+
+        // Nothing queued, stopped (transcripts 01, 20c): only the options line; `current` prints nothing.
+        expectSuccess(try daemon.mpc(), stdout: [volume])
+        expectSuccess(try daemon.mpc("status"), stdout: [volume])
+        expectSuccess(try daemon.mpc("current"), stdout: [])
+        expectSuccess(try daemon.mpc("playlist"), stdout: [])
+
+        // `mpc add /` (transcript 03): `config`, then `add ""`; prints nothing.
+        expectSuccess(try daemon.mpc("add", "/"), stdout: [])
+        // `mpc playlist` (04): `Artist - Title` per queued item, in name order.
+        expectSuccess(try daemon.mpc("playlist"), stdout: Expect.songLines)
+        // Stopped with a queue (19, 19b): still only the options line, `current` nothing.
+        expectSuccess(try daemon.mpc(), stdout: [volume])
+        expectSuccess(try daemon.mpc("current"), stdout: [])
+
+        // `mpc play` (05): the first item from its start.
+        expectPlayingStatus(try daemon.mpc("play"), song: morning, state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 0...1)
+        usleep(1_200_000)
+        // `mpc` (06) while playing: the time goes on.
+        expectPlayingStatus(try daemon.mpc(), song: morning, state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 1...2)
+        // `mpc current` (07).
+        expectSuccess(try daemon.mpc("current"), stdout: [morning])
+
+        // `mpc pause` (08): `[paused]` and two spaces; the time stands still while paused (09).
+        let pausedAt = expectPlayingStatus(try daemon.mpc("pause"), song: morning, state: "paused",
+                                           position: 1, length: 4, total: 18, elapsed: 1...2)
+        usleep(1_100_000)
+        if let pausedAt {
+            expectPlayingStatus(try daemon.mpc(), song: morning, state: "paused",
+                                position: 1, length: 4, total: 18, elapsed: pausedAt...pausedAt)
+        }
+        expectSuccess(try daemon.mpc("current"), stdout: [morning])   // 09b
+
+        // `mpc toggle` (10): `status`, then `play`; it resumes where it paused.
+        if let pausedAt {
+            expectPlayingStatus(try daemon.mpc("toggle"), song: morning, state: "playing",
+                                position: 1, length: 4, total: 18, elapsed: pausedAt...(pausedAt + 1))
+        }
+
+        // `mpc next` (11), `mpc prev` (12): the other item, from its start.
+        expectPlayingStatus(try daemon.mpc("next"), song: evening, state: "playing",
+                            position: 2, length: 4, total: 20, elapsed: 0...1)
+        expectPlayingStatus(try daemon.mpc("prev"), song: morning, state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 0...1)
+
+        // `mpc seek 5` (13): `seekcur "5"`.
+        expectPlayingStatus(try daemon.mpc("seek", "5"), song: morning, state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 5...6)
+
+        // `mpc playlist` while playing: the same four lines.
+        expectSuccess(try daemon.mpc("playlist"), stdout: Expect.songLines)
+
+        // `mpc play 99` (30): `play "98"` → `ACK [2@0] {play} Bad song index`.
+        let bad = try daemon.mpc("play", "99")
+        #expect(bad.status == 1, "\(bad)")
+        #expect(bad.stdout == [], "\(bad)")
+        #expect(bad.stderr == "MPD error: Bad song index\n", "\(bad)")
+        // ... and playback went on untouched.
+        expectPlayingStatus(try daemon.mpc(), song: morning, state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 5...6)
+
+        // `mpc idle` (21) waits; another mpc's `next` wakes it with `player`, and it exits 0.
+        let idle = try daemon.startMPC("idle")
+        defer { idle.terminate() }
+        usleep(500_000)
+        #expect(idle.isRunning, "mpc idle returned before anything changed: \(idle.lines.map(\.text)) \(idle.standardError)")
+        let nextAt = ChildProcess.now()
+        expectPlayingStatus(try daemon.mpc("next"), song: evening, state: "playing",
+                            position: 2, length: 4, total: 20, elapsed: 0...1)
+        let idleRun = ToolRun.finish(idle, command: "mpc idle", timeout: 3)
+        expectSuccess(idleRun, stdout: ["player"])
+        #expect(ChildProcess.now() - nextAt < 1.0, "mpc idle ended \(ChildProcess.now() - nextAt) s after mpc next was started")
+
+        // `mpc idle` while another mpc clears the queue during playback: `playlist` and `player`
+        // in one reply (§6: "clear while playing → playlist + player in one reply").
+        let idleForClear = try daemon.startMPC("idle")
+        defer { idleForClear.terminate() }
+        usleep(500_000)
+        #expect(idleForClear.isRunning, "mpc idle returned before anything changed: \(idleForClear.lines.map(\.text))")
+        // `mpc clear` (20): stopped, empty: only the options line.
+        expectSuccess(try daemon.mpc("clear"), stdout: [volume])
+        expectSuccess(ToolRun.finish(idleForClear, command: "mpc idle", timeout: 3), stdout: ["playlist", "player"])
+
+        // Empty again: `playlist` (20b) and `current` (20c) print nothing; `play` does nothing (20d).
+        expectSuccess(try daemon.mpc("playlist"), stdout: [])
+        expectSuccess(try daemon.mpc("current"), stdout: [])
+        expectSuccess(try daemon.mpc("play"), stdout: [volume])
+        // `mpc play 99` on an empty queue is the same error.
+        let badEmpty = try daemon.mpc("play", "99")
+        #expect(badEmpty.status == 1 && badEmpty.stdout == [] && badEmpty.stderr == "MPD error: Bad song index\n", "\(badEmpty)")
+
+        #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
+    }
+
+    /// Errors mpc reports for a stopped player (24, 24b, 31) and for `add` (39).
+    @Test func mpcErrorsWhenStoppedAndForMissingFiles() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        expectSuccess(try daemon.mpc("add", "/"), stdout: [])
+        for (arguments, message) in [(["next"], "MPD error: Not playing\n"),
+                                     (["prev"], "MPD error: Not playing\n"),
+                                     (["seek", "10"], "MPD error: Not playing\n"),
+                                     (["add", "nosuch.mp3"], "error adding nosuch.mp3: No such directory\n")] {
+            let run = try ToolRun.run("/usr/bin/mpc", arguments, environment: ["MPD_HOST": daemon.socket], timeout: 10)
+            #expect(run.status == 1, "\(run)")
+            #expect(run.stdout == [], "\(run)")
+            #expect(run.stderr == message, "\(run)")
+        }
+        // `mpc pause` while stopped is no error (24c); `mpc toggle` starts playing (24d).
+        expectSuccess(try daemon.mpc("pause"), stdout: [Expect.volumeLine])
+        expectPlayingStatus(try daemon.mpc("toggle"), song: Expect.songLines[0], state: "playing",
+                            position: 1, length: 4, total: 18, elapsed: 0...1)
+        // `mpc add 02-evening-triangle.mp3` (02) queues it a second time, at the end.
+        expectSuccess(try daemon.mpc("add", Expect.media[1].file), stdout: [])
+        expectSuccess(try daemon.mpc("playlist"), stdout: Expect.songLines + [Expect.songLines[1]])
+    }
+}

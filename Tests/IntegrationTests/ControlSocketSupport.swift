@@ -1,0 +1,182 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `queueplayerd` on the real-time null output whose control socket lives in a scratch
+/// directory of its own; ready (accepting connections) once `init` returns.
+final class ControlDaemon {
+    let directory: URL
+    let socket: String
+    let process: ChildProcess
+
+    /// `arguments` are the daemon's media arguments (`--music-directory DIR`, `--media DIR`, files);
+    /// `--output null --socket <scratch>/control.sock` (or `socket`) is added.
+    init(_ arguments: [String], socket: String? = nil) throws {
+        directory = try TestMedia.scratchDirectory()
+        self.socket = socket ?? directory.appendingPathComponent("control.sock").path
+        process = try ChildProcess(arguments + ["--output", "null", "--socket", self.socket])
+        guard UnixSocketClient.waitUntilAccepting(self.socket, timeout: 5) else {
+            let stderr = process.standardError
+            process.terminate()
+            try? FileManager.default.removeItem(at: directory)
+            throw UnixSocketError("the daemon did not accept connections on \(self.socket) within 5 s; stderr: \(stderr)")
+        }
+    }
+
+    /// Terminates the daemon and removes its scratch directory.
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A raw client that has read, and checked, the greeting.
+    func client() throws -> UnixSocketClient {
+        let client = try UnixSocketClient(path: socket)
+        let greeting = try client.readLine(timeout: 5)
+        guard greeting == "OK MPD 0.23.5" || (greeting?.hasPrefix("OK MPD 0.2") ?? false) else {
+            throw UnixSocketError("unexpected greeting \(String(describing: greeting))")
+        }
+        return client
+    }
+
+    /// Runs the real `/usr/bin/mpc` against this daemon (`MPD_HOST=<socket>`).
+    func mpc(_ arguments: String..., timeout: Double = 10) throws -> ToolRun {
+        try ToolRun.run("/usr/bin/mpc", arguments, environment: ["MPD_HOST": socket], timeout: timeout)
+    }
+
+    /// Starts `/usr/bin/mpc` and returns without waiting (for `mpc idle`).
+    func startMPC(_ arguments: String...) throws -> ChildProcess {
+        try ChildProcess(program: "/usr/bin/mpc", arguments, environment: ["MPD_HOST": socket])
+    }
+}
+
+/// What a finished program printed and how it exited (nil: it did not finish and was killed).
+struct ToolRun: CustomStringConvertible {
+    let command: String
+    let stdout: [String]
+    let stderr: String
+    let status: Int32?
+
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: Double) throws -> ToolRun {
+        let child = try ChildProcess(program: program, arguments, environment: environment)
+        return finish(child, command: ([program] + arguments).joined(separator: " "), timeout: timeout)
+    }
+
+    /// Waits for a started child (terminating it after `timeout` seconds).
+    static func finish(_ child: ChildProcess, command: String, timeout: Double) -> ToolRun {
+        let status = child.wait(timeout: timeout)
+        if status == nil { child.terminate() }
+        return ToolRun(command: command, stdout: child.lines.map(\.text), stderr: child.standardError, status: status)
+    }
+
+    var description: String {
+        "`\(command)` exited \(status.map(String.init) ?? "(killed: no exit within the timeout)"); stdout: \(stdout); stderr: \(stderr.debugDescription)"
+    }
+}
+
+/// Checks an mpc run that mpd would answer with exactly `stdout`, nothing on stderr and status 0.
+func expectSuccess(_ run: ToolRun, stdout: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(run.status == 0, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stdout == stdout, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stderr == "", "\(run)", sourceLocation: sourceLocation)
+}
+
+/// mpc's second status line, `[playing] #1/4   0:05/0:18 (27%)`, taken apart.
+struct MPCProgressLine: Equatable, CustomStringConvertible {
+    var state: String       // "playing" or "paused"
+    var position: Int       // 1-based
+    var length: Int
+    var elapsed: Int        // seconds
+    var total: Int          // seconds
+    var percent: Int
+
+    /// Parses `line`, and only accepts it if it is exactly what mpc 0.34 prints for these numbers.
+    init?(_ line: String) {
+        guard let match = line.wholeMatch(of: #/\[(playing|paused)\] +#(\d+)/(\d+) +(\d+):(\d\d)/(\d+):(\d\d) \((\d+)%\)/#),
+              let position = Int(match.2), let length = Int(match.3),
+              let elapsedMinutes = Int(match.4), let elapsedSeconds = Int(match.5),
+              let totalMinutes = Int(match.6), let totalSeconds = Int(match.7), let percent = Int(match.8)
+        else { return nil }
+        self.state = String(match.1)
+        self.position = position
+        self.length = length
+        self.elapsed = elapsedMinutes * 60 + elapsedSeconds
+        self.total = totalMinutes * 60 + totalSeconds
+        self.percent = percent
+        guard description == line else { return nil }
+    }
+
+    /// The line as mpc formats it: `[%s] #%d/%u %3u:%02u/%u:%02u (%u%%)`, `[paused]` padded to 9.
+    var description: String {
+        let label = state == "playing" ? "[playing]" : "[paused] "
+        let minutes = String(repeating: " ", count: max(0, 3 - String(elapsed / 60).count)) + String(elapsed / 60)
+        return "\(label) #\(position)/\(length) \(minutes):\(String(format: "%02d", elapsed % 60))/\(total / 60):\(String(format: "%02d", total % 60)) (\(percent)%)"
+    }
+}
+
+/// Checks mpc's default 3-line output while playing or paused: the song line and the volume
+/// line exactly, the progress line exactly except for the elapsed time (`elapsed` range; the
+/// percentage must then be mpc's `100 * elapsed / total`). Returns the elapsed seconds shown.
+@discardableResult
+func expectPlayingStatus(_ run: ToolRun, song: String, state: String, position: Int, length: Int,
+                         total: Int, elapsed: ClosedRange<Int>,
+                         sourceLocation: SourceLocation = #_sourceLocation) -> Int? {
+    #expect(run.status == 0, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stderr == "", "\(run)", sourceLocation: sourceLocation)
+    guard run.stdout.count == 3 else {
+        Issue.record("expected 3 lines: \(run)", sourceLocation: sourceLocation)
+        return nil
+    }
+    #expect(run.stdout[0] == song, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stdout[2] == ControlSocketExpectations.volumeLine, "\(run)", sourceLocation: sourceLocation)
+    guard let progress = MPCProgressLine(run.stdout[1]) else {
+        Issue.record("line 2 is not mpc's progress line: \(run.stdout[1].debugDescription) (\(run))", sourceLocation: sourceLocation)
+        return nil
+    }
+    #expect(progress.state == state, "\(run)", sourceLocation: sourceLocation)
+    #expect(progress.position == position && progress.length == length, "\(run)", sourceLocation: sourceLocation)
+    #expect(progress.total == total, "\(run)", sourceLocation: sourceLocation)
+    #expect(elapsed.contains(progress.elapsed), "elapsed \(progress.elapsed) s not in \(elapsed): \(run)", sourceLocation: sourceLocation)
+    #expect(progress.percent == (progress.total > 0 ? 100 * progress.elapsed / progress.total : 0), "\(run)", sourceLocation: sourceLocation)
+    return progress.elapsed
+}
+
+enum ControlSocketExpectations {
+    /// mpc's third line for a daemon without a mixer and with every option off (transcript 52).
+    static let volumeLine = "volume: n/a   repeat: off   random: off   single: off   consume: off"
+    static let artist = "queueplayerd project"
+    static let album = "queueplayerd samples"
+    /// `Media/`'s items: file, Title, whole seconds (mpd's `time:` total), `duration:`.
+    static let media: [(file: String, title: String, seconds: Int, duration: String)] = [
+        ("01-morning-sine.mp3", "Morning (sine, C major)", 18, "18.125"),
+        ("02-evening-triangle.mp3", "Evening (triangle, A minor)", 20, "20.000"),
+        ("03-noon-pluck-22k-mono.mp3", "Noon (pluck, G major, 22 kHz mono)", 14, "13.913"),
+        ("04-night-pluck.mp3", "Night (pluck and sine, E-flat major)", 13, "13.000"),
+    ]
+    /// mpc's `[Artist - ]Title` line for each item.
+    static var songLines: [String] { media.map { "\(artist) - \($0.title)" } }
+}
+
+/// `key: value` lines of an MPD reply (without the final `OK`) as pairs, in order.
+func replyPairs(_ lines: [String]) -> [(key: String, value: String)] {
+    lines.filter { $0 != "OK" && $0 != "list_OK" }.compactMap { line in
+        guard let separator = line.range(of: ": ") else { return nil }
+        return (String(line[..<separator.lowerBound]), String(line[separator.upperBound...]))
+    }
+}
+
+/// The value of `key` in an MPD reply.
+func replyValue(_ lines: [String], _ key: String) -> String? {
+    replyPairs(lines).first { $0.key == key }?.value
+}
+
+/// Pairs as a dictionary (the first of repeated keys wins).
+func valueMap(_ pairs: [(key: String, value: String)]) -> [String: String] {
+    var values: [String: String] = [:]
+    for pair in pairs where values[pair.key] == nil { values[pair.key] = pair.value }
+    return values
+}
