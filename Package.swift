@@ -36,6 +36,9 @@ let package = Package(
         // The MPD protocol as pure functions: bytes to typed requests, typed replies to bytes.
         .target(name: "MPDProtocol"),
 
+        // The iOS-style application life cycle: states, notifications, background tasks, suspension.
+        .target(name: "AppLifecycle", dependencies: ["QueuePlayer"]),
+
         // The daemon: composition root.
         .executableTarget(
             name: "queueplayerd",
@@ -53,6 +56,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
     ],
     swiftLanguageModes: [.v6]

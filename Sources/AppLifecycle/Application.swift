@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import QueuePlayer
+
+/// The daemon's application object: its life-cycle state, the notifications
+/// that announce changes of it, background tasks and suspension, as UIKit's
+/// `UIApplication` has them for an iOS app.
+///
+/// Every method must be called on ``queue``; notifications are posted there,
+/// synchronously, in iOS's order.
+public final class Application: @unchecked Sendable {
+    /// Posted when the daemon is about to leave the foreground (state becomes `inactive`).
+    public static let willResignActiveNotification = Notification.Name("ApplicationWillResignActive")
+    /// Posted when the daemon is in the background (state `background`).
+    public static let didEnterBackgroundNotification = Notification.Name("ApplicationDidEnterBackground")
+    /// Posted when the daemon is about to come to the foreground.
+    public static let willEnterForegroundNotification = Notification.Name("ApplicationWillEnterForeground")
+    /// Posted when the daemon is in the foreground again (state `active`).
+    public static let didBecomeActiveNotification = Notification.Name("ApplicationDidBecomeActive")
+    /// Posted when the background time is spent and nothing keeps the daemon awake (state `suspended`).
+    public static let didSuspendNotification = Notification.Name("ApplicationDidSuspend")
+    /// Posted when a suspended daemon is woken into the background (a remote command).
+    public static let didWakeNotification = Notification.Name("ApplicationDidWake")
+
+    /// What keeps a backgrounded daemon running, as `UIBackgroundModes` does for an app.
+    public enum BackgroundMode: String, Sendable, CaseIterable {
+        /// Audio plays on in the background.
+        case audio
+        /// Nothing: entering the background pauses audio.
+        case none
+    }
+
+    /// The queue the application lives on.
+    public let queue: DispatchQueue
+    /// The background mode, fixed at launch.
+    public let backgroundMode: BackgroundMode
+    /// How long the daemon may run in the background without playing audio, in seconds.
+    public let backgroundTime: Double
+    /// Where the life-cycle notifications are posted.
+    public let notificationCenter: NotificationCenter
+    /// Tells whether audio is playing (audio keeps a daemon with the `audio` mode awake).
+    public var isPlayingAudio: @Sendable () -> Bool = { false }
+    /// Called with the name of a task still running after its expiration handler ran.
+    public var taskOverran: @Sendable (String) -> Void = { _ in }
+
+    private let clock: any PlaybackClock
+    private var tasks: [BackgroundTaskIdentifier: BackgroundTask] = [:]
+    private var nextTaskID = 1
+    private var backgroundSince: UInt64?
+    private var expiry: (any ScheduledWork)?
+    private var timeExpired = false
+
+    /// The current state. Starts `active`.
+    public private(set) var state: ApplicationState = .active
+
+    /// Creates the application object; `clock` times the background allowance.
+    public init(backgroundMode: BackgroundMode = .audio, backgroundTime: Double = 180,
+                clock: any PlaybackClock = RealTimeClock.shared, queue: DispatchQueue,
+                notificationCenter: NotificationCenter = .default) {
+        self.backgroundMode = backgroundMode
+        self.backgroundTime = backgroundTime
+        self.clock = clock
+        self.queue = queue
+        self.notificationCenter = notificationCenter
+    }
+
+    // MARK: - Transitions
+
+    /// `SIGUSR1`: will-resign-active (`inactive`), then did-enter-background (`background`).
+    public func enterBackground() {
+        guard state == .active || state == .inactive else { return }
+        set(.inactive, posting: Self.willResignActiveNotification)
+        backgroundSince = clock.now()
+        timeExpired = false
+        set(.background, posting: Self.didEnterBackgroundNotification)
+        scheduleExpiry()
+    }
+
+    /// `SIGUSR2`: will-enter-foreground, then did-become-active (`active`).
+    public func enterForeground() {
+        guard state == .background || state == .suspended else { return }
+        if state == .suspended { set(.background, posting: Self.didWakeNotification) }
+        expiry?.cancel()
+        expiry = nil
+        backgroundSince = nil
+        timeExpired = false
+        notificationCenter.post(name: Self.willEnterForegroundNotification, object: self)
+        set(.inactive, posting: nil)
+        set(.active, posting: Self.didBecomeActiveNotification)
+    }
+
+    /// A remote command that needs the player: a suspended daemon wakes into the background,
+    /// with a fresh background allowance.
+    public func wake() {
+        guard state == .suspended else { return }
+        backgroundSince = clock.now()
+        timeExpired = false
+        set(.background, posting: Self.didWakeNotification)
+        scheduleExpiry()
+    }
+
+    /// Re-evaluates suspension after audio started or stopped.
+    public func audioActivityChanged() {
+        suspendIfIdle()
+    }
+
+    // MARK: - Background time and tasks
+
+    /// Seconds the daemon may still run in the background; infinite in the foreground.
+    public var backgroundTimeRemaining: Double {
+        guard let since = backgroundSince, state == .background || state == .suspended else { return .infinity }
+        let elapsed = Double(clock.now() &- since) / 1e9
+        return max(0, backgroundTime - elapsed)
+    }
+
+    /// Starts a finite-length task that keeps the daemon awake in the background until it is
+    /// ended or the background time runs out (then `expirationHandler` runs).
+    public func beginBackgroundTask(name: String, expirationHandler: (@Sendable () -> Void)? = nil) -> BackgroundTaskIdentifier {
+        let identifier = BackgroundTaskIdentifier(rawValue: nextTaskID)
+        nextTaskID += 1
+        tasks[identifier] = BackgroundTask(name: name, expirationHandler: expirationHandler)
+        return identifier
+    }
+
+    /// Ends a task. Ending one twice, or `.invalid`, does nothing.
+    public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) {
+        guard tasks.removeValue(forKey: identifier) != nil else { return }
+        suspendIfIdle()
+    }
+
+    /// The names of the tasks still running.
+    public var runningTaskNames: [String] {
+        tasks.sorted { $0.key.rawValue < $1.key.rawValue }.map(\.value.name)
+    }
+
+    // MARK: - Private
+
+    private func set(_ newState: ApplicationState, posting name: Notification.Name?) {
+        state = newState
+        if let name { notificationCenter.post(name: name, object: self) }
+    }
+
+    private func scheduleExpiry() {
+        expiry?.cancel()
+        let deadline = (backgroundSince ?? clock.now()) + UInt64(backgroundTime * 1e9)
+        expiry = clock.schedule(at: deadline, on: queue) { [weak self] in self?.backgroundTimeDidExpire() }
+    }
+
+    private func backgroundTimeDidExpire() {
+        expiry = nil
+        guard state == .background else { return }
+        timeExpired = true
+        let expiring = tasks.filter { !$0.value.expired }
+        for (identifier, task) in expiring.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            tasks[identifier]?.expired = true
+            task.expirationHandler?()
+        }
+        for task in tasks.values where task.expired {
+            taskOverran(task.name)
+        }
+        // A task that outlives its expiration is reported, then no longer keeps the daemon awake.
+        tasks = tasks.filter { !$0.value.expired }
+        suspendIfIdle()
+    }
+
+    private func suspendIfIdle() {
+        guard state == .background, timeExpired, tasks.isEmpty else { return }
+        if backgroundMode == .audio && isPlayingAudio() { return }
+        set(.suspended, posting: Self.didSuspendNotification)
+    }
+}
