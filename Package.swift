@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
+        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,18 @@
+import Foundation
+
+/// What the daemon remembers across restarts: the queue, where it was in it, and
+/// whether it was playing.
+struct SavedState: Codable, Equatable, Sendable {
+    /// The format this daemon writes; a file with a higher version is from a newer daemon.
+    static let currentVersion = 1
+
+    var version = SavedState.currentVersion
+    /// The queued files, as absolute paths, in order.
+    var queue: [String]
+    /// The position of the current item in `queue`, if any.
+    var current: Int?
+    /// Seconds into the current item.
+    var position: Double
+    /// True if playback was paused (or stopped) rather than playing.
+    var paused: Bool
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import queueplayerd
+
+/// The state file: atomic, and never a reason not to start.
+@Suite struct StateStoreTests {
+    func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("state-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func aSavedStateLoadsBackAndLeavesNoTemporaryFile() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = StateStore(file: directory.appendingPathComponent("queueplayerd/state.json"))
+        #expect(store.load() == .none)
+        let state = SavedState(queue: ["/music/a.mp3", "/music/b.mp3"], current: 1, position: 12.5, paused: true)
+        try store.save(state)
+        #expect(store.load() == .loaded(state))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("queueplayerd").path)
+        #expect(names == ["state.json"])
+        var newer = state
+        newer.position = 13
+        try store.save(newer)
+        #expect(store.load() == .loaded(newer))
+    }
+
+    @Test func aCorruptOrFutureFileIsMovedAside() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("state.json")
+        let store = StateStore(file: file)
+        for (contents, expected) in [("{ not json", "cannot be read"), (#"{"version": 99, "queue": [], "position": 0, "paused": false}"#, "newer")] {
+            try contents.write(to: file, atomically: true, encoding: .utf8)
+            guard case .movedAside(let reason, let aside) = store.load() else {
+                Issue.record("\(contents) was not moved aside")
+                continue
+            }
+            #expect(reason.contains(expected), "\(reason)")
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            #expect(try String(contentsOfFile: aside, encoding: .utf8) == contents)
+            try FileManager.default.removeItem(atPath: aside)
+        }
+        #expect(store.load() == .none)
+    }
+
+    @Test func theDefaultFileFollowsXDGStateHome() {
+        #expect(StateStore.defaultFile(environment: ["XDG_STATE_HOME": "/x/state"]).path == "/x/state/queueplayerd/state.json")
+        #expect(StateStore.defaultFile(environment: [:]).path.hasSuffix("/.local/state/queueplayerd/state.json"))
+    }
+}
