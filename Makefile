@@ -4,6 +4,10 @@ MEDIA        ?= Media
 OUTPUT       ?= auto
 PREFIX       ?= $(HOME)/.local
 DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+UNITDIR      ?= $(HOME)/.config/systemd/user
+# A binary to install instead of a fresh release build (e.g. BINARY=.build/debug/queueplayerd).
+BINARY       ?=
 
 .PHONY: all bootstrap build run test bench clean
 
@@ -26,3 +30,26 @@ test: bootstrap
 
 clean:
 	rm -rf .build
+
+## Benchmarks side by side with mpg123 and mpd (about 20 minutes): bench/results/latest.md.
+bench:
+	bench/run
+
+.PHONY: install uninstall
+
+## Builds for release and installs the daemon in $(BINDIR) and its systemd user units in $(UNITDIR).
+install:
+	@if [ -z "$(BINARY)" ]; then echo "$(SWIFT) build -c release --product queueplayerd"; \
+	  $(SWIFT) build -c release --product queueplayerd || exit 1; fi
+	install -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"
+	install -m 0755 "$(or $(BINARY),.build/release/queueplayerd)" "$(DESTDIR)$(BINDIR)/queueplayerd"
+	sed 's|^ExecStart=%h/.local/bin/|ExecStart=$(if $(filter $(HOME)/.local/bin,$(BINDIR)),%h/.local/bin,$(BINDIR))/|' \
+	  systemd/queueplayerd.service > "$(DESTDIR)$(UNITDIR)/queueplayerd.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/queueplayerd.service"
+	install -m 0644 systemd/queueplayerd.socket "$(DESTDIR)$(UNITDIR)/queueplayerd.socket"
+	@echo "Then: systemctl --user daemon-reload && systemctl --user enable --now queueplayerd.socket"
+
+## Removes what `make install` installed (stop and disable the units first).
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/queueplayerd" \
+	  "$(DESTDIR)$(UNITDIR)/queueplayerd.service" "$(DESTDIR)$(UNITDIR)/queueplayerd.socket"

@@ -19,6 +19,7 @@ final class Daemon: @unchecked Sendable {
     private let hasPlayed = Atomic<Bool>(false)
     private let timeQueue = DispatchQueue(label: "queueplayerd.time")
     private let signalQueue = DispatchQueue(label: "queueplayerd.signals")
+    private let systemd = SystemdService()
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
 
@@ -49,6 +50,7 @@ final class Daemon: @unchecked Sendable {
             controller.append(initialFiles)
             if !initialFiles.isEmpty { controller.startPlayback(at: 0) }
         }
+        systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
     }
 
     private func observePlayer() {
@@ -101,8 +103,9 @@ final class Daemon: @unchecked Sendable {
             if isInBackground.exchange(false, ordering: .relaxed) { logger.info("entered the foreground") }
         }
         for stop in [SIGTERM, SIGINT] {
-            signals.watch(stop) { [player] in
+            signals.watch(stop) { [player, systemd] in
                 logger.info("stopping")
+                systemd.willStop()
                 player.close()
                 exit(0)
             }

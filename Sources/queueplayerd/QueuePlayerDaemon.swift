@@ -56,7 +56,7 @@ struct QueuePlayerDaemon: ParsableCommand {
 
     func run() throws {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = JournalLogHandler.standardError(label: label)
             handler.logLevel = ProcessInfo.processInfo.environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return handler
         }
