@@ -1,0 +1,415 @@
+#!/usr/bin/python3
+"""Turns the fragments of one benchmark run into NAME.md (a table to read),
+NAME.json (every figure, every run) and the jitter plot.
+
+usage: report.py FRAGMENTS-DIR OUTPUT-DIR NAME     (NAME: latest, or quick)
+"""
+
+import glob
+import json
+import os
+import sys
+
+NOISY = 0.20  # a figure whose runs spread by more than this ((max - min) / median) is called noisy
+
+
+def load(frag, name):
+    path = os.path.join(frag, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def med(xs):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    k = (len(xs) - 1) / 2
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def summ(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    m = med(xs)
+    return {"median": m, "min": min(xs), "max": max(xs), "n": len(xs),
+            "spread": (max(xs) - min(xs)) / m if m else 0.0, "runs": xs}
+
+
+# ------------------------------------------------------------------ formatting
+
+def fmt(v, unit):
+    if v is None:
+        return "n/a"
+    if unit == "s":
+        return f"{v:.3f} s"
+    if unit == "ms":
+        return f"{v:.3f} ms" if abs(v) < 10 else f"{v:.1f} ms"
+    if unit == "us":
+        return f"{v * 1e6:.0f} µs"
+    if unit == "ms_from_s":
+        return f"{v * 1e3:.2f} ms"
+    if unit == "MiB":
+        return f"{v / 1024:.1f} MiB"
+    if unit == "frames":
+        return f"{v:+d}" if v else "0"
+    return f"{v:.3g}"
+
+
+def spread_text(s, unit):
+    if not s or s["n"] < 2:
+        return "1 run"
+    t = f"{fmt(s['min'], unit)}–{fmt(s['max'], unit)} ({s['n']} runs)"
+    return t + (" **noisy**" if s["spread"] > NOISY else "")
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, num, figure, ours, peer, theirs, unit, target=None, note=""):
+        """One line: our figure against one peer's; target is (op, ratio-limit) or a callable."""
+        o = ours["median"] if isinstance(ours, dict) else ours
+        p = theirs["median"] if isinstance(theirs, dict) else theirs
+        numeric = isinstance(p, (int, float)) and not isinstance(p, bool)
+        ratio = (o / p) if (o is not None and numeric and p != 0) else None
+        if ratio is None and o == 0 and p == 0:
+            ratio_text = "= (0 and 0)"
+        elif ratio is None:
+            ratio_text = "∞ (peer 0)" if numeric and p == 0 and o else "n/a"
+        else:
+            ratio_text = f"{ratio:.2f}×"
+        met = None
+        target_text = "—"
+        if target:
+            op, limit, target_text = target
+            value = ratio if op in ("<=", "<") else o
+            if op == "=0":
+                met = o == 0
+            elif value is not None:
+                met = value <= limit if op in ("<=", "abs<=") else value < limit
+        row = {"row": num, "figure": figure, "ours": o, "peer": peer, "peer_figure": p, "unit": unit,
+               "ratio": ratio, "ratio_text": ratio_text, "target": target_text, "met": met,
+               "ours_runs": ours if isinstance(ours, dict) else None,
+               "peer_runs": theirs if isinstance(theirs, dict) else None, "note": note}
+        self.rows.append(row)
+
+    def markdown(self):
+        out = ["| # | figure | queueplayerd | peer | peer's figure | ratio (ours / peer) | target | met? "
+               "| spread of runs, ours · peer's (min–max) |",
+               "|---|---|---|---|---|---|---|---|---|"]
+        for r in self.rows:
+            met = "—" if r["met"] is None else ("yes" if r["met"] else "**MISSED**")
+            spread = f"{spread_text(r['ours_runs'], r['unit'])} · {spread_text(r['peer_runs'], r['unit'])}" \
+                if r["ours_runs"] or r["peer_runs"] else "—"
+            fig = r["figure"] + (f" ({r['note']})" if r["note"] else "")
+            out.append(f"| {r['row']} | {fig} | {fmt(r['ours'], r['unit'])} | {r['peer']} | "
+                       f"{fmt(r['peer_figure'], r['unit']) if isinstance(r['peer_figure'], (int, float)) else r['peer_figure']} | "
+                       f"{r['ratio_text']} | {r['target']} | {met} | {spread} |")
+        return "\n".join(out)
+
+
+# ------------------------------------------------------------------ rows
+
+def row1(t, frag):
+    for inp, label in (("long-44k-stereo", "44.1 kHz stereo"), ("long-22k-mono", "22.05 kHz mono")):
+        times, cpu = {}, {}
+        for path in sorted(glob.glob(os.path.join(frag, f"throughput-{inp}-*.json"))):
+            with open(path) as f:
+                for r in json.load(f)["results"]:
+                    times.setdefault(r["command"], []).extend(r["times"])
+                    cpu.setdefault(r["command"], []).append(r["user"] + r["system"])
+        cpu = {k: sum(v) / len(v) for k, v in cpu.items()}
+
+        def cpu_note(peer):
+            if "queueplayerd" not in cpu or peer not in cpu:
+                return ""
+            return f"CPU user+sys, mean: ours {cpu['queueplayerd']:.3f} s, peer {cpu[peer]:.3f} s"
+        if not times:
+            t.add(1, f"decode throughput, {label}", None, "(family failed)", None, "s")
+            continue
+        qp, t_, alsa = (summ(times.get(k, [])) for k in ("queueplayerd", "mpg123 -t", "mpg123 -o alsa"))
+        t.add(1, f"15 min unpaced, {label}: wall time (ours via file+null plugins)", qp,
+              "`mpg123 -t` (null sink)", t_, "s", ("<=", 1.05, "≤ 1.05×"), cpu_note("mpg123 -t"))
+        t.add(1, f"15 min unpaced, {label}: wall time, same plugins", qp,
+              "`mpg123 -o alsa` (file+null)", alsa, "s", ("<=", 1.0, "≤ 1.0×"), cpu_note("mpg123 -o alsa"))
+
+
+def row2_3(t, rt):
+    runs = rt["runs"]
+    cpu = {v: summ([r["cpu_s_per_60s"] for r in rs]) for v, rs in runs.items()}
+    hwm = {v: summ([r["vm_hwm_kib"] for r in rs]) for v, rs in runs.items()}
+    for fgbg, label, lim in (("queueplayerd-fg", "foreground", 1.0), ("queueplayerd-bg", "background (printing)", 1.3)):
+        t.add(2, f"CPU s per 60 s real-time playback, {label}",
+              cpu[fgbg], "`mpg123 -o alsa` (pulse)", cpu["mpg123"], "s", ("<=", lim, f"≤ {lim}×"))
+        t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], "mpd (ALSA → pulse)", cpu["mpd"], "s",
+              ("<", 1.0, "< mpd"))
+    for fgbg, label in (("queueplayerd-fg", "foreground"), ("queueplayerd-bg", "background")):
+        t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpd", hwm["mpd"], "MiB", ("<", 1.0, "< mpd"))
+        t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpg123 (no target)", hwm["mpg123"], "MiB")
+    return cpu, hwm
+
+
+def row4(t, rt):
+    out = {}
+    for key, runs, label in (("idle", rt["runs"]["queueplayerd-bg"], "idle machine"),
+                             ("loaded", rt["loaded"], "other core saturated (stress-ng)")):
+        obs = [r["observer"] for r in runs if "observer" in r and "error" not in r["observer"]]
+        if not obs:
+            t.add(4, f"10 ms observer, {label}", None, "(no data)", None, "ms")
+            continue
+        s = {k: summ([o[k] for o in obs]) for k in
+             ("interval_error_p50_ms", "interval_error_p99_ms", "interval_error_max_ms", "drift_ms")}
+        s["drift_abs_ms"] = summ([abs(o["drift_ms"]) for o in obs])
+        out[key] = s
+        skipped = sum(o["printed_steps_not_one_tick"] for o in obs)
+        lines = sum(o["lines"] for o in obs)
+        expected = sum(o["expected_lines"] for o in obs)
+        note = (f"p50 {s['interval_error_p50_ms']['median']:.3f} ms; {lines} of {expected} lines; "
+                f"{skipped} printed steps ≠ 0.01")
+        none = "none (absolute)"
+        t.add(4, f"10 ms observer, interval error p99, {label}", s["interval_error_p99_ms"], none, "—", "ms",
+              ("abs<=", 1.0, "≤ 1 ms"), note)
+        t.add(4, f"10 ms observer, interval error max, {label}", s["interval_error_max_ms"], none, "—", "ms",
+              ("abs<=", 5.0, "≤ 5 ms"))
+        t.add(4, f"10 ms observer, drift (absolute) over {rt['duration_s']} s, {label}",
+              s["drift_abs_ms"], none, "—", "ms", ("abs<=", 10.0, "≤ 10 ms"))
+    # ratio column for absolute rows: ours / target
+    for r in t.rows:
+        if r["row"] == 4 and r["ours"] is not None:
+            limit = {"≤ 1 ms": 1.0, "≤ 5 ms": 5.0}.get(r["target"], 10.0)
+            r["ratio"] = r["ours"] / limit
+            r["ratio_text"] = f"{r['ratio']:.2f} of target"
+    return out
+
+
+def row5(t, gp):
+    out = {}
+    for set_name, label in (("sweep-44k", "44.1 kHz stereo"), ("sweep-22k", "22.05 kHz mono")):
+        g = gp.get(set_name)
+        if not g:
+            continue
+        worst = {}
+        for player, runs in g["runs"].items():
+            vals = [sum(abs(b) for b in r["boundaries"]) if "boundaries" in r else None for r in runs]
+            worst[player] = None if any(v is None for v in vals) else max(vals)
+        out[set_name] = worst
+        qp_runs = g["runs"]["queueplayerd"]
+        exact = all(all(r.get("boundary_bytes_identical", [False])) for r in qp_runs)
+        mpd_tail = [r.get("tail") for r in g["runs"].get("mpd", [])]
+        for peer, label_peer in (("mpg123", "`mpg123 --gapless -o alsa`"), ("mpd", "mpd (ALSA, libmad)")):
+            note = ""
+            if peer == "mpg123":
+                note = ("ours byte-identical to the reference around every boundary"
+                        if exact else "ours NOT byte-identical to the reference around the boundaries")
+            else:
+                diffs = [max(r.get("boundary_max_abs_diff") or [0]) for r in g["runs"]["mpd"]]
+                note = (f"mpd's libmad within {max(diffs):.2f} LSB of the reference; "
+                        f"{mpd_tail[0]} frames of silence after the last item")
+            t.add(5, f"frames added/dropped at the 2 boundaries, sweep {label}", worst["queueplayerd"],
+                  label_peer, worst[peer], "frames", ("=0", 0, "0"), note)
+    return out
+
+
+def row6(t, ct):
+    qp, mpd = ct["queueplayerd"], ct["mpd"]
+    n = ct["other_clients"]
+    t.add(6, f"`status` round trip p50, {n} other clients idling", qp["status_p50"], "mpd", mpd["status_p50"],
+          "us", ("<=", 1.0, "≤ mpd"))
+    t.add(6, f"`status` round trip p99, {n} other clients idling", qp["status_p99"], "mpd", mpd["status_p99"],
+          "us", ("<=", 1.0, "≤ mpd"))
+    t.add(6, "`next` → `changed: player` on an idling client, p50", qp["next_p50"], "mpd", mpd["next_p50"],
+          "ms_from_s", ("<=", 1.0, "≤ mpd"))
+    t.add(6, "`next` → `changed: player` on an idling client, p99", qp["next_p99"], "mpd", mpd["next_p99"],
+          "ms_from_s", ("<=", 1.0, "≤ mpd"))
+
+
+def row7(t, st):
+    t.add(7, "launch → control socket accepting (greeting read)", st["queueplayerd_accepting"],
+          "mpd (database built, no state)", st["mpd_accepting"], "ms_from_s", ("<=", 1.0, "≤ mpd"))
+    t.add(7, "launch → first audio frame written (file plugin)", st["queueplayerd_first_frame"],
+          "mpd + `add`, `play` at once", st["mpd_first_frame"], "ms_from_s", ("<=", 1.0, "≤ mpd"))
+    t.add(7, "launch → first audio frame written (file plugin)", st["queueplayerd_first_frame"],
+          "`mpg123 -o alsa` (no target)", st["mpg123_first_frame"], "ms_from_s")
+
+
+# ------------------------------------------------------------------ plot
+
+def plot(rt, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = {}
+    for key, runs in (("idle", rt["runs"].get("queueplayerd-bg", [])), ("loaded", rt.get("loaded", []))):
+        for r in runs:
+            s = r.get("observer", {}).get("series")
+            if s:
+                series[key] = s
+                break
+    if not series:
+        return False
+    fig, ax = plt.subplots(2, 2, figsize=(13, 8.5))
+    colors = {"idle": "tab:blue", "loaded": "tab:red"}
+    names = {"idle": "idle machine", "loaded": "other core saturated (stress-ng --cpu 1)"}
+    for i, key in enumerate(("idle", "loaded")):
+        a = ax[0][i]
+        if key in series:
+            s = series[key]
+            a.plot(s["t"], s["interval_ms"], ".", ms=2, color=colors[key])
+        a.axhline(10, color="k", lw=0.8)
+        for y in (9, 11):
+            a.axhline(y, color="gray", lw=0.6, ls="--")
+        a.set_title(f"interval between lines, {'idle' if key == 'idle' else 'other core saturated'}")
+        a.set_xlabel("s into the window")
+        a.set_ylabel("ms (target 10; dashed ±1 ms)")
+        top = max(series[key]["interval_ms"]) if key in series else 20
+        a.set_ylim(0, max(20, top * 1.05))
+    a = ax[1][0]
+    for key, s in series.items():
+        errs = sorted(abs(x - 10) for x in s["interval_ms"])
+        n = len(errs)
+        a.semilogy(errs, [1 - k / n for k in range(n)], color=colors[key], label=names[key])
+    a.axvline(1, color="gray", ls="--", lw=0.8)
+    a.axvline(5, color="gray", ls=":", lw=0.8)
+    a.axhline(0.01, color="gray", lw=0.6)
+    a.set_xlabel("|interval − 10 ms| (ms); dashed: p99 target 1 ms, dotted: max target 5 ms")
+    a.set_ylabel("fraction of intervals with a larger error")
+    a.set_title("interval error, complementary CDF (horizontal line: p99)")
+    a.legend()
+    a = ax[1][1]
+    for key, s in series.items():
+        a.plot(s["t"], s["residual_ms"], ".", ms=2, color=colors[key], label=names[key])
+    a.set_title("drift: printed time − wall-clock time, from the window's first line (target ±10 ms)")
+    a.set_xlabel("s into the window")
+    a.set_ylabel("ms")
+    a.legend()
+    fig.suptitle("queueplayerd's 10 ms periodic time observer, read from its stdout "
+                 "(timestamps taken by the reading process)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    return True
+
+
+# ------------------------------------------------------------------ main
+
+def main():
+    frag, outdir, name = sys.argv[1:4]
+    os.makedirs(outdir, exist_ok=True)
+    machine = load(frag, "machine") or {}
+    end = load(frag, "end") or {}
+    rt, gp, ct, st = (load(frag, n) for n in ("realtime", "gapless", "control", "startup"))
+    t = Table()
+    missing = []
+    row1(t, frag)
+    if rt:
+        row2_3(t, rt)
+    else:
+        missing.append("2, 3, 4 (realtime)")
+    observer = row4(t, rt) if rt else {}
+    gapless = row5(t, gp) if gp else missing.append("5 (gapless)")
+    row6(t, ct) if ct else missing.append("6 (control)")
+    row7(t, st) if st else missing.append("7 (startup)")
+    t.rows.sort(key=lambda r: r["row"])
+
+    plot_name = "jitter.png" if name == "latest" else f"jitter-{name}.png"
+    plotted = bool(rt) and plot(rt, os.path.join(outdir, plot_name))
+    seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
+
+    missed = [r for r in t.rows if r["met"] is False]
+    noisy = [r for r in t.rows
+             if any(x and x["n"] > 1 and x["spread"] > NOISY for x in (r["ours_runs"], r["peer_runs"]))]
+    dur = rt["duration_s"] if rt else None
+    md = [f"# queueplayerd benchmarks{' (QUICK mode: short runs, not for quoting)' if machine.get('quick') else ''}",
+          "",
+          f"Run {machine.get('started', '?')} on {machine.get('cpus', '?')} × {machine.get('cpu_model', '?')}, "
+          f"Linux {machine.get('kernel', '?')}; queueplayerd {machine.get('queueplayerd_commit', '?')} (release build); "
+          f"{machine.get('mpg123', 'mpg123')}; {machine.get('mpd', 'mpd')}; libasound {machine.get('libasound', '?')}; "
+          f"{machine.get('hyperfine', 'hyperfine')}. Whole run: {end.get('wall_seconds', '?')} s "
+          f"({', '.join(f'{k} {v} s' for k, v in sorted(seconds.items()))}). "
+          f"Load average at start {machine.get('loadavg_start', '?')}, at end {end.get('loadavg_end', '?')} "
+          "(the machine is shared: other people's tests ran beside this).",
+          "",
+          "Every figure is the median over repeated runs, taken side by side with the peers in the same run, "
+          "measured from outside the process (hyperfine, /proc/PID, wait4, this harness's own clock); "
+          "the only thing queueplayerd reports about itself that is used is its `Background:` lines (row 4). "
+          f"A figure is marked **noisy** when its runs spread by more than {NOISY:.0%} of the median. "
+          "Ratios are ours / peer's: below 1 is better for us.",
+          "",
+          t.markdown(),
+          ""]
+    if missing:
+        md += [f"Families that failed (no figures): {', '.join(missing)}.", ""]
+    md += ["## Targets missed", ""]
+    if missed:
+        for r in missed:
+            md.append(f"- row {r['row']}: {r['figure']} vs {r['peer']}: {fmt(r['ours'], r['unit'])} against "
+                      f"{fmt(r['peer_figure'], r['unit']) if isinstance(r['peer_figure'], (int, float)) else r['peer_figure']}"
+                      f" ({r['ratio_text']}; target {r['target']})")
+    else:
+        md.append("- none")
+    md += ["", "## Noisy figures", ""]
+    md += [f"- row {r['row']}: {r['figure']} vs {r['peer']}: ours {spread_text(r['ours_runs'], r['unit'])}; "
+           f"peer {spread_text(r['peer_runs'], r['unit'])}" for r in noisy] or ["- none"]
+    md += ["", "## What was compared, and how", "",
+           "1. **Throughput.** queueplayerd's `--output null` is paced in real time, so its unpaced path is ALSA's "
+           "`file` plugin writing to /dev/null over the `null` plugin (`--output alsa:devnull`). It is compared with "
+           "`mpg123 -t` (decode only, mpg123's null sink) and with `mpg123 -o alsa -a devnull` (the same plugin "
+           "chain). Input: the 180 s file queued five times (15 min). hyperfine, two rounds in opposite order.",
+           f"2. **CPU.** Real-time playback to a private user-mode PulseAudio null sink through ALSA's pulse plugin "
+           f"(`pulsenull`). utime+stime from /proc/PID/stat over a {dur} s window opening 2 s after playback "
+           "started, scaled to 60 s. queueplayerd's 10 ms observer always runs; in the background it prints "
+           "`Background: t` to a pipe read by the harness. PulseAudio's own CPU is not counted for anyone.",
+           "3. **Memory.** VmHWM (peak RSS) from /proc/PID/status at the end of each row-2 window.",
+           "4. **Observer.** Each `Background:` line is timestamped by the reading process as it arrives; "
+           "interval error is |gap between consecutive lines − 10 ms|, so it includes pipe and reader wake-up. "
+           "Drift: the null sink consumes at the wall clock's rate, so audible frames / rate advance with wall "
+           "time; drift is how much (printed time − wall time) moved between the window's first and last second "
+           "(medians over 100 lines). A constant offset between printed time and the first audible frame is not "
+           "visible from outside and is not in this figure. The loaded runs saturate the other core with "
+           "`stress-ng --cpu 1 --taskset 1`.",
+           "5. **Gapless.** Three consecutive 5 s pieces of one continuous sweep (44.1 kHz stereo, and 22.05 kHz "
+           "mono) played as one queue into ALSA's file plugin. Each piece is located in the output by matching "
+           "its middle against libmpg123's gapless decode of that piece (`mpg123 --gapless -s`); added (+) or "
+           "dropped (−) frames at a boundary = start of the next piece − end of this one. Silence before the "
+           "first or after the last piece is not a boundary and is reported in the JSON (`head`, `tail`).",
+           "6. **Control.** Both daemons play a 64-item queue to the PulseAudio null sink while 100 other clients "
+           "idle (re-idling whenever woken). The same Python client measures `status` round trips (one every "
+           "2 ms) and the time from sending `next` to a separate idling client reading `changed: player`.",
+           "7. **Start-up.** From just before fork/exec to the first greeting read on the control socket (polled "
+           "every 0.5 ms); and to the first audio bytes arriving in a FIFO written by ALSA's file plugin (which "
+           "hands data on in blocks, alike for every player). mpd cannot be told to play on its command line: "
+           "its figure includes a client sending `add` and `play` the moment it accepts.",
+           ""]
+    if plotted:
+        md += [f"![10 ms observer jitter]({plot_name})", "",
+               f"`{plot_name}`: intervals between `Background:` lines over one 60 s window, idle and loaded, their "
+               "complementary CDF, and the printed time against the wall clock.", ""]
+    with open(os.path.join(outdir, name + ".md"), "w") as f:
+        f.write("\n".join(md))
+
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k != "series"}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    throughput = {}
+    for path in sorted(glob.glob(os.path.join(frag, "throughput-*.json"))):
+        with open(path) as f:
+            throughput[os.path.basename(path)[:-5]] = json.load(f)
+    doc = {"machine": machine, "end": end, "family_seconds": seconds, "noisy_threshold": NOISY,
+           "table": t.rows, "targets_missed": [f"row {r['row']}: {r['figure']} vs {r['peer']}" for r in missed],
+           "observer": observer, "gapless": gapless,
+           "raw": {"throughput_hyperfine": throughput, "realtime": strip(rt), "gapless": gp,
+                   "control": ct, "startup": st}}
+    with open(os.path.join(outdir, name + ".json"), "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
