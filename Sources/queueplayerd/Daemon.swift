@@ -30,7 +30,7 @@ final class Daemon: @unchecked Sendable {
         let plugin = sink is ALSAAudioSink ? "alsa" : "null"
         controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
                                         output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin))
-        server = ControlServer(controller: controller, events: events, logger: logger)
+        server = ControlServer(controller: controller, events: events)
         initialFiles = urls
         self.logger = logger
         self.exitWhenFinished = exitWhenFinished

@@ -79,12 +79,6 @@ public final class ObservationRegistry: Sendable {
         for entry in entries { entry.didChange() }
     }
 
-    /// True if anything observes `keyPath` (lets an object skip work nobody sees).
-    public func isObserved(_ keyPath: AnyKeyPath) -> Bool {
-        let key = PropertyKey(keyPath)
-        return state.withLock { !($0.entries[key]?.isEmpty ?? true) }
-    }
-
     func add(_ entry: any ObservationEntry, for keyPath: AnyKeyPath) -> Observation {
         let key = PropertyKey(keyPath)
         let id = state.withLock { state -> Int in

@@ -103,8 +103,9 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
             case .send(let text):
                 write(text)
             case .close:
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).whenComplete { _ in
-                    context.close(promise: nil)
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+                    channel.close(promise: nil)
                 }
                 return
             }
@@ -113,7 +114,8 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
             // A client that went away mid-reply: stop working for it at once (its unread
             // commands would otherwise still be run, and their replies thrown away).
             let flushed = context.eventLoop.makePromise(of: Void.self)
-            flushed.futureResult.whenFailure { _ in context.close(promise: nil) }
+            let channel = context.channel
+            flushed.futureResult.whenFailure { _ in channel.close(promise: nil) }
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: flushed)
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
@@ -20,12 +19,10 @@ final class ControlServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let controller: PlaybackController
     private let events: ControlEvents
-    private let logger: Logger
 
-    init(controller: PlaybackController, events: ControlEvents, logger: Logger) {
+    init(controller: PlaybackController, events: ControlEvents) {
         self.controller = controller
         self.events = events
-        self.logger = logger
     }
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private

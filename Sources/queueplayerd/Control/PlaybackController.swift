@@ -319,10 +319,4 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         version += 1
         events.post([.playlist])
     }
-
-    /// Keeps the current item's entry in the queue when the player moves on: nothing to do,
-    /// positions are derived; but a stopped position is remembered for `status`.
-    func playerWillStop() {
-        stoppedPosition = nil
-    }
 }
