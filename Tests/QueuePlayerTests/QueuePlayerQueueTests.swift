@@ -131,4 +131,33 @@ import Testing
         clock.advance(bySeconds: 0.25)
         #expect(abs(player.currentTime().seconds - paused.seconds - 0.25) < 0.001)
     }
+
+    @Test func releasingTheOutputWhilePausedClosesItAndPlayResumesWithoutLosingAFrame() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let total = try TestMedia.frameCount(url)
+        let clock = VirtualClock()
+        let sink = NullAudioSink(clock: clock)
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: sink)
+        player.play()
+        clock.advance(bySeconds: 2)
+        player.releaseOutput()
+        clock.advance(bySeconds: 0.5)
+        #expect(sink.isOpen, "releasing does nothing while playing")
+
+        player.pause()
+        let paused = player.currentTime()
+        player.releaseOutput()
+        clock.advance(bySeconds: 3)
+        #expect(!sink.isOpen)
+        #expect(player.currentTime() == paused)
+        #expect(player.timeControlStatus == .paused)
+
+        player.play()
+        clock.advance(bySeconds: 0.5)
+        #expect(sink.isOpen)
+        #expect(abs(player.currentTime().seconds - paused.seconds - 0.5) < 0.001)
+        clock.advance(bySeconds: 60)
+        // What the device held when it closed was decoded again, not lost or played twice.
+        #expect(sink.framesPlayed == total)
+    }
 }

@@ -53,6 +53,9 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     /// Every frame ever accepted by ``write(_:frameCount:)``, across reconfigurations.
     public var framesWritten: Int64 { locked { writtenBeforeReconfigure + written } }
 
+    /// True between ``configure(_:)`` and ``close()``: the "device" is held.
+    public var isOpen: Bool { locked { format != nil && !closed } }
+
     /// Every frame that has played out (written and consumed by the clock).
     public var framesPlayed: Int64 { locked { playedBeforeReconfigure + consumed(at: clock.now()) } }
 

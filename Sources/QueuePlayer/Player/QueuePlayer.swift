@@ -200,6 +200,16 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         }
     }
 
+    /// Closes the audio device while playback is paused, so other programs can
+    /// use it; the next ``play()`` reopens it and continues where playback paused.
+    /// Does nothing while playing. A suspended daemon calls this.
+    public func releaseOutput() {
+        onControlQueue {
+            guard rate == 0 else { return }
+            renderer.mailbox.post(.releaseOutput)
+        }
+    }
+
     /// The audible position in the current item.
     public func currentTime() -> MediaTime {
         onControlQueue {

@@ -12,6 +12,8 @@ enum RenderCommand: Sendable {
     case play
     /// Stop consuming, in place if the device can.
     case pause
+    /// While paused, close the device so other programs can use it (reopened on play).
+    case releaseOutput
     /// End the render thread.
     case shutdown
 }

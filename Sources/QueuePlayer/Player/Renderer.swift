@@ -270,18 +270,33 @@ final class Renderer: @unchecked Sendable {
                         sinkPaused = true
                         publish(running: false)
                     } else {
-                        let audible = streamFrame - Int64(sink.delay())
-                        publish(running: false, delay: 0)
-                        events.push(RenderEvent(kind: .droppedOnPause, generation: generation, renderID: current?.id ?? 0, streamFrame: audible))
+                        giveBackBufferedAudio(closingSink: false)
                     }
                 } else {
                     publish(running: false)
                 }
+            case .releaseOutput:
+                guard !isPlaying, sinkFormat != nil else { continue }
+                giveBackBufferedAudio(closingSink: true)
             case .shutdown:
                 return false
             }
         }
         return true
+    }
+
+    /// Drops what the device holds, while paused, leaving the position where it was audible:
+    /// the player reloads the current item from there (``RenderEvent/Kind/droppedOnPause``).
+    private func giveBackBufferedAudio(closingSink: Bool) {
+        let held = sink.delay()
+        if closingSink {
+            sink.close()
+            sinkFormat = nil
+            sinkPaused = false
+        }
+        publish(running: false, delay: held)
+        events.push(RenderEvent(kind: .droppedOnPause, generation: generation, renderID: current?.id ?? 0,
+                                streamFrame: streamFrame - Int64(held)))
     }
 
     private func waitForCommand() {
