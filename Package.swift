@@ -44,6 +44,7 @@ let package = Package(
             name: "queueplayerd",
             dependencies: [
                 "QueuePlayer",
+                "AppLifecycle",
                 "MPDProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import AppLifecycle
 import Dispatch
 import Foundation
 import Logging
@@ -5,25 +6,38 @@ import MPDProtocol
 import QueuePlayer
 import Synchronization
 
-/// The composition root: a player, its observers, the control socket, and the
-/// signals that steer it.
+/// The composition root: a player, its observers, the control socket, the
+/// application life cycle, the saved state, and the signals that steer them.
 final class Daemon: @unchecked Sendable {
+    /// How the daemon was asked to run.
+    struct Configuration {
+        /// Files to queue at start (from `--media` or the command line).
+        var files: [URL]
+        /// True if the files were named on the command line: they replace a saved queue.
+        var filesAreExplicit: Bool
+        var exitWhenFinished: Bool
+        var backgroundMode: Application.BackgroundMode
+        var backgroundTime: Double
+        /// Where the state is saved; nil with `--no-state`.
+        var stateStore: StateStore?
+    }
+
     private let player: QueuePlayer
     private let controller: PlaybackController
     private let events: ControlEvents
     private let server: ControlServer
-    private let initialFiles: [URL]
+    private let lifecycle: LifecycleCoordinator
+    private let stateKeeper: StateKeeper?
+    private let statusLine: StatusLine?
+    private let configuration: Configuration
     private let logger: Logger
-    private let exitWhenFinished: Bool
-    private let isInBackground = Atomic<Bool>(false)
     private let hasPlayed = Atomic<Bool>(false)
     private let timeQueue = DispatchQueue(label: "queueplayerd.time")
-    private let signalQueue = DispatchQueue(label: "queueplayerd.signals")
     private let systemd = SystemdService()
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
 
-    init(urls: [URL], library: MusicLibrary, sink: any AudioSink, exitWhenFinished: Bool, logger: Logger) {
+    init(configuration: Configuration, library: MusicLibrary, sink: any AudioSink, logger: Logger) {
         player = QueuePlayer(sink: sink)
         let controllerQueue = DispatchQueue(label: "queueplayerd.controller")
         events = ControlEvents(queue: controllerQueue)
@@ -31,24 +45,37 @@ final class Daemon: @unchecked Sendable {
         controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
                                         output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin))
         server = ControlServer(controller: controller, events: events)
-        initialFiles = urls
+        let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
+                                      queue: controllerQueue)
+        lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
+        let controller = self.controller
+        stateKeeper = configuration.stateStore.map {
+            StateKeeper(store: $0, controller: controller, application: application, logger: logger)
+        }
+        statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        self.configuration = configuration
         self.logger = logger
-        self.exitWhenFinished = exitWhenFinished
     }
 
     func start(socketPath: String) throws {
         observePlayer()
+        connectLifecycle()
         watchSignals()
         let location = try server.start(path: socketPath)
         logger.info("control socket: \(location)")
 
-        if exitWhenFinished && initialFiles.isEmpty {
+        if configuration.exitWhenFinished && configuration.files.isEmpty {
             logger.info("nothing to play")
             exit(0)
         }
         controller.queue.sync {
-            controller.append(initialFiles)
-            if !initialFiles.isEmpty { controller.startPlayback(at: 0) }
+            let restored = !configuration.filesAreExplicit && (stateKeeper?.restore() ?? false)
+            if !restored {
+                controller.append(configuration.files)
+                if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
+            }
+            stateKeeper?.start(events: events)
+            statusLine?.show()
         }
         systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
     }
@@ -71,13 +98,12 @@ final class Daemon: @unchecked Sendable {
             if let item = change.newValue ?? nil {
                 hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
-            } else if exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
+            } else if configuration.exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
                 // Checked after the controller's current command: `play N` empties the player for a moment.
-                controller.queue.async {
+                controller.queue.async { [self] in
                     guard player.currentItem == nil && player.items().isEmpty else { return }
                     logger.info("the queue has finished")
-                    player.close()
-                    exit(0)
+                    stop(saving: false)
                 }
             }
             events.post([.player])
@@ -85,31 +111,66 @@ final class Daemon: @unchecked Sendable {
         let transport = player.observe(\.timeControlStatus, options: [.new]) { [events] _, _ in
             events.post([.player])
         }
-        let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: timeQueue) { [self] time in
-            if isInBackground.load(ordering: .relaxed) {
+        // The observer also reports the position once when playback pauses: only playing time is printed.
+        let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: timeQueue) { [lifecycle, player] time in
+            if lifecycle.isInBackground && player.rate != 0 {
                 Console.line(String(format: "Background: %.2f", time.seconds))
             }
         }
         retained += [failures, outputFailures, nowPlaying, transport, ticks]
     }
 
+    private func connectLifecycle() {
+        lifecycle.start()
+        controller.willUsePlayer = { [lifecycle] in lifecycle.commandNeedsPlayer() }
+        controller.additionalStatus = { [lifecycle] in lifecycle.statusFields }
+        let application = lifecycle.application
+        controller.runInBackgroundTask = { name, work in
+            let identifier = BackgroundTaskBox()
+            let cancelled = Atomic<Bool>(false)
+            identifier.value = application.beginBackgroundTask(name: name) { cancelled.store(true, ordering: .relaxed) }
+            work({ cancelled.load(ordering: .relaxed) }, {
+                application.queue.async { application.endBackgroundTask(identifier.value) }
+            })
+        }
+        guard let statusLine else { return }
+        let center = application.notificationCenter
+        retained.append(center.addObserver(forName: Application.willResignActiveNotification, object: application, queue: nil) { _ in
+            statusLine.hide()
+        })
+        retained.append(center.addObserver(forName: Application.didBecomeActiveNotification, object: application, queue: nil) { _ in
+            statusLine.show()
+        })
+    }
+
     private func watchSignals() {
         let logger = logger
-        let signals = SignalWatcher(queue: signalQueue)
-        signals.watch(SIGUSR1) { [self] in
-            if !isInBackground.exchange(true, ordering: .relaxed) { logger.info("entered the background") }
-        }
-        signals.watch(SIGUSR2) { [self] in
-            if isInBackground.exchange(false, ordering: .relaxed) { logger.info("entered the foreground") }
-        }
+        // Signals are handled on the controller's queue, where the application lives.
+        let signals = SignalWatcher(queue: controller.queue)
+        signals.watch(SIGUSR1) { [lifecycle] in lifecycle.enterBackground() }
+        signals.watch(SIGUSR2) { [lifecycle] in lifecycle.enterForeground() }
         for stop in [SIGTERM, SIGINT] {
-            signals.watch(stop) { [player, systemd] in
+            signals.watch(stop) { [self] in
                 logger.info("stopping")
-                systemd.willStop()
-                player.close()
-                exit(0)
+                self.stop(saving: true)
             }
         }
+        signals.start()
         retained.append(signals)
     }
+
+    /// Saves the state (unless the queue simply finished), lets what was written play
+    /// out, and exits 0. Runs on the controller's queue.
+    private func stop(saving: Bool) {
+        if saving { stateKeeper?.saveBeforeExit() }
+        systemd.willStop()
+        statusLine?.hide()
+        player.close()
+        exit(0)
+    }
+}
+
+/// A task identifier filled in after the closure that reads it is made.
+private final class BackgroundTaskBox: @unchecked Sendable {
+    var value = BackgroundTaskIdentifier.invalid
 }

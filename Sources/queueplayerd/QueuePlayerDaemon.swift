@@ -1,3 +1,4 @@
+import AppLifecycle
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -14,10 +15,18 @@ struct QueuePlayerDaemon: ParsableCommand {
         abstract: "A headless, gapless MP3 queue player for ALSA.",
         discussion: """
             Queues the given MP3 files (or the .mp3 files of --media, sorted by name) and plays them \
-            without gaps. Each new item is logged as "Now playing: <file name>".
+            without gaps. Each new item is logged as "Now playing: <file name>"; when stdout is a \
+            terminal, a status line below shows what plays.
 
-            SIGUSR1 sends the player to the background, where it prints "Background: <seconds>" \
-            every 10 ms while playing; SIGUSR2 brings it back to the foreground. SIGTERM or SIGINT stop it.
+            Like an iOS app, the daemon is active in the foreground. SIGUSR1 sends it to the \
+            background, where it prints "Background: <seconds>" every 10 ms while playing; SIGUSR2 \
+            brings it back. In the background, with nothing playing and no background task left, it \
+            is suspended once its background time is spent: the audio device is closed until a \
+            control command (play, next, ...) wakes it. SIGTERM or SIGINT stop it.
+
+            The queue, the current item, its position and play/pause are saved under \
+            $XDG_STATE_HOME/queueplayerd/ and restored at the next start, unless FILE arguments \
+            are given (they are played instead), --once is given, or --no-state.
             """)
 
     @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name; it is also the music directory.", valueName: "DIR"))
@@ -32,8 +41,17 @@ struct QueuePlayerDaemon: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE or null.", valueName: "OUTPUT"))
     var output: OutputChoice = .auto
 
-    @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing.")
+    @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
+
+    @Option(name: .long, help: ArgumentHelp("What keeps running in the background: audio (playback goes on) or none (entering the background pauses).", valueName: "MODE"))
+    var backgroundModes: BackgroundModeChoice = .audio
+
+    @Option(name: .long, help: ArgumentHelp("Seconds the daemon may run in the background without playing before it is suspended.", valueName: "SECONDS"))
+    var backgroundTime: Double = 180
+
+    @Flag(name: .long, help: "Neither restore nor save the queue and position.")
+    var noState = false
 
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
@@ -49,6 +67,9 @@ struct QueuePlayerDaemon: ParsableCommand {
                 throw ValidationError("\(option) \(directory): no such directory.")
             }
         }
+        guard backgroundTime.isFinite, backgroundTime >= 0 else {
+            throw ValidationError("--background-time: give a number of seconds, 0 or more.")
+        }
         if let socket, socket.isEmpty || socket.utf8.count > 100 {
             throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
         }
@@ -56,7 +77,7 @@ struct QueuePlayerDaemon: ParsableCommand {
 
     func run() throws {
         LoggingSystem.bootstrap { label in
-            var handler = JournalLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler.standardError(label: label)
             handler.logLevel = ProcessInfo.processInfo.environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return handler
         }
@@ -74,8 +95,13 @@ struct QueuePlayerDaemon: ParsableCommand {
         let libraryRoot = media ?? musicDirectory ?? files.first.map { ($0 as NSString).deletingLastPathComponent }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
         let sink = try OutputFactory.makeSink(for: output, logger: logger)
-        let daemon = Daemon(urls: urls, library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
-                            sink: sink, exitWhenFinished: once, logger: logger)
+        let configuration = Daemon.Configuration(
+            files: urls, filesAreExplicit: !files.isEmpty, exitWhenFinished: once,
+            backgroundMode: backgroundModes.mode, backgroundTime: backgroundTime,
+            stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()))
+        let daemon = Daemon(configuration: configuration,
+                            library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
+                            sink: sink, logger: logger)
         try daemon.start(socketPath: socket ?? ControlServer.defaultPath())
         dispatchMain()
     }
@@ -83,4 +109,11 @@ struct QueuePlayerDaemon: ParsableCommand {
 
 extension OutputChoice {
     static var defaultValueDescription: String { "auto" }
+}
+
+/// `--background-modes`: the `UIBackgroundModes` of the daemon.
+enum BackgroundModeChoice: String, ExpressibleByArgument, CaseIterable {
+    case audio, none
+
+    var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
 }

@@ -3,24 +3,75 @@ import Dispatch
 import Glibc
 #endif
 
-/// Delivers POSIX signals as ordinary callbacks on a queue.
+/// Delivers POSIX signals as ordinary callbacks on a queue, in the order they arrived.
 ///
-/// The signal is ignored at the process level and picked up by a Dispatch
-/// signal source, so no work ever runs in an async-signal context.
+/// The signal handler does one async-signal-safe thing: it writes the signal's
+/// number into a pipe (the self-pipe trick). A Dispatch read source drains the
+/// pipe on ``queue`` and calls the handlers, so no work runs in a signal context
+/// and a burst such as USR1 USR2 USR1 is seen in that order, not coalesced per
+/// signal as separate Dispatch signal sources would be.
 final class SignalWatcher: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
     private let queue: DispatchQueue
+    private var handlers: [Int32: @Sendable () -> Void] = [:]
+    private var source: (any DispatchSourceRead)?
 
     init(queue: DispatchQueue) {
         self.queue = queue
     }
 
     /// Calls `handler` on the watcher's queue each time `signal` arrives.
+    /// Call before ``start()``.
     func watch(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-        source.setEventHandler(handler: handler)
-        source.activate()
-        sources.append(source)
+        handlers[signalNumber] = handler
     }
+
+    /// Installs the handlers and starts delivering.
+    func start() {
+        let readEnd = SignalPipe.open()
+        let handlers = self.handlers
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = read(readEnd, &bytes, bytes.count)
+                guard count > 0 else { break }
+                for byte in bytes[0..<count] { handlers[Int32(byte)]?() }
+            }
+        }
+        source.activate()
+        self.source = source
+        for signalNumber in handlers.keys {
+            signal(signalNumber, forwardSignal)
+        }
+    }
+}
+
+/// The pipe between the signal handler and the watcher's read source.
+private enum SignalPipe {
+    /// Creates the pipe once (both ends non-blocking, close-on-exec); returns the read end.
+    static func open() -> Int32 {
+        if signalPipeWriteEnd < 0 {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { fatalError("cannot create the signal pipe: errno \(errno)") }
+            for end in ends {
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            }
+            signalPipeReadEnd = ends[0]
+            signalPipeWriteEnd = ends[1]
+        }
+        return signalPipeReadEnd
+    }
+}
+
+// Written once in `SignalPipe.open()`, before any handler is installed; only read afterwards.
+nonisolated(unsafe) private var signalPipeReadEnd: Int32 = -1
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: records the signal's number in the pipe, keeping `errno`.
+private func forwardSignal(_ signalNumber: Int32) {
+    let savedErrno = errno
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = savedErrno
 }

@@ -37,12 +37,12 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts the daemon with `arguments`; `environment` entries are added to the test's own.
-    /// Unless the test chooses, the daemon gets a runtime directory of its own, so its
-    /// default control socket never meets another daemon's.
+    /// Unless the test chooses, the daemon gets a runtime and a state directory of its
+    /// own, so its default control socket and saved state never meet another daemon's.
     public convenience init(_ arguments: [String], environment: [String: String] = [:]) throws {
         var environment = environment
-        if environment["XDG_RUNTIME_DIR"] == nil {
-            environment["XDG_RUNTIME_DIR"] = try TestMedia.scratchDirectory().path
+        for variable in ["XDG_RUNTIME_DIR", "XDG_STATE_HOME"] where environment[variable] == nil {
+            environment[variable] = try TestMedia.scratchDirectory().path
         }
         try self.init(program: ChildProcess.daemonPath, arguments, environment: environment)
     }

@@ -9,11 +9,14 @@ public final class PulseServer: @unchecked Sendable {
     public let directory: URL
     /// An ALSA configuration search path (`ALSA_CONFIG_PATH`) that adds `pcm.pulsenull`.
     public let alsaConfigPath: String
+    /// The server's address, for `pactl -s`.
+    public let serverAddress: String
     private let process: ChildProcess
 
     public init() throws {
         directory = try TestMedia.scratchDirectory()
         let socket = directory.appendingPathComponent("pulse.sock").path
+        serverAddress = "unix:\(socket)"
         let runtime = directory.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         process = try ChildProcess(
@@ -38,6 +41,16 @@ public final class PulseServer: @unchecked Sendable {
             stop()
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "pulseaudio did not create \(socket)"])
         }
+    }
+
+    /// How many playback streams the server has: one per open ALSA `pulsenull` device.
+    public func playbackStreamCount() throws -> Int {
+        let lister = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress, "list", "short", "sink-inputs"],
+                                      environment: ["HOME": directory.path])
+        guard lister.wait(timeout: 10) == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pactl failed: \(lister.standardError)"])
+        }
+        return lister.lines.filter { !$0.text.isEmpty }.count
     }
 
     public func stop() {

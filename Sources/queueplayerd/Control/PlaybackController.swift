@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import MPDProtocol
 import QueuePlayer
 
@@ -21,13 +22,6 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         let details: SongDetails?
     }
 
-    /// Tags, length and format of a file, for song blocks of songs not yet played.
-    struct SongDetails {
-        let metadata: ItemMetadata
-        let duration: Double
-        let format: AudioFormat
-    }
-
     enum PlayState: String { case play, pause, stop }
 
     let queue: DispatchQueue
@@ -44,6 +38,8 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     private var outputEnabled = true
     private var updateJob = 0
     private var libraryFiles: [String: Date] = [:]
+    private let songIndex = SongIndex()
+    private let logger = Logger(label: "queueplayerd")
 
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
          output: (name: String, plugin: String)) {
@@ -62,9 +58,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         guard !urls.isEmpty else { return }
         let playing = currentPosition != nil
         for url in urls {
-            let details = (try? MPG123Decoder(url: url)).map {
-                SongDetails(metadata: $0.metadata, duration: Double($0.frameCount) / Double($0.format.sampleRate), format: $0.format)
-            }
+            let details = songIndex.details(of: url)
             let entry = Entry(id: nextID, url: url, item: PlayerItem(url: url), details: details)
             nextID += 1
             entries.append(entry)
@@ -73,16 +67,22 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         queueChanged()
     }
 
-    /// Starts playing at `position` (fresh items from there to the end).
-    func startPlayback(at position: Int) {
+    /// Starts playing at `position` (fresh items from there to the end), `seconds`
+    /// into that item, or holds it there paused.
+    func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
         player.removeAllItems()
+        if seconds > 0 || paused { player.pause() }
         for index in position..<entries.count {
             entries[index].item = PlayerItem(url: entries[index].url)
             player.insert(entries[index].item, after: nil)
         }
         stoppedPosition = nil
-        if outputEnabled { player.play() } else { player.pause() }
+        if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
+        if outputEnabled && !paused { player.play() } else { player.pause() }
     }
+
+    /// The queued files, in order.
+    var queuedFiles: [URL] { entries.map(\.url) }
 
     // MARK: - Derived state
 
@@ -99,7 +99,21 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
 
     // MARK: - CommandExecutor
 
+    /// Called before a command that needs the player runs (it wakes a suspended daemon).
+    var willUsePlayer: () -> Void = {}
+    /// Extra `status` lines (the life cycle's `appstate`, ...).
+    var additionalStatus: () -> [(String, String)] = { [] }
+    /// Runs `work` as a background task named `name`; `work` calls its argument when done,
+    /// and gets a check that turns true once the task should stop early.
+    var runInBackgroundTask: (_ name: String, _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void) -> Void) -> Void = { _, work in
+        work({ false }, {})
+    }
+
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
+        switch command {
+        case .play, .pause, .next, .previous, .stop, .seekcur: willUsePlayer()
+        default: break
+        }
         switch command {
         case .play(let position):
             try play(position)
@@ -254,6 +268,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             reply.append("nextsongid", entries[position + 1].id)
         }
         if let error = lastError { reply.append("error", error) }
+        for (key, value) in additionalStatus() { reply.append(key, value) }
         return reply
     }
 
@@ -282,30 +297,41 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
 
     private var updateRunning = false
 
-    /// Rescans the library; `database` is reported if its files changed.
+    /// Rescans the library in a background task: which files exist (`database` is
+    /// reported if that changed), then the tags of new and changed files, which
+    /// `add` uses. A scan cut short by the background time is logged and redone
+    /// by the next `update`.
     private func update() -> Reply {
         updateJob += 1
         let job = updateJob
         updateRunning = true
         events.post([.update])
+        let files = library.allFiles()
         let before = libraryFiles
-        libraryFiles = snapshotLibrary()
+        libraryFiles = snapshotLibrary(files)
         let changed = before != libraryFiles
-        // The scan itself is quick; its end is reported after the reply, as mpd's background update does.
-        queue.async { [self] in
-            updateRunning = false
-            events.post(changed ? [.database, .update] : [.update])
+        runInBackgroundTask("update") { [self, songIndex, logger] isCancelled, done in
+            DispatchQueue.global(qos: .utility).async {
+                let scanned = songIndex.refresh(files, isCancelled: isCancelled)
+                if scanned < files.count {
+                    logger.warning("update \(job) stopped early: the background time ran out after \(scanned) of \(files.count) files")
+                }
+                self.queue.async { [self] in
+                    if updateJob == job { updateRunning = false }
+                    events.post(changed ? [.database, .update] : [.update])
+                    done()
+                }
+            }
         }
         var reply = Reply()
         reply.append("updating_db", job)
         return reply
     }
 
-    private func snapshotLibrary() -> [String: Date] {
+    private func snapshotLibrary(_ urls: [URL]? = nil) -> [String: Date] {
         var files: [String: Date] = [:]
-        for url in library.allFiles() {
-            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
-            files[library.uri(for: url)] = modified
+        for url in urls ?? library.allFiles() {
+            files[library.uri(for: url)] = SongIndex.modificationDate(of: url)
         }
         return files
     }

@@ -1,38 +1,44 @@
 import Foundation
 import Logging
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A swift-log handler for stderr connected to the journal: each line starts with the
-/// `sd-daemon(3)` priority prefix (`<2>` critical, `<3>` error, `<4>` warning, `<5>` notice,
-/// `<6>` info, `<7>` debug and trace), so journald records the level; the journal adds the
-/// time, the unit and the process itself.
-struct JournalLogHandler: LogHandler {
+/// The daemon's swift-log handler: one line per message on stderr, written
+/// through ``Console`` so it never runs into the terminal status line.
+///
+/// Connected to the journal (`$JOURNAL_STREAM` names stderr), each line starts
+/// with the `sd-daemon(3)` priority prefix (`<3>` error, `<4>` warning, `<6>` info,
+/// ...), so journald records the level and adds the time and the unit itself.
+/// Elsewhere lines read `2026-11-23T01:02:03+0000 warning queueplayerd: text`.
+struct StandardErrorLogHandler: LogHandler {
+    enum Format: Sendable {
+        /// `<N>text`, for journald.
+        case journal
+        /// Time, level and label before the text, for a terminal or a file.
+        case plain
+    }
+
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
+    let format: Format
     private let label: String
 
-    init(label: String, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
+    init(label: String, format: Format, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
         self.label = label
+        self.format = format
         self.metadataProvider = metadataProvider
+    }
+
+    /// The handler for `label`, in the journal's format if stderr is the journal.
+    static func standardError(label: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> StandardErrorLogHandler {
+        StandardErrorLogHandler(label: label, format: isStandardErrorTheJournal(environment: environment) ? .journal : .plain)
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
-    }
-
-    /// The handler for `label`: a journal handler when stderr is the journal stream
-    /// systemd connected (`$JOURNAL_STREAM` names stderr's device and inode), else
-    /// swift-log's usual stderr format.
-    static func standardError(label: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> any LogHandler {
-        if isStandardErrorTheJournal(environment: environment) {
-            return JournalLogHandler(label: label)
-        }
-        return StreamLogHandler.standardError(label: label)
     }
 
     /// True if `$JOURNAL_STREAM` (`<device>:<inode>`) is the file open on stderr; a child
@@ -66,28 +72,25 @@ struct JournalLogHandler: LogHandler {
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
+        let prefix: String
+        switch format {
+        case .journal: prefix = Self.prefix(for: level)
+        case .plain: prefix = "\(Self.timestamp()) \(level) \(label): "
+        }
         // journald reads each line on its own: every line gets the prefix.
-        let prefix = Self.prefix(for: level)
         var output = ""
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             output += prefix + line + "\n"
         }
-        Self.write(output)
+        Console.error(output)
     }
 
-    private static let writeLock = Mutex<Void>(())
-
-    private static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        writeLock.withLock { _ in
-            bytes.withUnsafeMutableBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written <= 0 { if errno == EINTR { continue } else { return } }
-                    offset += written
-                }
-            }
-        }
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

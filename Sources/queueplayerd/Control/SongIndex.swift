@@ -1,0 +1,51 @@
+import Foundation
+import QueuePlayer
+import Synchronization
+
+/// Tags, length and format of a file, for song blocks of songs not yet played.
+struct SongDetails: Sendable {
+    let metadata: ItemMetadata
+    let duration: Double
+    let format: AudioFormat
+
+    /// Reads them from the file; nil if it cannot be opened as MP3.
+    init?(reading url: URL) {
+        guard let decoder = try? MPG123Decoder(url: url) else { return nil }
+        metadata = decoder.metadata
+        duration = Double(decoder.frameCount) / Double(decoder.format.sampleRate)
+        format = decoder.format
+    }
+}
+
+/// What `update` learned about the library's files, so `add` need not open them
+/// again: details by path, valid while the file's modification time is unchanged.
+final class SongIndex: Sendable {
+    private let entries = Mutex<[String: (modified: Date, details: SongDetails?)]>([:])
+
+    /// The details of `url`, read now unless the index holds them for its current version.
+    func details(of url: URL) -> SongDetails? {
+        let modified = Self.modificationDate(of: url)
+        if let known = entries.withLock({ $0[url.path] }), known.modified == modified { return known.details }
+        let details = SongDetails(reading: url)
+        entries.withLock { $0[url.path] = (modified, details) }
+        return details
+    }
+
+    /// Reads the details of every file not yet known in its current version, until
+    /// `isCancelled` turns true. Returns how many files were looked at.
+    func refresh(_ urls: [URL], isCancelled: () -> Bool) -> Int {
+        var done = 0
+        for url in urls {
+            if isCancelled() { break }
+            _ = details(of: url)
+            done += 1
+        }
+        let present = Set(urls.map(\.path))
+        if done == urls.count { entries.withLock { $0 = $0.filter { present.contains($0.key) } } }
+        return done
+    }
+
+    static func modificationDate(of url: URL) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]) as? Date) ?? .distantPast
+    }
+}

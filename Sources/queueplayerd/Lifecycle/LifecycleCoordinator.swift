@@ -1,0 +1,105 @@
+import AppLifecycle
+import Dispatch
+import Foundation
+import Logging
+import QueuePlayer
+import Synchronization
+
+/// Connects the daemon's ``Application`` to its player: what entering the
+/// background, coming back, suspending and waking do to playback and output.
+///
+/// Lives on the controller's queue, as the application does; the periodic time
+/// observer reads ``isInBackground`` from its own queue.
+final class LifecycleCoordinator: @unchecked Sendable {
+    let application: Application
+    private let player: QueuePlayer
+    private let logger: Logger
+    private let inBackground = Atomic<Bool>(false)
+    private var observers: [any NSObjectProtocol] = []
+    private var transport: Observation?
+
+    /// True while the daemon is in the `background` state (and prints `Background:` lines).
+    var isInBackground: Bool { inBackground.load(ordering: .relaxed) }
+
+    init(application: Application, player: QueuePlayer, logger: Logger) {
+        self.application = application
+        self.player = player
+        self.logger = logger
+    }
+
+    /// Starts following the application's notifications and the player's transport.
+    func start() {
+        let application = application
+        let player = player
+        let logger = logger
+        application.isPlayingAudio = { player.rate != 0 }
+        application.taskOverran = { name in
+            logger.error("background task \"\(name)\" was still running when the background time ran out")
+        }
+        let center = application.notificationCenter
+        // Each notification, in the order posted, for whoever follows the daemon at debug level.
+        for name in [Application.willResignActiveNotification, Application.didEnterBackgroundNotification,
+                     Application.willEnterForegroundNotification, Application.didBecomeActiveNotification,
+                     Application.didSuspendNotification, Application.didWakeNotification] {
+            observers.append(center.addObserver(forName: name, object: application, queue: nil) { note in
+                let state = (note.object as? Application)?.state.rawValue ?? "?"
+                logger.debug("notification \(note.name.rawValue) (state \(state))")
+            })
+        }
+        func on(_ name: Notification.Name, _ body: @escaping @Sendable (Application) -> Void) {
+            observers.append(center.addObserver(forName: name, object: application, queue: nil) { note in
+                if let application = note.object as? Application { body(application) }
+            })
+        }
+        on(Application.willResignActiveNotification) { application in
+            // As an iOS app without the audio background mode does, pause before leaving the foreground.
+            if application.backgroundMode == .none && player.rate != 0 {
+                player.pause()
+                logger.info("paused: the background mode is none")
+            }
+        }
+        on(Application.didEnterBackgroundNotification) { [self] application in
+            inBackground.store(true, ordering: .relaxed)
+            logger.info("entered the background (background time \(Self.format(application.backgroundTime)) s)")
+        }
+        on(Application.willEnterForegroundNotification) { [self] _ in
+            inBackground.store(false, ordering: .relaxed)
+        }
+        on(Application.didBecomeActiveNotification) { _ in
+            logger.info("entered the foreground")
+        }
+        on(Application.didSuspendNotification) { [self] _ in
+            inBackground.store(false, ordering: .relaxed)
+            // Only a daemon without the audio background mode can be playing here.
+            player.pause()
+            player.releaseOutput()
+            logger.info("suspended: the audio device is closed until a control command or SIGUSR2")
+        }
+        on(Application.didWakeNotification) { [self] application in
+            inBackground.store(application.state == .background, ordering: .relaxed)
+            logger.info("woken from suspension")
+        }
+        transport = player.observe(\.timeControlStatus, options: [.new]) { _, _ in
+            application.queue.async { application.audioActivityChanged() }
+        }
+    }
+
+    /// `SIGUSR1`.
+    func enterBackground() { application.enterBackground() }
+
+    /// `SIGUSR2`.
+    func enterForeground() { application.enterForeground() }
+
+    /// A control command that needs the player: wakes a suspended daemon.
+    func commandNeedsPlayer() { application.wake() }
+
+    /// The `status` lines of the life cycle: `appstate`, and `backgroundtimeremaining` while backgrounded.
+    var statusFields: [(String, String)] {
+        var fields = [("appstate", application.state.rawValue)]
+        let remaining = application.backgroundTimeRemaining
+        if remaining.isFinite { fields.append(("backgroundtimeremaining", Self.format(remaining))) }
+        return fields
+    }
+
+    private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+}

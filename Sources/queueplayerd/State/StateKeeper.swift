@@ -1,0 +1,145 @@
+import AppLifecycle
+import Dispatch
+import Foundation
+import Logging
+import MPDProtocol
+import QueuePlayer
+
+/// Keeps the daemon's ``SavedState`` on disk: after every queue or transport
+/// change, every few seconds while playing, and when the daemon stops; and
+/// brings it back when the daemon starts.
+///
+/// Lives on the controller's queue. Each save snapshots the state there and
+/// writes it on a queue of its own, inside a background task, so a save that
+/// began just before the daemon went to the background still finishes.
+final class StateKeeper: @unchecked Sendable {
+    /// How often the position is saved while playing.
+    static let playingInterval: Double = 5
+
+    private let store: StateStore
+    private let controller: PlaybackController
+    private let application: Application
+    private let logger: Logger
+    private let writeQueue = DispatchQueue(label: "queueplayerd.state")
+    private var lastSaved: SavedState?
+    private var saveScheduled = false
+    private var timer: (any DispatchSourceTimer)?
+    private var transport: Observation?
+
+    init(store: StateStore, controller: PlaybackController, application: Application, logger: Logger) {
+        self.store = store
+        self.controller = controller
+        self.application = application
+        self.logger = logger
+    }
+
+    // MARK: - Restoring
+
+    /// Loads the saved state, if any, and puts the queue back as it was: the same
+    /// item at the same position, playing or paused. Files that vanished are dropped.
+    /// Returns false if there was nothing to restore. Call on the controller's queue.
+    func restore() -> Bool {
+        switch store.load() {
+        case .none:
+            return false
+        case let .movedAside(reason, path):
+            logger.warning("the saved state \(store.file.path) was not used, \(reason); it was moved to \(path)")
+            return false
+        case let .loaded(state):
+            var urls: [URL] = []
+            var current = state.current
+            for (index, path) in state.queue.enumerated() {
+                if FileManager.default.fileExists(atPath: path) {
+                    urls.append(URL(fileURLWithPath: path))
+                    continue
+                }
+                logger.warning("dropped from the saved queue, it no longer exists: \(path)")
+                if let position = current {
+                    if index == position { current = nil } else if index < position { current = position - 1 }
+                }
+            }
+            controller.append(urls)
+            if let current, current < urls.count {
+                controller.startPlayback(at: current, from: state.position, paused: state.paused)
+                logger.info("restored the queue (\(urls.count) items) at item \(current + 1), \(String(format: "%.2f", state.position)) s, \(state.paused ? "paused" : "playing")")
+            } else {
+                logger.info("restored the queue (\(urls.count) items), stopped")
+            }
+            lastSaved = snapshot()
+            return true
+        }
+    }
+
+    // MARK: - Saving
+
+    /// Starts saving on changes and while playing. Call on the controller's queue.
+    func start(events: ControlEvents) {
+        events.subscribe(self) { [self] subsystems in
+            if !subsystems.isDisjoint(with: [.playlist, .player]) { controller.queue.async { [self] in setNeedsSave() } }
+        }
+        let player = controller.player
+        transport = player.observe(\.rate, options: [.initial, .new]) { [self] _, change in
+            let playing = (change.newValue ?? 0) != 0
+            controller.queue.async { [self] in setSavesWhilePlaying(playing) }
+        }
+    }
+
+    /// Saves now, synchronously (the daemon is stopping). Call on the controller's queue.
+    func saveBeforeExit() {
+        timer?.cancel()
+        timer = nil
+        let state = snapshot()
+        writeQueue.sync { write(state) }
+    }
+
+    private func setNeedsSave() {
+        guard !saveScheduled else { return }
+        saveScheduled = true
+        // After the rest of the current command's changes.
+        controller.queue.async { [self] in
+            saveScheduled = false
+            save()
+        }
+    }
+
+    private func setSavesWhilePlaying(_ playing: Bool) {
+        if playing, timer == nil {
+            let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+            timer.schedule(deadline: .now() + Self.playingInterval, repeating: Self.playingInterval, leeway: .milliseconds(250))
+            timer.setEventHandler { [self] in save() }
+            timer.activate()
+            self.timer = timer
+        } else if !playing, let timer {
+            timer.cancel()
+            self.timer = nil
+        }
+    }
+
+    private func save() {
+        let state = snapshot()
+        guard state != lastSaved else { return }
+        lastSaved = state
+        let application = application
+        let task = application.beginBackgroundTask(name: "save state")
+        writeQueue.async { [self] in
+            write(state)
+            application.queue.async { application.endBackgroundTask(task) }
+        }
+    }
+
+    private func write(_ state: SavedState) {
+        do {
+            try store.save(state)
+        } catch {
+            logger.error("cannot save the state: \(error.localizedDescription)")
+        }
+    }
+
+    private func snapshot() -> SavedState {
+        let position = controller.currentPosition
+        return SavedState(queue: controller.queuedFiles.map(\.path),
+                          current: position,
+                          position: position != nil ? controller.player.currentTime().seconds : 0,
+                          paused: controller.playState != .play)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `queueplayerd` started with any arguments, its control socket in a scratch
+/// directory, its state under a given (or scratch) `XDG_STATE_HOME`, logging at debug level.
+final class LifecycleDaemon {
+    let socket: String
+    let process: ChildProcess
+    private let directory: URL
+
+    init(_ arguments: [String], stateHome: URL? = nil, environment: [String: String] = [:]) throws {
+        directory = try TestMedia.scratchDirectory()
+        socket = directory.appendingPathComponent("control.sock").path
+        var environment = environment
+        environment["QUEUEPLAYERD_LOG_LEVEL"] = "debug"
+        if let stateHome { environment["XDG_STATE_HOME"] = stateHome.path }
+        process = try ChildProcess(arguments + ["--socket", socket], environment: environment)
+        guard UnixSocketClient.waitUntilAccepting(socket, timeout: 10) else {
+            let stderr = process.standardError
+            process.terminate()
+            throw UnixSocketError("the daemon did not accept connections within 10 s; stderr: \(stderr)")
+        }
+    }
+
+    deinit {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Sends one command and returns its reply as key/value pairs (throws on `ACK`).
+    @discardableResult
+    func request(_ command: String) throws -> [String: String] {
+        let client = try UnixSocketClient(path: socket)
+        defer { client.close() }
+        _ = try client.readLine(timeout: 5)
+        let lines = try client.request(command)
+        guard lines.last == "OK" else { throw UnixSocketError("\(command): \(lines)") }
+        var fields: [String: String] = [:]
+        for line in lines.dropLast() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+        }
+        return fields
+    }
+
+    func status() throws -> [String: String] { try request("status") }
+
+    /// Polls `status` until `predicate` holds, up to `timeout` seconds; returns the last status.
+    @discardableResult
+    func waitForStatus(timeout: Double, _ predicate: ([String: String]) -> Bool) throws -> [String: String] {
+        let deadline = ChildProcess.now() + timeout
+        var last = try status()
+        while !predicate(last) && ChildProcess.now() < deadline {
+            usleep(10_000)
+            last = try status()
+        }
+        return last
+    }
+
+    /// Waits up to `timeout` seconds for stderr to satisfy `predicate` (the pipe is read by
+    /// another thread, so a line the daemon wrote may arrive a moment after its effect).
+    @discardableResult
+    func waitForStandardError(timeout: Double = 2, _ predicate: (String) -> Bool) -> Bool {
+        let deadline = ChildProcess.now() + timeout
+        while !predicate(process.standardError) {
+            if ChildProcess.now() > deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    /// Waits until the notifications logged end with `suffix`; returns them all.
+    func notifications(endingWith suffix: [String], timeout: Double = 2) -> [String] {
+        waitForStandardError(timeout: timeout) { _ in notifications.suffix(suffix.count) == suffix[...] }
+        return notifications
+    }
+
+    /// The debug log's life-cycle notifications, in order, as `name(state)`.
+    var notifications: [String] {
+        process.standardError.split(separator: "\n").compactMap { line in
+            guard let match = line.firstMatch(of: #/notification Application(\w+) \(state (\w+)\)/#) else { return nil }
+            return "\(match.1)(\(match.2))"
+        }
+    }
+
+    /// Context switches of all the daemon's threads so far (a thread that wakes up switches).
+    var contextSwitches: Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/status", encoding: .utf8) else { return total }
+            let counts = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+            return total + counts.compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+        }
+    }
+}
