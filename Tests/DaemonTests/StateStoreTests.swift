@@ -48,5 +48,8 @@ import Testing
     @Test func theDefaultFileFollowsXDGStateHome() {
         #expect(StateStore.defaultFile(environment: ["XDG_STATE_HOME": "/x/state"]).path == "/x/state/queueplayerd/state.json")
         #expect(StateStore.defaultFile(environment: [:]).path.hasSuffix("/.local/state/queueplayerd/state.json"))
+        // systemd's StateDirectory= names the directory itself.
+        #expect(StateStore.defaultFile(environment: ["STATE_DIRECTORY": "/s/queueplayerd", "XDG_STATE_HOME": "/x"]).path
+                == "/s/queueplayerd/state.json")
     }
 }

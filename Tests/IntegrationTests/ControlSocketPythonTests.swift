@@ -62,10 +62,11 @@ import Testing
     }
 
     /// mpd's status keys, in mpd's order, for a daemon without a mixer.
+    /// mpd's keys, then queueplayerd's `appstate` (python-mpd2 takes extra keys as they come).
     static let stoppedEmptyKeys = ["repeat", "random", "single", "consume", "partition", "playlist",
-                                   "playlistlength", "mixrampdb", "state"]
-    static let playingKeys = stoppedEmptyKeys + ["song", "songid", "time", "elapsed", "bitrate", "duration",
-                                                 "audio", "nextsong", "nextsongid"]
+                                   "playlistlength", "mixrampdb", "state", "appstate"]
+    static let playingKeys = Array(stoppedEmptyKeys.dropLast()) + ["song", "songid", "time", "elapsed", "bitrate", "duration",
+                                                                    "audio", "nextsong", "nextsongid", "appstate"]
 
     /// `duration:` as mpd prints it (3 decimals), from the exact decoded length of the item.
     static func duration(of index: Int, rate: Double) throws -> String {

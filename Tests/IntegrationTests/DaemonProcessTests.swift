@@ -44,7 +44,8 @@ import Testing
 
     @Test func badArgumentsPrintUsageAndExitNonZero() throws {
         for arguments in [["--output", "speakers"], ["--media", "/nonexistent-directory"], ["--bogus"],
-                          ["--media", TestMedia.directory.path, "extra.mp3"]] {
+                          ["--media", TestMedia.directory.path, "extra.mp3"],
+                          ["--background-modes", "fetch"], ["--background-time", "-1"], ["--background-time", "soon"]] {
             let daemon = try ChildProcess(arguments)
             let status = daemon.wait(timeout: 10)
             #expect(status != nil && status != 0, "\(arguments) exited \(String(describing: status))")

@@ -105,6 +105,8 @@ public final class ChildProcess: Sendable {
     public static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     public var lines: [Line] { output.lines }
+    /// Standard output after its last newline (a prompt, a status line).
+    public var unterminatedOutput: String { output.unterminated }
     public var standardError: String { output.standardError }
     public var isRunning: Bool { reap(blocking: false) == nil }
 
@@ -202,9 +204,10 @@ private final class OutputCollector: Sendable {
     func appendStandardOutput(_ data: Data, at time: Double) {
         stdout.withLock { state in
             state.partial += String(decoding: data, as: UTF8.self)
-            while let newline = state.partial.firstIndex(of: "\n") {
+            // By bytes: "\r\n" (a terminal's line end) is one Character, so a Character search misses it.
+            while let newline = state.partial.utf8.firstIndex(of: UInt8(ascii: "\n")) {
                 state.lines.append(ChildProcess.Line(text: String(state.partial[..<newline]), time: time))
-                state.partial.removeSubrange(...newline)
+                state.partial = String(state.partial[state.partial.utf8.index(after: newline)...])
             }
         }
     }
@@ -214,5 +217,7 @@ private final class OutputCollector: Sendable {
     }
 
     var lines: [ChildProcess.Line] { stdout.withLock { $0.lines } }
+    /// What followed the last newline.
+    var unterminated: String { stdout.withLock { $0.partial } }
     var standardError: String { stderr.withLock { $0 } }
 }

@@ -21,9 +21,12 @@ struct StateStore: Sendable {
 
     let file: URL
 
-    /// The default location: `$XDG_STATE_HOME/queueplayerd/state.json`, or
-    /// `~/.local/state/queueplayerd/state.json`.
+    /// The default location: `$STATE_DIRECTORY/state.json` under systemd (`StateDirectory=`),
+    /// else `$XDG_STATE_HOME/queueplayerd/state.json`, or `~/.local/state/queueplayerd/state.json`.
     static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let directories = environment["STATE_DIRECTORY"], let first = directories.split(separator: ":").first {
+            return URL(fileURLWithPath: String(first)).appendingPathComponent("state.json")
+        }
         let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
         return base.appendingPathComponent("queueplayerd/state.json")
