@@ -50,7 +50,7 @@ final class Daemon: @unchecked Sendable {
         lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
         let controller = self.controller
         stateKeeper = configuration.stateStore.map {
-            StateKeeper(store: $0, controller: controller, application: application, logger: logger)
+            StateKeeper(store: $0, controller: controller, logger: logger)
         }
         statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
         self.configuration = configuration
@@ -122,17 +122,8 @@ final class Daemon: @unchecked Sendable {
 
     private func connectLifecycle() {
         lifecycle.start()
-        controller.willUsePlayer = { [lifecycle] in lifecycle.commandNeedsPlayer() }
-        controller.additionalStatus = { [lifecycle] in lifecycle.statusFields }
+        controller.application = lifecycle
         let application = lifecycle.application
-        controller.runInBackgroundTask = { name, work in
-            let identifier = BackgroundTaskBox()
-            let cancelled = Atomic<Bool>(false)
-            identifier.value = application.beginBackgroundTask(name: name) { cancelled.store(true, ordering: .relaxed) }
-            work({ cancelled.load(ordering: .relaxed) }, {
-                application.queue.async { application.endBackgroundTask(identifier.value) }
-            })
-        }
         guard let statusLine else { return }
         let center = application.notificationCenter
         retained.append(center.addObserver(forName: Application.willResignActiveNotification, object: application, queue: nil) { _ in
@@ -168,9 +159,4 @@ final class Daemon: @unchecked Sendable {
         player.close()
         exit(0)
     }
-}
-
-/// A task identifier filled in after the closure that reads it is made.
-private final class BackgroundTaskBox: @unchecked Sendable {
-    var value = BackgroundTaskIdentifier.invalid
 }

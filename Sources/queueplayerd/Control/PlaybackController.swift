@@ -99,19 +99,12 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
 
     // MARK: - CommandExecutor
 
-    /// Called before a command that needs the player runs (it wakes a suspended daemon).
-    var willUsePlayer: () -> Void = {}
-    /// Extra `status` lines (the life cycle's `appstate`, ...).
-    var additionalStatus: () -> [(String, String)] = { [] }
-    /// Runs `work` as a background task named `name`; `work` calls its argument when done,
-    /// and gets a check that turns true once the task should stop early.
-    var runInBackgroundTask: (_ name: String, _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void) -> Void) -> Void = { _, work in
-        work({ false }, {})
-    }
+    /// The application the controller runs in (the daemon's life cycle).
+    var application: any ApplicationContext = AlwaysActiveContext()
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
         switch command {
-        case .play, .pause, .next, .previous, .stop, .seekcur: willUsePlayer()
+        case .play, .pause, .next, .previous, .stop, .seekcur: application.commandNeedsPlayer()
         default: break
         }
         switch command {
@@ -268,7 +261,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             reply.append("nextsongid", entries[position + 1].id)
         }
         if let error = lastError { reply.append("error", error) }
-        for (key, value) in additionalStatus() { reply.append(key, value) }
+        for (key, value) in application.statusFields { reply.append(key, value) }
         return reply
     }
 
@@ -310,17 +303,16 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         let before = libraryFiles
         libraryFiles = snapshotLibrary(files)
         let changed = before != libraryFiles
-        runInBackgroundTask("update") { [self, songIndex, logger] isCancelled, done in
-            DispatchQueue.global(qos: .utility).async {
-                let scanned = songIndex.refresh(files, isCancelled: isCancelled)
-                if scanned < files.count {
-                    logger.warning("update \(job) stopped early: the background time ran out after \(scanned) of \(files.count) files")
-                }
-                self.queue.async { [self] in
-                    if updateJob == job { updateRunning = false }
-                    events.post(changed ? [.database, .update] : [.update])
-                    done()
-                }
+        let activity = application.beginBackgroundActivity(named: "update")
+        DispatchQueue.global(qos: .utility).async { [self, songIndex, logger] in
+            let scanned = songIndex.refresh(files) { activity.isExpired }
+            if scanned < files.count {
+                logger.warning("update \(job) stopped early: the background time ran out after \(scanned) of \(files.count) files")
+            }
+            self.queue.async { [self] in
+                if updateJob == job { updateRunning = false }
+                events.post(changed ? [.database, .update] : [.update])
+                activity.end()
             }
         }
         var reply = Reply()

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Lives on the controller's queue, as the application does; the periodic time
 /// observer reads ``isInBackground`` from its own queue.
-final class LifecycleCoordinator: @unchecked Sendable {
+final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
     let application: Application
     private let player: QueuePlayer
     private let logger: Logger
@@ -90,8 +90,19 @@ final class LifecycleCoordinator: @unchecked Sendable {
     /// `SIGUSR2`.
     func enterForeground() { application.enterForeground() }
 
-    /// A control command that needs the player: wakes a suspended daemon.
+    // MARK: - ApplicationContext
+
     func commandNeedsPlayer() { application.wake() }
+
+    func beginBackgroundActivity(named name: String) -> BackgroundActivity {
+        let application = application
+        let identifier = Mutex(BackgroundTaskIdentifier.invalid)
+        let activity = BackgroundActivity {
+            application.queue.async { application.endBackgroundTask(identifier.withLock { $0 }) }
+        }
+        identifier.withLock { $0 = application.beginBackgroundTask(name: name) { activity.expire() } }
+        return activity
+    }
 
     /// The `status` lines of the life cycle: `appstate`, and `backgroundtimeremaining` while backgrounded.
     var statusFields: [(String, String)] {

@@ -1,4 +1,3 @@
-import AppLifecycle
 import Dispatch
 import Foundation
 import Logging
@@ -18,7 +17,6 @@ final class StateKeeper: @unchecked Sendable {
 
     private let store: StateStore
     private let controller: PlaybackController
-    private let application: Application
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
     private var lastSaved: SavedState?
@@ -26,10 +24,9 @@ final class StateKeeper: @unchecked Sendable {
     private var timer: (any DispatchSourceTimer)?
     private var transport: Observation?
 
-    init(store: StateStore, controller: PlaybackController, application: Application, logger: Logger) {
+    init(store: StateStore, controller: PlaybackController, logger: Logger) {
         self.store = store
         self.controller = controller
-        self.application = application
         self.logger = logger
     }
 
@@ -119,11 +116,10 @@ final class StateKeeper: @unchecked Sendable {
         let state = snapshot()
         guard state != lastSaved else { return }
         lastSaved = state
-        let application = application
-        let task = application.beginBackgroundTask(name: "save state")
+        let activity = controller.application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             write(state)
-            application.queue.async { application.endBackgroundTask(task) }
+            activity.end()
         }
     }
 

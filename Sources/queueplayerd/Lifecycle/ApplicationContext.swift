@@ -1,0 +1,48 @@
+import Synchronization
+
+/// What the controller and the state keeper need from the application they run
+/// in: waking it for a command, its state for `status`, and background tasks.
+///
+/// Every method is called on the controller's queue.
+protocol ApplicationContext: AnyObject, Sendable {
+    /// A command that needs the player is about to run: a suspended daemon wakes.
+    func commandNeedsPlayer()
+    /// Extra `status` lines (`appstate`, `backgroundtimeremaining`).
+    var statusFields: [(String, String)] { get }
+    /// Starts a background task named `name`: it keeps the daemon from being suspended
+    /// until ended, and is told to stop when the background time runs out.
+    func beginBackgroundActivity(named name: String) -> BackgroundActivity
+}
+
+/// A background task in progress, usable from any thread.
+final class BackgroundActivity: Sendable {
+    private let expired = Atomic<Bool>(false)
+    private let ending: Mutex<(@Sendable () -> Void)?>
+
+    /// `end` is called once, by the first ``end()``.
+    init(end: @escaping @Sendable () -> Void) {
+        ending = Mutex(end)
+    }
+
+    /// True once the background time ran out: the work should stop soon, then ``end()``.
+    var isExpired: Bool { expired.load(ordering: .relaxed) }
+
+    /// Called by the application when the background time runs out.
+    func expire() { expired.store(true, ordering: .relaxed) }
+
+    /// Ends the task. Later calls do nothing.
+    func end() {
+        let end = ending.withLock { end -> (@Sendable () -> Void)? in
+            defer { end = nil }
+            return end
+        }
+        end?()
+    }
+}
+
+/// A context with no life cycle: never suspended, tasks that never expire.
+final class AlwaysActiveContext: ApplicationContext {
+    func commandNeedsPlayer() {}
+    var statusFields: [(String, String)] { [] }
+    func beginBackgroundActivity(named name: String) -> BackgroundActivity { BackgroundActivity {} }
+}
