@@ -51,13 +51,15 @@ final class StatusLine: @unchecked Sendable {
 
     /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`.
     static func text(for controller: PlaybackController) -> String {
+        // First: reading the time brings the player's timeline up to date (see `status`).
+        let seconds = controller.player.currentTime().seconds
         let count = controller.queuedFiles.count
         guard let position = controller.currentPosition, let item = controller.player.currentItem else {
             return "Stopped  [0/\(count)]"
         }
         let state = controller.playState == .play ? "Playing" : "Paused"
         let name = item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent
-        let elapsed = clock(controller.player.currentTime().seconds)
+        let elapsed = clock(seconds)
         let duration = item.duration.map { clock($0.seconds) } ?? "-:--"
         return "\(state)  \(name)  \(elapsed) / \(duration)  [\(position + 1)/\(count)]"
     }

@@ -34,6 +34,7 @@ import Testing
         #expect(rows.last?.allSatisfy(\.isEmpty) ?? false, "the status line is removed on exit: \(String(describing: rows.last))")
         let times = drawn.compactMap { $0.firstMatch(of: #/  (\d+:\d\d) \/ 0:02  \[1\/1\]/#).map { String($0.1) } }
         #expect(Array(times.prefix(3)) == ["0:00", "0:01", "0:02"], "\(drawn)")
+        #expect(times == times.sorted(), "elapsed never runs backwards: \(times)")
         #expect(drawn.first?.hasPrefix("Playing  tone.mp3  ") ?? false)
         // The daemon's own lines stay whole lines.
         #expect(rows.contains { $0.last == "Now playing: tone.mp3" })

@@ -230,6 +230,9 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     }
 
     private func status() -> Reply {
+        // First: reading the time brings the player's timeline up to date, so an item that
+        // has just ended is not reported as current with its time reset.
+        let elapsed = player.currentTime().seconds
         var reply = Reply()
         reply.append("repeat", 0)
         reply.append("random", 0)
@@ -247,7 +250,6 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             reply.append("songid", entries[position].id)
         }
         if state != .stop, let item = player.currentItem {
-            let elapsed = player.currentTime().seconds
             let duration = item.duration?.seconds ?? 0
             reply.append("time", "\(ProtocolFormatting.wholeSeconds(elapsed)):\(ProtocolFormatting.wholeSeconds(duration))")
             reply.append("elapsed", seconds: elapsed)
