@@ -49,6 +49,7 @@ public final class Application: @unchecked Sendable {
     private var backgroundSince: UInt64?
     private var expiry: (any ScheduledWork)?
     private var timeExpired = false
+    private var isExpiring = false
 
     /// The current state. Starts `active`.
     public private(set) var state: ApplicationState = .active
@@ -114,7 +115,9 @@ public final class Application: @unchecked Sendable {
     }
 
     /// Starts a finite-length task that keeps the daemon awake in the background until it is
-    /// ended or the background time runs out (then `expirationHandler` runs).
+    /// ended or the background time runs out. Then `expirationHandler` runs, on ``queue``; it
+    /// should make the work stop and end the task before it returns, or the task is reported
+    /// through ``taskOverran``.
     public func beginBackgroundTask(name: String, expirationHandler: (@Sendable () -> Void)? = nil) -> BackgroundTaskIdentifier {
         let identifier = BackgroundTaskIdentifier(rawValue: nextTaskID)
         nextTaskID += 1
@@ -150,11 +153,14 @@ public final class Application: @unchecked Sendable {
         expiry = nil
         guard state == .background else { return }
         timeExpired = true
+        // Handlers end their tasks from here, synchronously, as UIKit asks: suspension waits for all of them.
+        isExpiring = true
         let expiring = tasks.filter { !$0.value.expired }
         for (identifier, task) in expiring.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             tasks[identifier]?.expired = true
             task.expirationHandler?()
         }
+        isExpiring = false
         for task in tasks.values where task.expired {
             taskOverran(task.name)
         }
@@ -164,7 +170,7 @@ public final class Application: @unchecked Sendable {
     }
 
     private func suspendIfIdle() {
-        guard state == .background, timeExpired, tasks.isEmpty else { return }
+        guard state == .background, timeExpired, !isExpiring, tasks.isEmpty else { return }
         if backgroundMode == .audio && isPlayingAudio() { return }
         set(.suspended, posting: Self.didSuspendNotification)
     }

@@ -90,9 +90,18 @@ import Testing
         let expired = Log()
         let overran = Log()
         fixture.application.taskOverran = { overran.append($0) }
+        let identifiers = Mutex<[BackgroundTaskIdentifier]>([])
+        let application = fixture.application
         let (save, forgotten) = fixture.onQueue { app in
             (app.beginBackgroundTask(name: "save state") { expired.append("save state") },
              app.beginBackgroundTask(name: "forgotten") { expired.append("forgotten") })
+        }
+        // A well-behaved task ends itself in its expiration handler: it is not reported.
+        fixture.onQueue { app in
+            identifiers.withLock { $0.append(app.beginBackgroundTask(name: "update") {
+                expired.append("update")
+                application.endBackgroundTask(identifiers.withLock { $0[0] })
+            }) }
         }
         // The handler of "save state" would normally end it; here only one of the two ends in time.
         fixture.onQueue { $0.enterBackground() }
@@ -101,8 +110,8 @@ import Testing
         #expect(fixture.onQueue(\.state) == .background)
         fixture.onQueue { $0.endBackgroundTask(save) }
         fixture.clock.advance(bySeconds: 0.2)
-        #expect(expired.all == ["forgotten"])
-        #expect(overran.all == ["forgotten"], "a task not ended after its expiration is reported by name")
+        #expect(expired.all == ["forgotten", "update"])
+        #expect(overran.all == ["forgotten"], "a task not ended by its expiration handler is reported by name")
         #expect(fixture.onQueue(\.state) == .suspended)
         #expect(fixture.log.all.last == "didSuspend:suspended")
         fixture.onQueue { $0.endBackgroundTask(forgotten); $0.endBackgroundTask(.invalid) }   // harmless

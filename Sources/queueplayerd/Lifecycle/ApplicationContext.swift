@@ -27,8 +27,16 @@ final class BackgroundActivity: Sendable {
     /// True once the background time ran out: the work should stop soon, then ``end()``.
     var isExpired: Bool { expired.load(ordering: .relaxed) }
 
-    /// Called by the application when the background time runs out.
-    func expire() { expired.store(true, ordering: .relaxed) }
+    /// Marks the activity expired, for the application's expiration handler: the work stops
+    /// at its next check. Returns true if the activity had not ended yet, in which case the
+    /// caller ends its task there and then, and a later ``end()`` does nothing.
+    func expire() -> Bool {
+        expired.store(true, ordering: .relaxed)
+        return ending.withLock { end in
+            defer { end = nil }
+            return end != nil
+        }
+    }
 
     /// Ends the task. Later calls do nothing.
     func end() {

@@ -100,7 +100,12 @@ final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
         let activity = BackgroundActivity {
             application.queue.async { application.endBackgroundTask(identifier.withLock { $0 }) }
         }
-        identifier.withLock { $0 = application.beginBackgroundTask(name: name) { activity.expire() } }
+        identifier.withLock {
+            $0 = application.beginBackgroundTask(name: name) {
+                // Ended here, synchronously, as UIKit asks of an expiration handler; the work stops at its next check.
+                if activity.expire() { application.endBackgroundTask(identifier.withLock { $0 }) }
+            }
+        }
         return activity
     }
 
