@@ -47,6 +47,11 @@ final class TimeObserverDelivery: @unchecked Sendable {
     }
 
     /// Queues a call with `time`; if a call is still waiting to start, it will carry this time instead.
+    ///
+    /// From a ``RealTimeClock`` tick (the player's wake-up runs on the clock thread) the
+    /// call is made on the clock thread itself, with `queue` held as `sync` holds it, once
+    /// the tick has left the player's queue: a tick then wakes one thread, not two. The
+    /// main queue is always reached with `async`.
     func deliver(_ time: MediaTime) {
         condition.lock()
         latest = time
@@ -54,22 +59,26 @@ final class TimeObserverDelivery: @unchecked Sendable {
         if needsDispatch { isScheduled = true }
         condition.unlock()
         guard needsDispatch else { return }
-        queue.async { [self] in
-            condition.lock()
-            isScheduled = false
-            guard isActive else {
-                condition.unlock()
-                return
-            }
-            let time = latest
-            runningThread = pthread_self()
+        if queue !== DispatchQueue.main, RealTimeClock.runAfterCurrentWork({ [self] in queue.sync { run() } }) { return }
+        queue.async { [self] in run() }
+    }
+
+    /// Makes the waiting call, on `queue`.
+    private func run() {
+        condition.lock()
+        isScheduled = false
+        guard isActive else {
             condition.unlock()
-            block(time)
-            condition.lock()
-            runningThread = nil
-            condition.broadcast()
-            condition.unlock()
+            return
         }
+        let time = latest
+        runningThread = pthread_self()
+        condition.unlock()
+        block(time)
+        condition.lock()
+        runningThread = nil
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Stops deliveries; waits for a call running on another thread to finish.

@@ -68,14 +68,19 @@ extension QueuePlayer {
         wakeUp = nil
         updateTimeline()
         if rate != 0, !currentItemAtEnd, let item = currentItem, let seconds = audiblePosition() {
-            for (id, observer) in periodicObservers {
+            // Walked by index and updated in place: mutating the dictionary while a `for` loop
+            // holds it would copy its storage on every tick.
+            var index = periodicObservers.startIndex
+            while index != periodicObservers.endIndex {
+                let observer = periodicObservers.values[index]
                 let interval = observer.interval.seconds
                 let last = observer.lastDelivered ?? -.infinity
                 let due = (last / interval + 1e-6).rounded(.down) * interval + interval
                 if seconds > last && seconds + 1e-7 >= due {
                     observer.delivery.deliver(MediaTime(seconds: seconds))
-                    periodicObservers[id]?.lastDelivered = seconds
+                    periodicObservers.values[index].lastDelivered = seconds
                 }
+                periodicObservers.formIndex(after: &index)
             }
             let previous = boundaryCheckedUpTo?.item == item ? boundaryCheckedUpTo!.seconds : seconds
             for observer in boundaryObservers.values where observer.times.contains(where: { $0 > previous && $0 <= seconds + 1e-7 }) {

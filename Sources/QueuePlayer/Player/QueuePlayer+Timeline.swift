@@ -184,6 +184,10 @@ extension QueuePlayer {
                 }
             }
             guard let end = segment.end, audible >= Double(end) else { break }
+            // The render thread reports an item's end and the next item's start one after the
+            // other; a wake-up between the two must not take the next item for missing (that
+            // would reload it over what is already written). Its start is on its way.
+            if audibleIndex + 1 == segments.count, requestedNextID != nil, !rendererIdle { break }
             audibleIndex += 1
             itemDidEnd(segment, nextStarts: audibleIndex < segments.count)
         }

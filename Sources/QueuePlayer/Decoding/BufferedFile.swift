@@ -1,0 +1,164 @@
+import CMPG123
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open MP3 file that libmpg123 reads through (`mpg123_replace_reader_handle`),
+/// 64 KiB at a time.
+///
+/// libmpg123's own reader makes two `read` calls per MPEG frame (header, then
+/// body): about 14,000 system calls for three minutes of audio, for every scan
+/// and every decode. Reading through this buffer takes one `pread` per 64 KiB.
+/// The buffer is allocated when the file is opened; reading allocates nothing,
+/// so the render thread may decode through it.
+final class BufferedFile: @unchecked Sendable {
+    // Touched by one thread at a time: the decoder's opener, then the render thread.
+    private let descriptor: Int32
+    private let buffer: UnsafeMutableRawPointer
+    private let capacity = 64 * 1024
+    /// The file offset of `buffer[0]`, and how many bytes from there it holds.
+    private var bufferStart: Int64 = 0
+    private var bufferCount = 0
+    /// Where libmpg123's next read starts.
+    private var position: Int64 = 0
+
+    /// What identifies this version of the file, for ``ScanCache``.
+    let identity: FileIdentity
+
+    init(descriptor: Int32, info: stat) {
+        self.descriptor = descriptor
+        identity = FileIdentity(info)
+        buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
+
+    /// The first `count` bytes of the file (fewer if it is shorter), nil if it cannot be read.
+    func prefix(_ count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
+        guard got >= 0 else { return nil }
+        return Array(bytes.prefix(got))
+    }
+
+    /// Opens `handle` (whose reader was replaced with ``read`` and ``seek``) on this file, from its start.
+    func open(_ handle: OpaquePointer) -> Bool {
+        position = 0
+        return mpg123_open_handle(handle, Unmanaged.passUnretained(self).toOpaque()) == MPG123_OK.rawValue
+    }
+
+    /// libmpg123's read callback: like `read(2)`.
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { context, destination, count in
+        guard let context, let destination else { return -1 }
+        return Unmanaged<BufferedFile>.fromOpaque(context).takeUnretainedValue().read(into: destination, count: count)
+    }
+
+    /// libmpg123's seek callback: like `lseek(2)`.
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { context, offset, whence in
+        guard let context else { return -1 }
+        return off_t(Unmanaged<BufferedFile>.fromOpaque(context).takeUnretainedValue().seek(Int64(offset), whence: whence))
+    }
+
+    private func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int {
+        var copied = 0
+        while copied < count {
+            if position < bufferStart || position >= bufferStart + Int64(bufferCount) {
+                let refilled = refill()
+                if refilled < 0 { return copied > 0 ? copied : -1 }
+                if refilled == 0 { break }
+            }
+            let offset = Int(position - bufferStart)
+            let chunk = min(count - copied, bufferCount - offset)
+            (destination + copied).copyMemory(from: buffer + offset, byteCount: chunk)
+            copied += chunk
+            position += Int64(chunk)
+        }
+        return copied
+    }
+
+    /// Reads the block at `position`; returns its length (0 at the end of the file, -1 on error).
+    private func refill() -> Int {
+        while true {
+            let got = pread(descriptor, buffer, capacity, off_t(position))
+            if got < 0 && errno == EINTR { continue }
+            bufferStart = position
+            bufferCount = max(0, got)
+            return got
+        }
+    }
+
+    private func seek(_ offset: Int64, whence: Int32) -> Int64 {
+        let base: Int64
+        switch whence {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = position
+        case SEEK_END:
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return -1 }
+            base = Int64(info.st_size)
+        default:
+            errno = EINVAL
+            return -1
+        }
+        guard base + offset >= 0 else {
+            errno = EINVAL
+            return -1
+        }
+        position = base + offset
+        return position
+    }
+}
+
+/// One version of one file: the same path rewritten is another version.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modified: Int64
+    let changed: Int64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+}
+
+/// What scanning a file found: its exact decoded length, and the length its LAME/Xing tag announces.
+struct ScanResult: Sendable {
+    let length: Int64
+    let announced: Int64?
+}
+
+/// Scan results by file version, so an unchanged file is scanned once per process:
+/// when it is added to the queue (its song details), not again when it is opened to
+/// play, re-opened after a seek or `next`, or queued once more.
+final class ScanCache: Sendable {
+    private let results = Mutex<[FileIdentity: ScanResult]>([:])
+    private let limit: Int
+
+    init(limit: Int = 4096) {
+        self.limit = limit
+    }
+
+    func result(for identity: FileIdentity) -> ScanResult? {
+        results.withLock { $0[identity] }
+    }
+
+    func remember(_ result: ScanResult, for identity: FileIdentity) {
+        results.withLock { results in
+            if results.count >= limit { results.removeAll(keepingCapacity: true) }
+            results[identity] = result
+        }
+    }
+}
+
+extension MPG123Decoder {
+    static let scans = ScanCache()
+}
