@@ -32,7 +32,7 @@ OTHER_CLIENTS = 100
 def start(kind):
     if kind == "queueplayerd":
         sock = os.path.join(B.WORK, "run", "control.sock")
-        child = B.Child([B.QP, "--media", B.music("queue"), "--output", "alsa:pulsenull", "--socket", sock],
+        child = B.Child([B.QP, "--media", B.music("queue"), "--output", "alsa:pulsenull", "--no-state", "--socket", sock],
                         env=B.qp_env())
         B.wait_accepting(sock, child=child)
     else:

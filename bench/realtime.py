@@ -101,7 +101,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
     try:
         if variant.startswith("queueplayerd"):
             sock = os.path.join(B.WORK, "run", "realtime.sock")
-            child = B.Child([B.QP, "--output", "alsa:pulsenull", "--socket", sock, B.music(B.LONG44)],
+            child = B.Child([B.QP, "--output", "alsa:pulsenull", "--no-state", "--socket", sock, B.music(B.LONG44)],
                             env=B.qp_env(), stdout=subprocess.PIPE)
             reader = LineReader(child.popen.stdout.fileno())
             reader.start()

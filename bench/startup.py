@@ -34,7 +34,7 @@ FIFO = os.path.join(B.WORK, "fifo")
 def accepting_qp(i):
     sock = os.path.join(B.WORK, "run", f"startup-{i}.sock")
     t0 = time.monotonic()
-    c = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:devnull", "--socket", sock],
+    c = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:devnull", "--no-state", "--socket", sock],
                 env=B.qp_env())
     t1 = B.wait_accepting(sock, child=c)
     c.stop()
@@ -108,7 +108,7 @@ def main():
         runs["queueplayerd_accepting"].append(accepting_qp(i))
         runs["mpd_accepting"].append(accepting_mpd(i))
         runs["queueplayerd_first_frame"].append(first_frame(lambda: B.Child(
-            [B.QP, "--output", "alsa:fifo", "--socket", os.path.join(B.WORK, "run", "first.sock"), song],
+            [B.QP, "--output", "alsa:fifo", "--no-state", "--socket", os.path.join(B.WORK, "run", "first.sock"), song],
             env=B.qp_env())))
         runs["mpd_first_frame"].append(first_frame(launch_mpd_and_play))
         runs["mpg123_first_frame"].append(first_frame(

@@ -44,6 +44,8 @@ public final class Application: @unchecked Sendable {
     public var taskOverran: @Sendable (String) -> Void = { _ in }
 
     private let clock: any PlaybackClock
+    private let timerQueue = DispatchQueue(label: "application.timer")
+    private var expiryPeriod = 0
     private var tasks: [BackgroundTaskIdentifier: BackgroundTask] = [:]
     private var nextTaskID = 1
     private var backgroundSince: UInt64?
@@ -146,10 +148,19 @@ public final class Application: @unchecked Sendable {
     private func scheduleExpiry() {
         expiry?.cancel()
         let deadline = (backgroundSince ?? clock.now()) + UInt64(backgroundTime * 1e9)
-        expiry = clock.schedule(at: deadline, on: queue) { [weak self] in self?.backgroundTimeDidExpire() }
+        // The clock runs its work holding the queue it is given: an idle queue of our own, so
+        // a busy application queue never holds up the clock (and the players' ticks) behind it.
+        // The hop can still be on its way when the timer is cancelled: the period number tells.
+        expiryPeriod += 1
+        let period = expiryPeriod
+        let queue = queue
+        expiry = clock.schedule(at: deadline, on: timerQueue) { [weak self] in
+            queue.async { [weak self] in self?.backgroundTimeDidExpire(period: period) }
+        }
     }
 
-    private func backgroundTimeDidExpire() {
+    private func backgroundTimeDidExpire(period: Int) {
+        guard period == expiryPeriod, expiry != nil else { return }
         expiry = nil
         guard state == .background else { return }
         timeExpired = true

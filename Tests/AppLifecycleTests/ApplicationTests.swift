@@ -47,6 +47,12 @@ import Testing
         }
 
         func onQueue<T>(_ body: (Application) -> T) -> T { application.queue.sync { body(application) } }
+
+        /// Moves the clock, then lets the application's queue run what the clock handed it.
+        func advance(bySeconds seconds: Double) {
+            clock.advance(bySeconds: seconds)
+            application.queue.sync {}
+        }
     }
 
     @Test func signalsPostTheNotificationsInIOSOrder() {
@@ -79,7 +85,7 @@ import Testing
         let fixture = Fixture(backgroundTime: 10)
         #expect(fixture.onQueue(\.backgroundTimeRemaining) == .infinity)
         fixture.onQueue { $0.enterBackground() }
-        fixture.clock.advance(bySeconds: 4)
+        fixture.advance(bySeconds: 4)
         #expect(abs(fixture.onQueue(\.backgroundTimeRemaining) - 6) < 1e-6)
         fixture.onQueue { $0.enterForeground() }
         #expect(fixture.onQueue(\.backgroundTimeRemaining) == .infinity)
@@ -105,11 +111,11 @@ import Testing
         }
         // The handler of "save state" would normally end it; here only one of the two ends in time.
         fixture.onQueue { $0.enterBackground() }
-        fixture.clock.advance(bySeconds: 4.9)
+        fixture.advance(bySeconds: 4.9)
         #expect(expired.all.isEmpty)
         #expect(fixture.onQueue(\.state) == .background)
         fixture.onQueue { $0.endBackgroundTask(save) }
-        fixture.clock.advance(bySeconds: 0.2)
+        fixture.advance(bySeconds: 0.2)
         #expect(expired.all == ["forgotten", "update"])
         #expect(overran.all == ["forgotten"], "a task not ended by its expiration handler is reported by name")
         #expect(fixture.onQueue(\.state) == .suspended)
@@ -122,7 +128,7 @@ import Testing
         let fixture = Fixture(mode: .audio, backgroundTime: 1)
         fixture.application.isPlayingAudio = { playing.withLock { $0 } }
         fixture.onQueue { $0.enterBackground() }
-        fixture.clock.advance(bySeconds: 5)
+        fixture.advance(bySeconds: 5)
         #expect(fixture.onQueue(\.state) == .background)
         playing.withLock { $0 = false }
         fixture.onQueue { $0.audioActivityChanged() }
@@ -131,7 +137,7 @@ import Testing
         fixture.onQueue { $0.wake() }
         #expect(fixture.onQueue(\.state) == .background)
         #expect(abs(fixture.onQueue(\.backgroundTimeRemaining) - 1) < 1e-6)
-        fixture.clock.advance(bySeconds: 2)
+        fixture.advance(bySeconds: 2)
         #expect(fixture.onQueue(\.state) == .suspended)
         fixture.onQueue { $0.enterForeground() }
         #expect(fixture.onQueue(\.state) == .active)
@@ -141,18 +147,18 @@ import Testing
     @Test func withoutTheAudioModePlayingDoesNotKeepItAwake() {
         let fixture = Fixture(mode: .none, backgroundTime: 1, playing: true)
         fixture.onQueue { $0.enterBackground() }
-        fixture.clock.advance(bySeconds: 1.5)
+        fixture.advance(bySeconds: 1.5)
         #expect(fixture.onQueue(\.state) == .suspended)
     }
 
     @Test func aRunningTaskDelaysSuspensionUntilItEnds() {
         let fixture = Fixture(backgroundTime: 1)
         fixture.onQueue { $0.enterBackground() }
-        fixture.clock.advance(bySeconds: 0.5)
+        fixture.advance(bySeconds: 0.5)
         let task = fixture.onQueue { $0.beginBackgroundTask(name: "update") }
         #expect(fixture.onQueue(\.runningTaskNames) == ["update"])
         fixture.onQueue { $0.endBackgroundTask(task) }
-        fixture.clock.advance(bySeconds: 0.6)
+        fixture.advance(bySeconds: 0.6)
         #expect(fixture.onQueue(\.state) == .suspended)
     }
 }

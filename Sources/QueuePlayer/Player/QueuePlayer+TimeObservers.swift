@@ -8,7 +8,9 @@ extension QueuePlayer {
     /// Besides the ticks at each multiple of `interval`, the block is called
     /// when playback starts or stops and when time jumps (a seek, a new current
     /// item). A block that falls behind is not queued up: the late call
-    /// carries the latest time instead.
+    /// carries the latest time instead. With the real-time clock a tick's block
+    /// runs on the clock thread while holding `queue` (as `sync` would), so it
+    /// should be short: a slow block delays the next ticks of every player.
     public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue?,
                                         using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserverToken {
         precondition(interval.value > 0, "the interval of a periodic time observer must be positive")

@@ -12,6 +12,9 @@ public protocol PlaybackClock: AnyObject, Sendable {
     func now() -> UInt64
 
     /// Runs `work` on `queue` once `deadline` (nanoseconds, this clock) is reached.
+    ///
+    /// ``RealTimeClock`` runs every deadline from one thread, entering `queue` as `sync`
+    /// does: give it a queue that is never busy for long, or hop from a queue of your own.
     func schedule(at deadline: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
 
     /// Blocks the calling thread for `nanoseconds` of this clock's time.
@@ -101,9 +104,10 @@ private final class ClockTimer: ScheduledWork, @unchecked Sendable {
 private final class ClockThread: @unchecked Sendable {
     static let shared = ClockThread()
 
+    // Allocated, so their addresses are stable (`&` on a stored property promises no such thing).
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`; a handful of entries (one per player, plus rare others).
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
     private var timers: [ClockTimer] = []
     private var started = false
     private var thread: pthread_t?
@@ -111,16 +115,16 @@ private final class ClockThread: @unchecked Sendable {
     private var followUps: [() -> Void] = []
 
     private init() {
-        pthread_mutex_init(&mutex, nil)
+        pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(&condition, &attributes)
+        pthread_cond_init(condition, &attributes)
         pthread_condattr_destroy(&attributes)
     }
 
     func add(_ timer: ClockTimer) {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         timers.append(timer)
         if !started {
             started = true
@@ -129,14 +133,14 @@ private final class ClockThread: @unchecked Sendable {
             thread.qualityOfService = .userInteractive
             thread.start()
         }
-        pthread_cond_signal(&condition)
-        pthread_mutex_unlock(&mutex)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     func remove(_ timer: ClockTimer) {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         if let index = timers.firstIndex(where: { $0 === timer }) { timers.remove(at: index) }
-        pthread_mutex_unlock(&mutex)
+        pthread_mutex_unlock(mutex)
     }
 
     /// Clock thread, during a timer's work: runs `body` once that work has returned and
@@ -148,11 +152,11 @@ private final class ClockThread: @unchecked Sendable {
     }
 
     private func run() {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         thread = pthread_self()
         while true {
             guard let index = timers.indices.min(by: { timers[$0].deadline < timers[$1].deadline }) else {
-                pthread_cond_wait(&condition, &mutex)
+                pthread_cond_wait(condition, mutex)
                 continue
             }
             let deadline = timers[index].deadline
@@ -163,18 +167,18 @@ private final class ClockThread: @unchecked Sendable {
                 clock_gettime(CLOCK_MONOTONIC, &until)
                 let target = UInt64(until.tv_sec) * 1_000_000_000 + UInt64(until.tv_nsec) + (deadline - now)
                 until = timespec(tv_sec: Int(target / 1_000_000_000), tv_nsec: Int(target % 1_000_000_000))
-                pthread_cond_timedwait(&condition, &mutex, &until)
+                pthread_cond_timedwait(condition, mutex, &until)
                 continue
             }
             let timer = timers.remove(at: index)
-            pthread_mutex_unlock(&mutex)
+            pthread_mutex_unlock(mutex)
             timer.fire()
             while !followUps.isEmpty {
                 let pending = followUps
                 followUps.removeAll(keepingCapacity: true)
                 for body in pending { body() }
             }
-            pthread_mutex_lock(&mutex)
+            pthread_mutex_lock(mutex)
         }
     }
 }
