@@ -26,11 +26,13 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
+        // The futex system call (variadic `syscall`): the clock thread's one-wait-per-deadline sleep.
+        .systemLibrary(name: "CFutex"),
 
         // The engine: AVQueuePlayer's shape over libmpg123 and ALSA.
         .target(
             name: "QueuePlayer",
-            dependencies: ["CALSA", "CMPG123"]
+            dependencies: ["CALSA", "CMPG123", "CFutex"]
         ),
 
         // The MPD protocol as pure functions: bytes to typed requests, typed replies to bytes.

@@ -43,7 +43,8 @@ final class Daemon: @unchecked Sendable {
         events = ControlEvents(queue: controllerQueue)
         let plugin = sink is ALSAAudioSink ? "alsa" : "null"
         controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
-                                        output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin))
+                                        output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin),
+                                        logger: logger)
         server = ControlServer(controller: controller, events: events)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
                                       queue: controllerQueue)
@@ -58,26 +59,38 @@ final class Daemon: @unchecked Sendable {
     }
 
     func start(socketPath: String) throws {
-        observePlayer()
-        connectLifecycle()
-        watchSignals()
-        let location = try server.start(path: socketPath)
-        logger.info("control socket: \(location)")
-
         if configuration.exitWhenFinished && configuration.files.isEmpty {
             logger.info("nothing to play")
             exit(0)
         }
-        controller.queue.sync {
-            let restored = !configuration.filesAreExplicit && (stateKeeper?.restore() ?? false)
-            if !restored {
-                controller.append(configuration.files)
-                if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
-            }
-            stateKeeper?.start(events: events)
-            statusLine?.show()
+        observePlayer()
+        connectLifecycle()
+        watchSignals()
+        // Clients' commands run on the controller's queue, so loading the queue there ahead of
+        // them means no client sees it empty (a socket-activated daemon's first client is already
+        // waiting). It waits for the socket: a daemon that cannot listen plays nothing.
+        let socketReady = DispatchSemaphore(value: 0)
+        controller.queue.async { [self] in
+            socketReady.wait()
+            loadQueue()
         }
+        // On failure the daemon exits with the error; the queue is never loaded.
+        let location = try server.start(path: socketPath)
+        socketReady.signal()
+        controller.queue.sync {}
+        logger.info("control socket: \(location)")
         systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
+    }
+
+    /// Restores the saved queue, or queues the configured files. On the controller's queue.
+    private func loadQueue() {
+        let restored = !configuration.filesAreExplicit && (stateKeeper?.restore() ?? false)
+        if !restored {
+            controller.append(configuration.files)
+            if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
+        }
+        stateKeeper?.start(events: events, application: lifecycle)
+        statusLine?.show()
     }
 
     private func observePlayer() {
@@ -112,17 +125,25 @@ final class Daemon: @unchecked Sendable {
             events.post([.player])
         }
         // The observer also reports the position once when playback pauses: only playing time is printed.
+        // Its block runs on the clock thread: the writer never blocks it on a full stdout.
+        let backgroundLines = BackgroundLineWriter { lost in
+            DispatchQueue.global().async { logger.warning("stdout was not writable: \(lost) Background lines dropped") }
+        }
         let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: timeQueue) { [lifecycle, player] time in
             if lifecycle.isInBackground && player.rate != 0 {
-                Console.line(String(format: "Background: %.2f", time.seconds))
+                backgroundLines.line(seconds: time.seconds)
+            } else {
+                backgroundLines.flushPending()
             }
         }
         retained += [failures, outputFailures, nowPlaying, transport, ticks]
     }
 
     private func connectLifecycle() {
-        lifecycle.start()
-        controller.application = lifecycle
+        controller.queue.sync {
+            lifecycle.start()
+            controller.application = lifecycle
+        }
         let application = lifecycle.application
         guard let statusLine else { return }
         let center = application.notificationCenter

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The token ``QueuePlayer/addPeriodicTimeObserver(forInterval:queue:using:)``
 /// and ``QueuePlayer/addBoundaryTimeObserver(forTimes:queue:using:)`` return.
@@ -25,24 +26,32 @@ public final class TimeObserverToken: Sendable, Hashable {
 
 /// Delivers times to a user block on the user's queue, coalescing late ticks
 /// and guaranteeing that no call starts once ``cancel()`` has returned.
-final class TimeObserverDelivery: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var isActive = true
-    private var isScheduled = false
-    private var latest: MediaTime = .zero
-    private var runningThread: pthread_t?
+final class TimeObserverDelivery: ClockFollowUp, Sendable {
+    private struct State {
+        var isActive = true
+        var isScheduled = false
+        var latest: MediaTime = .zero
+        var runningThread: pthread_t?
+        /// Cancels waiting for the running call to return (signalled through `callReturned`).
+        var cancelsWaiting = 0
+        var virtualClockKey: (clock: VirtualClock, key: UInt64)?
+    }
+
+    private let state = Mutex(State())
+    private let callReturned = DispatchSemaphore(value: 0)
 
     let queue: DispatchQueue
+    private let isMainQueue: Bool
     private let block: @Sendable (MediaTime) -> Void
-    private var virtualClockKey: (clock: VirtualClock, key: UInt64)?
 
     init(queue: DispatchQueue, clock: any PlaybackClock, block: @escaping @Sendable (MediaTime) -> Void) {
         self.queue = queue
+        isMainQueue = queue === DispatchQueue.main
         self.block = block
         if let virtual = clock as? VirtualClock {
             // Under a virtual clock time waits for the block, so no tick is coalesced by chance.
-            virtualClockKey = (virtual, virtual.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }))
+            let key = virtual.addParticipant(settle: { queue.sync {} }, isQuiescent: { true })
+            state.withLock { $0.virtualClockKey = (virtual, key) }
         }
     }
 
@@ -53,44 +62,52 @@ final class TimeObserverDelivery: @unchecked Sendable {
     /// the tick has left the player's queue: a tick then wakes one thread, not two. The
     /// main queue is always reached with `async`.
     func deliver(_ time: MediaTime) {
-        condition.lock()
-        latest = time
-        let needsDispatch = isActive && !isScheduled
-        if needsDispatch { isScheduled = true }
-        condition.unlock()
+        let needsDispatch = state.withLock { state in
+            state.latest = time
+            guard state.isActive && !state.isScheduled else { return false }
+            state.isScheduled = true
+            return true
+        }
         guard needsDispatch else { return }
-        if queue !== DispatchQueue.main, RealTimeClock.runAfterCurrentWork({ [self] in queue.sync { run() } }) { return }
+        if !isMainQueue, RealTimeClock.runAfterCurrentWork(self) { return }
         queue.async { [self] in run() }
+    }
+
+    /// Clock thread, after the tick's work: makes the call holding `queue`.
+    func runAfterClockWork() {
+        queue.sync { run() }
     }
 
     /// Makes the waiting call, on `queue`.
     private func run() {
-        condition.lock()
-        isScheduled = false
-        guard isActive else {
-            condition.unlock()
-            return
+        let time: MediaTime? = state.withLock { state in
+            state.isScheduled = false
+            guard state.isActive else { return nil }
+            state.runningThread = pthread_self()
+            return state.latest
         }
-        let time = latest
-        runningThread = pthread_self()
-        condition.unlock()
+        guard let time else { return }
         block(time)
-        condition.lock()
-        runningThread = nil
-        condition.broadcast()
-        condition.unlock()
+        let waiting = state.withLock { state in
+            state.runningThread = nil
+            defer { state.cancelsWaiting = 0 }
+            return state.cancelsWaiting
+        }
+        for _ in 0..<waiting { callReturned.signal() }
     }
 
     /// Stops deliveries; waits for a call running on another thread to finish.
     func cancel() {
-        condition.lock()
-        if let (clock, key) = virtualClockKey { clock.removeParticipant(key) }
-        virtualClockKey = nil
-        isActive = false
-        while let running = runningThread, pthread_equal(running, pthread_self()) == 0 {
-            condition.wait()
+        let (mustWait, participant) = state.withLock { state in
+            let participant = state.virtualClockKey
+            state.virtualClockKey = nil
+            state.isActive = false
+            guard let running = state.runningThread, pthread_equal(running, pthread_self()) == 0 else { return (false, participant) }
+            state.cancelsWaiting += 1
+            return (true, participant)
         }
-        condition.unlock()
+        if let (clock, key) = participant { clock.removeParticipant(key) }
+        if mustWait { callReturned.wait() }
     }
 }
 

@@ -136,7 +136,7 @@ extension QueuePlayer {
         } else {
             deadline = now + 2_000_000
         }
-        wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue) { [weak self] in self?.wakeUpFired() }
+        wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue, wakeUpWork)
     }
 }
 

@@ -150,6 +150,9 @@ extension QueuePlayer {
                 updateTimeline()
                 if let item = currentItem, !currentItemAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
                     load(item, decoder: decoder, at: frame)
+                } else {
+                    // The render thread waits for a load (it plays nothing until one comes).
+                    rendererIdle = true
                 }
             case .outputFailed:
                 NotificationCenter.default.post(name: Self.outputDidFailNotification, object: self)

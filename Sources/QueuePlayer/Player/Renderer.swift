@@ -34,6 +34,9 @@ final class Renderer: @unchecked Sendable {
     private var sinkPaused = false
     private var needsDrain = false
     private var outputFailing = false
+    /// Set once buffered audio was given back (``giveBackBufferedAudio(closingSink:)``): what the
+    /// decoder holds is past the audible position, so nothing plays until the player reloads.
+    private var awaitingReload = false
     /// Decoded frames in `buffer` not yet accepted by the sink: `pendingOffset..<pendingFrames`.
     private var pendingOffset = 0
     private var pendingFrames = 0
@@ -89,7 +92,7 @@ final class Renderer: @unchecked Sendable {
                 if !handleCommands() { break }
                 continue
             }
-            guard isPlaying else {
+            guard isPlaying, !awaitingReload else {
                 waitForCommand()
                 continue
             }
@@ -225,6 +228,7 @@ final class Renderer: @unchecked Sendable {
                     if sinkPaused { sink.resume() }
                 }
                 sinkPaused = false
+                awaitingReload = false
                 pendingOffset = 0
                 pendingFrames = 0
                 generation = newGeneration
@@ -261,7 +265,7 @@ final class Renderer: @unchecked Sendable {
                 isPlaying = true
                 if sinkPaused { sink.resume() }
                 sinkPaused = false
-                publish(running: current != nil || needsDrain)
+                publish(running: !awaitingReload && (current != nil || needsDrain))
             case .pause:
                 guard isPlaying else { continue }
                 isPlaying = false
@@ -294,6 +298,10 @@ final class Renderer: @unchecked Sendable {
             sinkFormat = nil
             sinkPaused = false
         }
+        // The decoded frames not yet written are past the audible position too.
+        pendingOffset = 0
+        pendingFrames = 0
+        awaitingReload = true
         publish(running: false, delay: held)
         events.push(RenderEvent(kind: .droppedOnPause, generation: generation, renderID: current?.id ?? 0,
                                 streamFrame: streamFrame - Int64(held)))

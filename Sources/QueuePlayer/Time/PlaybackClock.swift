@@ -1,3 +1,4 @@
+import CFutex
 import Dispatch
 import Foundation
 import Synchronization
@@ -45,7 +46,12 @@ public final class RealTimeClock: PlaybackClock {
 
     public init() {}
 
-    public func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    /// CLOCK_MONOTONIC, read directly: the clock `DispatchTime.now()` reads on Linux, without its layers.
+    public func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
 
     public func schedule(at deadline: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
         let timer = ClockTimer(deadline: deadline, queue: queue, work: work)
@@ -57,7 +63,7 @@ public final class RealTimeClock: PlaybackClock {
     /// on the clock thread right after that work returns (and has left its queue), and
     /// returns true. Anywhere else returns false. Time observers deliver through this:
     /// the tick that computed a time also runs the block, without waking another thread.
-    static func runAfterCurrentWork(_ body: @escaping () -> Void) -> Bool {
+    static func runAfterCurrentWork(_ body: any ClockFollowUp) -> Bool {
         ClockThread.shared.runAfterCurrentWork(body)
     }
 
@@ -66,6 +72,12 @@ public final class RealTimeClock: PlaybackClock {
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 { request = remaining }
     }
+}
+
+/// Work a timer's work hands on to run on the clock thread after it (an object, not a
+/// closure: nothing is allocated per tick).
+protocol ClockFollowUp: AnyObject {
+    func runAfterClockWork()
 }
 
 /// One deadline of ``RealTimeClock``.
@@ -101,84 +113,118 @@ private final class ClockTimer: ScheduledWork, @unchecked Sendable {
 }
 
 /// The thread that waits for ``RealTimeClock``'s deadlines.
+///
+/// Each deadline costs one sleep and one wake-up: the thread sleeps in one futex wait with
+/// the earliest deadline as its absolute CLOCK_MONOTONIC timeout, and is woken early only
+/// when a timer earlier than the one it sleeps for is added. (With a condition variable
+/// every wake-up made a second system call: glibc marks the mutex contended when it takes
+/// it back after the wait, so unlocking it always entered the kernel.)
 private final class ClockThread: @unchecked Sendable {
     static let shared = ClockThread()
 
-    // Allocated, so their addresses are stable (`&` on a stored property promises no such thing).
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `mutex`; a handful of entries (one per player, plus rare others).
-    private var timers: [ClockTimer] = []
-    private var started = false
-    private var thread: pthread_t?
+    private struct Timers {
+        /// A handful of entries (one per player, plus rare others).
+        var pending: [ClockTimer] = []
+        /// The deadline the thread sleeps until (`.max`: none), or 0 while it runs timers:
+        /// an added timer signals the thread only if it is due earlier than this.
+        var sleepingUntil: UInt64 = 0
+        var started = false
+    }
+
+    private let timers = Mutex(Timers())
+    /// The event count the thread sleeps on (``CFutex``); allocated, so its address is stable.
+    private let wakeUps: UnsafeMutablePointer<UInt32> = {
+        let word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        word.initialize(to: 0)
+        return word
+    }()
+    /// The clock thread, once it runs (for ``runAfterCurrentWork(_:)``).
+    private let threadID = Atomic<UInt>(0)
     /// Work handed on by timer work, run once that work has left its queue. Clock thread only.
-    private var followUps: [() -> Void] = []
+    private var followUps: [any ClockFollowUp] = []
 
     private init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        followUps.reserveCapacity(8)
     }
 
     func add(_ timer: ClockTimer) {
-        pthread_mutex_lock(mutex)
-        timers.append(timer)
-        if !started {
-            started = true
+        let (start, signal) = timers.withLock { timers -> (Bool, Bool) in
+            timers.pending.append(timer)
+            let start = !timers.started
+            timers.started = true
+            guard timer.deadline < timers.sleepingUntil else { return (start, false) }
+            timers.sleepingUntil = 0
+            return (start, true)
+        }
+        if start {
             let thread = Thread { [self] in run() }
             thread.name = "queueplayer.clock"
             thread.qualityOfService = .userInteractive
             thread.start()
         }
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        if signal { cfutex_bump_and_wake(wakeUps) }
     }
 
     func remove(_ timer: ClockTimer) {
-        pthread_mutex_lock(mutex)
-        if let index = timers.firstIndex(where: { $0 === timer }) { timers.remove(at: index) }
-        pthread_mutex_unlock(mutex)
+        timers.withLock { timers in
+            if let index = timers.pending.firstIndex(where: { $0 === timer }) { timers.pending.remove(at: index) }
+        }
     }
 
     /// Clock thread, during a timer's work: runs `body` once that work has returned and
     /// released its queue. Elsewhere: returns false and does nothing.
-    func runAfterCurrentWork(_ body: @escaping () -> Void) -> Bool {
-        guard let thread, pthread_equal(thread, pthread_self()) != 0 else { return false }
+    func runAfterCurrentWork(_ body: any ClockFollowUp) -> Bool {
+        guard threadID.load(ordering: .relaxed) == UInt(pthread_self()) else { return false }
         followUps.append(body)
         return true
     }
 
+    private enum Step {
+        case fire(ClockTimer)
+        case sleep(until: UInt64)
+        case wait
+    }
+
     private func run() {
-        pthread_mutex_lock(mutex)
-        thread = pthread_self()
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
         while true {
-            guard let index = timers.indices.min(by: { timers[$0].deadline < timers[$1].deadline }) else {
-                pthread_cond_wait(condition, mutex)
-                continue
+            // Read before deciding: a timer added after this makes the wait below return at once.
+            let seen = cfutex_load(wakeUps)
+            let now = RealTimeClock.shared.now()
+            let step = timers.withLock { timers -> Step in
+                var earliest = -1
+                for index in timers.pending.indices where earliest < 0 || timers.pending[index].deadline < timers.pending[earliest].deadline {
+                    earliest = index
+                }
+                guard earliest >= 0 else {
+                    timers.sleepingUntil = .max
+                    return .wait
+                }
+                let deadline = timers.pending[earliest].deadline
+                if deadline > now {
+                    timers.sleepingUntil = deadline
+                    return .sleep(until: deadline)
+                }
+                timers.sleepingUntil = 0
+                return .fire(timers.pending.remove(at: earliest))
             }
-            let deadline = timers[index].deadline
-            let now = DispatchTime.now().uptimeNanoseconds
-            if deadline > now {
-                // Sleep until the deadline (or until an earlier one is added).
-                var until = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &until)
-                let target = UInt64(until.tv_sec) * 1_000_000_000 + UInt64(until.tv_nsec) + (deadline - now)
-                until = timespec(tv_sec: Int(target / 1_000_000_000), tv_nsec: Int(target % 1_000_000_000))
-                pthread_cond_timedwait(condition, mutex, &until)
-                continue
-            }
-            let timer = timers.remove(at: index)
-            pthread_mutex_unlock(mutex)
-            timer.fire()
-            while !followUps.isEmpty {
-                let pending = followUps
+            switch step {
+            case .wait:
+                cfutex_wait(wakeUps, seen, nil)
+            case let .sleep(deadline):
+                // Until the deadline (CLOCK_MONOTONIC, the clock's own), or until an earlier timer is added.
+                var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                cfutex_wait(wakeUps, seen, &until)
+            case let .fire(timer):
+                timer.fire()
+                var index = 0
+                while index < followUps.count {
+                    let body = followUps[index]
+                    body.runAfterClockWork()
+                    index += 1
+                }
                 followUps.removeAll(keepingCapacity: true)
-                for body in pending { body() }
             }
-            pthread_mutex_lock(mutex)
         }
     }
 }

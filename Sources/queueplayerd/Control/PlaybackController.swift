@@ -39,10 +39,15 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     private var updateJob = 0
     private var libraryFiles: [String: Date] = [:]
     private let songIndex = SongIndex()
-    private let logger = Logger(label: "queueplayerd")
+    private let logger: Logger
+
+    /// The application the controller runs in (the daemon's life cycle): commands that
+    /// need the player wake it, `status` reports its state, `update` runs as its background task.
+    var application: any ApplicationContext = AlwaysActiveContext()
 
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         output: (name: String, plugin: String)) {
+         output: (name: String, plugin: String), logger: Logger) {
+        self.logger = logger
         self.queue = queue
         self.player = player
         self.library = library
@@ -99,23 +104,20 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
 
     // MARK: - CommandExecutor
 
-    /// The application the controller runs in (the daemon's life cycle).
-    var application: any ApplicationContext = AlwaysActiveContext()
-
+    /// Commands that act on the player wake a suspended daemon once their arguments
+    /// and the player's state allow them, as a remote command wakes a suspended app.
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
-        switch command {
-        case .play, .pause, .next, .previous, .stop, .seekcur: application.commandNeedsPlayer()
-        default: break
-        }
         switch command {
         case .play(let position):
             try play(position)
         case .pause(let flag):
             guard playState != .stop else { return .empty }
+            application.commandNeedsPlayer()
             let pause = flag ?? (playState == .play)
             if pause { player.pause() } else if outputEnabled { player.play() }
         case .next:
             guard let position = currentPosition else { throw MPDError.notPlaying }
+            application.commandNeedsPlayer()
             if position + 1 < entries.count {
                 player.advanceToNextItem()
                 // As mpd does, moving to another song plays it.
@@ -125,11 +127,14 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             }
         case .previous:
             guard let position = currentPosition else { throw MPDError.notPlaying }
+            application.commandNeedsPlayer()
             startPlayback(at: max(0, position - 1))
         case .stop:
+            application.commandNeedsPlayer()
             stop()
         case .seekcur(let target):
             guard playState != .stop, let duration = player.currentItem?.duration?.seconds else { throw MPDError.notPlaying }
+            application.commandNeedsPlayer()
             let seconds = min(max(0, target.seconds(from: player.currentTime().seconds)), duration)
             player.seek(to: MediaTime(seconds: seconds))
             // A seek changes neither the item nor the transport state, so no observation reports it.
@@ -197,14 +202,18 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     private func play(_ position: Int?) throws(MPDError) {
         if let position {
             guard position >= 0, position < entries.count else { throw MPDError.badSongIndex }
+            application.commandNeedsPlayer()
             startPlayback(at: position)
             return
         }
         switch playState {
         case .play: return
-        case .pause: if outputEnabled { player.play() }
+        case .pause:
+            application.commandNeedsPlayer()
+            if outputEnabled { player.play() }
         case .stop:
             guard !entries.isEmpty else { return }
+            application.commandNeedsPlayer()
             startPlayback(at: min(stoppedPosition ?? 0, entries.count - 1))
         }
     }
@@ -280,8 +289,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         if let track = metadata.track { tags.append(.init(.track, track)) }
         if let date = metadata.date { tags.append(.init(.date, date)) }
         if let genre = metadata.genre { tags.append(.init(.genre, genre)) }
-        let modified = (try? FileManager.default.attributesOfItem(atPath: entry.url.path)[.modificationDate] as? Date)
-            .flatMap { $0 }.map { Int64($0.timeIntervalSince1970) }
+        let modified = SongIndex.modificationDate(of: entry.url).map { Int64($0.timeIntervalSince1970) }
         return SongInfo(
             file: library.uri(for: entry.url), lastModified: modified,
             format: format.map { "\($0.sampleRate):16:\($0.channelCount)" },
@@ -325,7 +333,7 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
     private func snapshotLibrary(_ urls: [URL]? = nil) -> [String: Date] {
         var files: [String: Date] = [:]
         for url in urls ?? library.allFiles() {
-            files[library.uri(for: url)] = SongIndex.modificationDate(of: url)
+            files[library.uri(for: url)] = SongIndex.modificationDate(of: url) ?? .distantPast
         }
         return files
     }

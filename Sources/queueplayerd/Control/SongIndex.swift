@@ -24,7 +24,7 @@ final class SongIndex: Sendable {
 
     /// The details of `url`, read now unless the index holds them for its current version.
     func details(of url: URL) -> SongDetails? {
-        let modified = Self.modificationDate(of: url)
+        let modified = Self.modificationDate(of: url) ?? .distantPast
         if let known = entries.withLock({ $0[url.path] }), known.modified == modified { return known.details }
         let details = SongDetails(reading: url)
         entries.withLock { $0[url.path] = (modified, details) }
@@ -45,7 +45,8 @@ final class SongIndex: Sendable {
         return done
     }
 
-    static func modificationDate(of url: URL) -> Date {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]) as? Date) ?? .distantPast
+    /// When `url` was last modified; nil if it cannot be read.
+    static func modificationDate(of url: URL) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]) as? Date
     }
 }

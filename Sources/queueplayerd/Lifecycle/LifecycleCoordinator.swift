@@ -32,7 +32,8 @@ final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
         let application = application
         let player = player
         let logger = logger
-        application.isPlayingAudio = { player.rate != 0 }
+        // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
+        application.isPlayingAudio = { player.timeControlStatus == .playing }
         application.taskOverran = { name in
             logger.error("background task \"\(name)\" was still running when the background time ran out")
         }
@@ -70,7 +71,7 @@ final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
         }
         on(Application.didSuspendNotification) { [self] _ in
             inBackground.store(false, ordering: .relaxed)
-            // Only a daemon without the audio background mode can be playing here.
+            // Only a daemon without the audio background mode, or one whose queue ran out, has a rate here.
             player.pause()
             player.releaseOutput()
             logger.info("suspended: the audio device is closed until a control command or SIGUSR2")

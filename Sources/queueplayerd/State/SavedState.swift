@@ -16,3 +16,20 @@ struct SavedState: Codable, Equatable, Sendable {
     /// True if playback was paused (or stopped) rather than playing.
     var paused: Bool
 }
+
+extension SavedState {
+    /// This state without the files `isGone` rejects, and those files. The current
+    /// item keeps its place among the files left, or there is none if it is gone itself.
+    func droppingFiles(where isGone: (String) -> Bool) -> (state: SavedState, dropped: [String]) {
+        var kept = self
+        kept.queue = []
+        var droppedPositions: [Int] = []
+        for (index, path) in queue.enumerated() {
+            if isGone(path) { droppedPositions.append(index) } else { kept.queue.append(path) }
+        }
+        kept.current = current.flatMap { current in
+            droppedPositions.contains(current) ? nil : current - droppedPositions.count(where: { $0 < current })
+        }
+        return (kept, droppedPositions.map { queue[$0] })
+    }
+}

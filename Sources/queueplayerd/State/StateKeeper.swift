@@ -9,8 +9,8 @@ import QueuePlayer
 /// brings it back when the daemon starts.
 ///
 /// Lives on the controller's queue. Each save snapshots the state there and
-/// writes it on a queue of its own, inside a background task, so a save that
-/// began just before the daemon went to the background still finishes.
+/// writes it on a queue of its own, inside a background task of `application`,
+/// so a save that began just before the daemon went to the background still finishes.
 final class StateKeeper: @unchecked Sendable {
     /// How often the position is saved while playing.
     static let playingInterval: Double = 5
@@ -19,8 +19,8 @@ final class StateKeeper: @unchecked Sendable {
     private let controller: PlaybackController
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
+    private var application: any ApplicationContext = AlwaysActiveContext()
     private var lastSaved: SavedState?
-    private var saveScheduled = false
     private var timer: (any DispatchSourceTimer)?
     private var transport: Observation?
 
@@ -34,7 +34,8 @@ final class StateKeeper: @unchecked Sendable {
 
     /// Loads the saved state, if any, and puts the queue back as it was: the same
     /// item at the same position, playing or paused. Files that vanished are dropped.
-    /// Returns false if there was nothing to restore. Call on the controller's queue.
+    /// Returns false if there was nothing to restore (no usable state, or none of its
+    /// files left). Call on the controller's queue.
     func restore() -> Bool {
         switch store.load() {
         case .none:
@@ -43,18 +44,14 @@ final class StateKeeper: @unchecked Sendable {
             logger.warning("the saved state \(store.file.path) was not used, \(reason); it was moved to \(path)")
             return false
         case let .loaded(state):
-            var urls: [URL] = []
-            var current = state.current
-            for (index, path) in state.queue.enumerated() {
-                if FileManager.default.fileExists(atPath: path) {
-                    urls.append(URL(fileURLWithPath: path))
-                    continue
-                }
-                logger.warning("dropped from the saved queue, it no longer exists: \(path)")
-                if let position = current {
-                    if index == position { current = nil } else if index < position { current = position - 1 }
-                }
+            let (kept, dropped) = state.droppingFiles { !FileManager.default.fileExists(atPath: $0) }
+            for path in dropped { logger.warning("dropped from the saved queue, it no longer exists: \(path)") }
+            if kept.queue.isEmpty && !state.queue.isEmpty {
+                logger.warning("none of the saved queue's \(state.queue.count) files exists any more")
+                return false
             }
+            let urls = kept.queue.map { URL(fileURLWithPath: $0) }
+            let current = kept.current
             controller.append(urls)
             if let current, current < urls.count {
                 controller.startPlayback(at: current, from: state.position, paused: state.paused)
@@ -69,14 +66,18 @@ final class StateKeeper: @unchecked Sendable {
 
     // MARK: - Saving
 
-    /// Starts saving on changes and while playing. Call on the controller's queue.
-    func start(events: ControlEvents) {
+    /// Starts saving on changes and while playing, each save inside a background task
+    /// of `application`. Call on the controller's queue.
+    func start(events: ControlEvents, application: any ApplicationContext) {
+        self.application = application
+        // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
-            if !subsystems.isDisjoint(with: [.playlist, .player]) { controller.queue.async { [self] in setNeedsSave() } }
+            if !subsystems.isDisjoint(with: [.playlist, .player]) { save() }
         }
+        // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
         let player = controller.player
-        transport = player.observe(\.rate, options: [.initial, .new]) { [self] _, change in
-            let playing = (change.newValue ?? 0) != 0
+        transport = player.observe(\.timeControlStatus, options: [.initial, .new]) { [self] _, change in
+            let playing = change.newValue == .playing
             controller.queue.async { [self] in setSavesWhilePlaying(playing) }
         }
     }
@@ -87,16 +88,6 @@ final class StateKeeper: @unchecked Sendable {
         timer = nil
         let state = snapshot()
         writeQueue.sync { write(state) }
-    }
-
-    private func setNeedsSave() {
-        guard !saveScheduled else { return }
-        saveScheduled = true
-        // After the rest of the current command's changes.
-        controller.queue.async { [self] in
-            saveScheduled = false
-            save()
-        }
     }
 
     private func setSavesWhilePlaying(_ playing: Bool) {
@@ -116,7 +107,7 @@ final class StateKeeper: @unchecked Sendable {
         let state = snapshot()
         guard state != lastSaved else { return }
         lastSaved = state
-        let activity = controller.application.beginBackgroundActivity(named: "save state")
+        let activity = application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             write(state)
             activity.end()

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import queueplayerd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `Background:` lines: the text `String(format:)` gave, and a full stdout never
+/// blocks the clock thread that writes them.
+@Suite struct BackgroundLineWriterTests {
+    func formatted(_ seconds: Double) -> String {
+        var storage = [UInt8](repeating: 0, count: 64)
+        let length = storage.withUnsafeMutableBytes { BackgroundLineWriter.format(seconds, into: $0) }
+        guard let length else { return "(not formatted)" }
+        return String(decoding: storage[..<length], as: UTF8.self)
+    }
+
+    @Test func linesReadExactlyAsStringFormatWritesThem() {
+        var values: [Double] = [0, -0.0, 0.004, 0.005, 0.015, 0.025, 0.125, 0.375, 0.625, 0.875, 1.005, 2.675, 9.995,
+                                99.995, 0.01, 0.1, 1, 10.1, 12.34, 59.999, 179.99, 3599.995, 1e-300, 0x1p-10, 0x1p-11,
+                                -0.001, -0.005, -12.345, 1e9 + 0.125, 1e11 + 0.005, 0x1p40 - 0.25]
+        // Exact ties (k + 1/2 hundredths whose binary value is exact) and their neighbours.
+        for k in stride(from: 1, to: 400_000, by: 97) {
+            let tie = (Double(k) + 0.5) / 100
+            values += [tie, tie.nextUp, tie.nextDown, Double(k) / 100, Double(k) / 128]
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 { values.append(Double.random(in: 0..<100_000, using: &generator)) }
+        for _ in 0..<2_000 { values.append(Double.random(in: 0..<1, using: &generator)) }
+        var mismatches: [String] = []
+        for value in values {
+            let expected = String(format: "Background: %.2f", value) + "\n"
+            let actual = formatted(value)
+            if actual != expected { mismatches.append("\(value): \(actual) vs \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        // Beyond the exact path the C library formats (not finite, or huge): nothing to compare inline.
+        for value in [Double.infinity, -.infinity, .nan, 0x1p40, 1e300] {
+            #expect(formatted(value) == "(not formatted)")
+        }
+    }
+
+    /// A pipe nobody reads: every line returns at once; once it is read again the newest lines
+    /// follow, whole and in order, and the loss is reported once.
+    @Test func aFullPipeNeverBlocksTheWriterAndOutputResumesWithTheNewestLines() throws {
+        var fds: [Int32] = [-1, -1]
+        try #require(pipe(&fds) == 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        // Fill the pipe (non-blocking only for the filling, on this test's own pipe).
+        let flags = fcntl(writeEnd, F_GETFL)
+        _ = fcntl(writeEnd, F_SETFL, flags | O_NONBLOCK)
+        var filler = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        filler[4095] = UInt8(ascii: "\n")
+        var filled = 0
+        while true {
+            let written = write(writeEnd, filler, filler.count)
+            if written <= 0 { break }
+            filled += written
+        }
+        _ = fcntl(writeEnd, F_SETFL, flags)
+        try #require(filled > 0)
+
+        let lost = Mutex<[Int]>([])
+        let writer = BackgroundLineWriter(descriptor: writeEnd) { count in lost.withLock { $0.append(count) } }
+        let lines = 1_000
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for index in 0..<lines { writer.line(seconds: Double(index) / 100) }
+            done.signal()
+        }
+        let returned = done.wait(timeout: .now() + 3) == .success
+        #expect(returned, "writing to a full pipe blocked the writer")
+
+        // Read the pipe again (this also lets a blocked writer finish).
+        var output: [UInt8] = []
+        func drain() {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+            while true {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count <= 0 { break }
+                output += buffer[..<count]
+            }
+        }
+        drain()
+        if !returned { _ = done.wait(timeout: .now() + 10) }
+        #expect(output.count == filled, "nothing was written while the pipe was full")
+        output.removeAll()
+
+        writer.line(seconds: 12.34)
+        drain()
+        let text = String(decoding: output, as: UTF8.self)
+        let received = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(received.last == "", "whole lines only")
+        let kept = received.dropLast().map(String.init)
+        #expect(kept.last == "Background: 12.34")
+        let expectedTail = (0..<lines).suffix(kept.count - 1).map { String(format: "Background: %.2f", Double($0) / 100) }
+        #expect(Array(kept.dropLast()) == expectedTail, "the newest lines, in order")
+        #expect(kept.count > 100 && text.utf8.count <= BackgroundLineWriter.pendingLimit + 64)
+        #expect(lost.withLock { $0 } == [lines - (kept.count - 1)], "the loss, reported once")
+
+        // Flowing again: a line goes straight out, and nothing more is reported.
+        output.removeAll()
+        writer.line(seconds: 0.5)
+        drain()
+        #expect(String(decoding: output, as: UTF8.self) == "Background: 0.50\n")
+        #expect(lost.withLock { $0.count } == 1)
+    }
+}
