@@ -63,19 +63,18 @@ struct StandardErrorLogHandler: LogHandler {
         }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-             source: String, file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
-        if let explicit { merged.merge(explicit) { $1 } }
-        var text = message.description
+        if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+        var text = event.message.description
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         let prefix: String
         switch format {
-        case .journal: prefix = Self.prefix(for: level)
-        case .plain: prefix = "\(Self.timestamp()) \(level) \(label): "
+        case .journal: prefix = Self.prefix(for: event.level)
+        case .plain: prefix = "\(Self.timestamp()) \(event.level) \(label): "
         }
         // journald reads each line on its own: every line gets the prefix.
         var output = ""
