@@ -10,6 +10,8 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   queueplayerd-bg   the same after SIGUSR1: it prints `Background: t` every 10 ms
   mpg123            mpg123 -q -o alsa -a pulsenull FILE
   mpd               mpd, ALSA output pulsenull, `add FILE`, `play`
+  tick-floor        bench/tick-floor.c: a bare 10 ms absolute-deadline sleep loop, no
+                    audio, no output; the floor of any 10 ms observer on this machine
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
@@ -34,7 +36,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import benchlib as B  # noqa: E402
 
-VARIANTS = ["queueplayerd-fg", "queueplayerd-bg", "mpg123", "mpd"]
+VARIANTS = ["queueplayerd-fg", "queueplayerd-bg", "mpg123", "mpd", "tick-floor"]
 
 
 class LineReader(threading.Thread):
@@ -108,6 +110,8 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             B.wait_accepting(sock, child=child)  # its signal watchers are installed before it listens
             if variant.endswith("-bg"):
                 os.kill(child.pid, signal.SIGUSR1)
+        elif variant == "tick-floor":
+            child = B.Child([os.path.join(B.WORK, "tick-floor")])
         elif variant == "mpg123":
             child = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
         else:

@@ -147,6 +147,14 @@ def row2_3(t, rt):
               cpu[fgbg], "`mpg123 -o alsa` (pulse)", cpu["mpg123"], "s", ("<=", lim, f"≤ {lim}×"))
         t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], "mpd (ALSA → pulse)", cpu["mpd"], "s",
               ("<", 1.0, "< mpd"))
+    if "tick-floor" in cpu:
+        # What 6000 wake-ups a minute cost here, before any work: the floor under both targets above.
+        floor, mpg = cpu["tick-floor"]["median"], cpu["mpg123"]["median"]
+        for fgbg, label in (("queueplayerd-fg", "foreground"), ("queueplayerd-bg", "background (printing)")):
+            t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg],
+                  "a bare 10 ms timer loop in C, no audio (reference, no target)", cpu["tick-floor"], "s",
+                  note=f"mpg123's figure + the loop's: {mpg + floor:.3f} s, "
+                       f"ours / that: {cpu[fgbg]['median'] / (mpg + floor):.2f}×" if mpg + floor > 0 else "")
     for fgbg, label in (("queueplayerd-fg", "foreground"), ("queueplayerd-bg", "background")):
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpd", hwm["mpd"], "MiB", ("<", 1.0, "< mpd"))
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpg123 (no target)", hwm["mpg123"], "MiB")
@@ -362,7 +370,9 @@ def main():
            f"2. **CPU.** Real-time playback to a private user-mode PulseAudio null sink through ALSA's pulse plugin "
            f"(`pulsenull`). utime+stime from /proc/PID/stat over a {dur} s window opening 2 s after playback "
            "started, scaled to 60 s. queueplayerd's 10 ms observer always runs; in the background it prints "
-           "`Background: t` to a pipe read by the harness. PulseAudio's own CPU is not counted for anyone.",
+           "`Background: t` to a pipe read by the harness. PulseAudio's own CPU is not counted for anyone. "
+           "Measured the same way, a reference: `bench/tick-floor.c`, a C loop that only sleeps to 10 ms "
+           "deadlines (no audio), which is what 6000 wake-ups a minute cost on this machine before any work.",
            "3. **Memory.** VmHWM (peak RSS) from /proc/PID/status at the end of each row-2 window.",
            "4. **Observer.** Each `Background:` line is timestamped by the reading process as it arrives; "
            "interval error is |gap between consecutive lines − 10 ms|, so it includes pipe and reader wake-up. "
