@@ -12,6 +12,9 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   mpd               mpd, ALSA output pulsenull, `add FILE`, `play`
   tick-floor        bench/tick-floor.c: a bare 10 ms absolute-deadline sleep loop, no
                     audio, no output; the floor of any 10 ms observer on this machine
+  tick-floor-bg     the same loop printing `Background: t` after every wake-up (--print)
+  The two loops are references, not peers with targets; their windows are 30 s
+  (FLOOR_DURATION), scaled to 60 s like the others, to keep the run under 30 minutes.
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
@@ -23,7 +26,9 @@ timestamped by this process (time.monotonic) as it reads it from the pipe:
   rate advance with wall time; this is the observer's drift against them (it
   cannot see a constant offset from the first audible frame).
   Idle: the queueplayerd-bg runs of row 2. Loaded: extra queueplayerd-bg runs
-  while `stress-ng --cpu 1 --taskset 1` saturates the other core.
+  while `stress-ng --cpu 1 --taskset 1` saturates the other core. tick-floor-bg's
+  lines are read and measured the same way, idle and loaded: the jitter of a bare
+  timer loop on this machine in the same run, beside ours.
 """
 
 import os
@@ -36,7 +41,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import benchlib as B  # noqa: E402
 
-VARIANTS = ["queueplayerd-fg", "queueplayerd-bg", "mpg123", "mpd", "tick-floor"]
+VARIANTS = ["queueplayerd-fg", "queueplayerd-bg", "mpg123", "mpd", "tick-floor", "tick-floor-bg"]
+FLOOR_DURATION = 30
 
 
 class LineReader(threading.Thread):
@@ -110,8 +116,13 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             B.wait_accepting(sock, child=child)  # its signal watchers are installed before it listens
             if variant.endswith("-bg"):
                 os.kill(child.pid, signal.SIGUSR1)
-        elif variant == "tick-floor":
-            child = B.Child([os.path.join(B.WORK, "tick-floor")])
+        elif variant.startswith("tick-floor"):
+            printing = variant.endswith("-bg")
+            child = B.Child([os.path.join(B.WORK, "tick-floor")] + (["--print"] if printing else []),
+                            stdout=subprocess.PIPE if printing else None)
+            if printing:
+                reader = LineReader(child.popen.stdout.fileno())
+                reader.start()
         elif variant == "mpg123":
             child = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
         else:
@@ -146,7 +157,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
          "cpu_s_per_60s": (cpu1 - cpu0) / window * 60, "vm_hwm_kib": hwm,
          "ru_maxrss_kib": child.maxrss_kib(),
          "pulseaudio_cpu_s_per_60s": (pulse1 - pulse0) / window * 60 if pulse else None}
-    if variant == "queueplayerd-bg":
+    if variant.endswith("-bg"):
         reader.join(2)
         r["observer"] = observer_stats(reader.lines, t0, t1, keep_series)
     obs = r.get("observer", {})
@@ -165,15 +176,19 @@ def main():
         duration, warmup, reps, loaded_reps = 8, 1, 1, 1
     else:
         duration, warmup, reps, loaded_reps = 60, 2, 3, 2
+    floor_duration = min(duration, FLOOR_DURATION)
     runs = {v: [] for v in VARIANTS}
-    loaded = []
+    loaded, loaded_floor = [], []
     for rep in range(reps):
         order = VARIANTS[rep % len(VARIANTS):] + VARIANTS[:rep % len(VARIANTS)]
         for v in order:
-            runs[v].append(run(v, duration, warmup, keep_series=(rep == 0)))
+            runs[v].append(run(v, floor_duration if v.startswith("tick-floor") else duration, warmup,
+                               keep_series=(rep == 0)))
     for rep in range(loaded_reps):
         loaded.append(run("queueplayerd-bg", duration, warmup, loaded=True, keep_series=(rep == 0)))
-    B.write_fragment("realtime", {"duration_s": duration, "warmup_s": warmup, "runs": runs, "loaded": loaded})
+    loaded_floor.append(run("tick-floor-bg", floor_duration, warmup, loaded=True))
+    B.write_fragment("realtime", {"duration_s": duration, "warmup_s": warmup, "floor_duration_s": floor_duration,
+                                  "runs": runs, "loaded": loaded, "loaded_floor": loaded_floor})
 
 
 if __name__ == "__main__":
