@@ -31,7 +31,7 @@ test: bootstrap
 clean:
 	rm -rf .build
 
-## Benchmarks side by side with mpg123 and mpd (about 20 minutes): bench/results/latest.md.
+## Benchmarks side by side with mpg123 and mpd (about 22 minutes): bench/results/latest.md.
 bench:
 	bench/run
 
