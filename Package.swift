@@ -26,13 +26,14 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
-        // The futex system call (variadic `syscall`): the clock thread's one-wait-per-deadline sleep.
-        .systemLibrary(name: "CFutex"),
+        // The variadic C calls Swift cannot make: the futex system call (the clock thread's
+        // one-wait-per-deadline sleep) and snprintf (the `Background:` lines).
+        .systemLibrary(name: "CShims"),
 
         // The engine: AVQueuePlayer's shape over libmpg123 and ALSA.
         .target(
             name: "QueuePlayer",
-            dependencies: ["CALSA", "CMPG123", "CFutex"]
+            dependencies: ["CALSA", "CMPG123", "CShims"]
         ),
 
         // The MPD protocol as pure functions: bytes to typed requests, typed replies to bytes.
@@ -48,6 +49,7 @@ let package = Package(
                 "QueuePlayer",
                 "AppLifecycle",
                 "MPDProtocol",
+                "CShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CShims
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -6,9 +7,9 @@ import Glibc
 /// Writes the `Background: %.2f` lines of the 10 ms time observer, which runs on the
 /// player's clock thread: it must never block there.
 ///
-/// A line is formatted by hand into a reused buffer (the same text `String(format:
-/// "Background: %.2f", seconds)` gives, without Foundation's formatter or an allocation)
-/// and written with one `write(2)` only when `poll` says the descriptor takes it without
+/// A line is formatted on the stack by the C library's `snprintf` (the text
+/// `String(format: "Background: %.2f", seconds)` gives, without Foundation's formatter
+/// or an allocation) and written with one `write(2)` only when `poll` says the descriptor takes it without
 /// blocking. Otherwise it waits, whole, in a bounded buffer that a later line (or
 /// ``flushPending()``) writes first; beyond ``pendingLimit`` bytes the oldest lines are
 /// dropped and counted, and `dropped` is called once with the count when output resumes.
@@ -60,14 +61,8 @@ final class BackgroundLineWriter: Sendable {
 
     /// Writes `Background: <seconds, 2 decimals>` and a newline, or keeps it for later.
     func line(seconds: Double) {
-        var line = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        let formatted = withUnsafeMutableBytes(of: &line) { buffer in
-            Self.format(seconds, into: buffer).map { append(UnsafeRawBufferPointer(rebasing: buffer[..<$0])) } != nil
-        }
-        if !formatted {
-            // Not finite, or beyond any audible position: rare enough for the C library.
-            var text = Array("Background: \(Self.slowFormat(seconds))\n".utf8)
-            text.withUnsafeMutableBytes { append(UnsafeRawBufferPointer($0)) }
+        withUnsafeTemporaryAllocation(byteCount: Self.longestLine, alignment: 1) { buffer in
+            append(UnsafeRawBufferPointer(rebasing: buffer[..<Self.format(seconds, into: buffer)]))
         }
     }
 
@@ -127,60 +122,22 @@ final class BackgroundLineWriter: Sendable {
 
     // MARK: - Formatting
 
-    /// Formats `Background: <seconds>\n` as `"%.2f"` does (glibc rounds the exact binary
-    /// value to nearest, ties to even) into `buffer` (64 bytes); returns its length, or nil
-    /// (having written nothing) when `seconds` is not finite or not below 2^40.
-    static func format(_ seconds: Double, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        guard let hundredths = hundredths(of: seconds.magnitude) else { return nil }
-        let prefix: StaticString = "Background: "
-        var length = 0
-        func put(_ byte: UInt8) {
-            buffer[length] = byte
-            length += 1
-        }
-        prefix.withUTF8Buffer { for byte in $0 { put(byte) } }
-        if seconds.sign == .minus { put(UInt8(ascii: "-")) }
-        var digits = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                      UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                      UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
-        withUnsafeMutableBytes(of: &digits) { reversed in
-            var value = hundredths
-            var count = 0
-            repeat {
-                reversed[count] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-                count += 1
-            } while value > 0 || count < 3
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                put(reversed[index])
-                if index == 2 { put(UInt8(ascii: ".")) }
-            }
-        }
-        put(UInt8(ascii: "\n"))
-        return length
-    }
+    private static let prefix: StaticString = "Background: "
+    /// The prefix, `%.2f` of the largest finite Double (312 characters), and the newline.
+    static let longestLine = 400
 
-    /// `magnitude * 100` rounded to nearest, ties to even, computed exactly; nil when
-    /// `magnitude` is not finite or not below 2^40.
-    static func hundredths(of magnitude: Double) -> UInt64? {
-        guard magnitude.isFinite, magnitude < 0x1p40 else { return nil }
-        // Below this, magnitude * 100 < 0.1: it rounds to 0 (and the shift below would overflow).
-        guard magnitude >= 0x1p-10 else { return 0 }
-        // magnitude = significand * 2^exponent exactly, significand < 2^53; times 200 < 2^61.
-        let significand = magnitude.significandBitPattern | (1 << 52)
-        let shift = 52 - Int(magnitude.exponent)  // 12 ... 62
-        let twiceScaled = significand * 200
-        let whole = twiceScaled >> UInt64(shift)  // floor(magnitude * 200)
-        let remainder = twiceScaled & ((1 << UInt64(shift)) - 1)
-        let hundredths = whole >> 1
-        guard whole & 1 == 1 else { return hundredths }  // fraction of magnitude * 100 below one half
-        if remainder != 0 { return hundredths + 1 }  // above one half
-        return hundredths & 1 == 0 ? hundredths : hundredths + 1  // exactly one half: to even
-    }
-
-    private static func slowFormat(_ seconds: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 400)
-        let length = withVaList([seconds]) { vsnprintf(&buffer, buffer.count, "%.2f", $0) }
-        return String(decoding: buffer.prefix(max(0, min(Int(length), buffer.count - 1))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// Writes `Background: <seconds as %.2f>` and a newline into `buffer` (at least
+    /// ``longestLine`` bytes); returns its length.
+    static func format(_ seconds: Double, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(buffer.count >= longestLine)
+        let start = prefix.utf8CodeUnitCount
+        buffer.copyMemory(from: UnsafeRawBufferPointer(start: prefix.utf8Start, count: start))
+        let room = buffer.count - start - 1
+        let digits = buffer.baseAddress!.advanced(by: start).withMemoryRebound(to: CChar.self, capacity: room) {
+            Int(cshims_format_hundredths($0, room, seconds))
+        }
+        let length = start + min(digits, room - 1)
+        buffer[length] = UInt8(ascii: "\n")
+        return length + 1
     }
 }

@@ -89,7 +89,7 @@ final class Daemon: @unchecked Sendable {
             controller.append(configuration.files)
             if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
         }
-        stateKeeper?.start(events: events, application: lifecycle)
+        stateKeeper?.start(events: events)
         statusLine?.show()
     }
 

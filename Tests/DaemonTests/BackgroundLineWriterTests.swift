@@ -10,16 +10,16 @@ import Glibc
 /// blocks the clock thread that writes them.
 @Suite struct BackgroundLineWriterTests {
     func formatted(_ seconds: Double) -> String {
-        var storage = [UInt8](repeating: 0, count: 64)
+        var storage = [UInt8](repeating: 0, count: BackgroundLineWriter.longestLine)
         let length = storage.withUnsafeMutableBytes { BackgroundLineWriter.format(seconds, into: $0) }
-        guard let length else { return "(not formatted)" }
         return String(decoding: storage[..<length], as: UTF8.self)
     }
 
     @Test func linesReadExactlyAsStringFormatWritesThem() {
         var values: [Double] = [0, -0.0, 0.004, 0.005, 0.015, 0.025, 0.125, 0.375, 0.625, 0.875, 1.005, 2.675, 9.995,
                                 99.995, 0.01, 0.1, 1, 10.1, 12.34, 59.999, 179.99, 3599.995, 1e-300, 0x1p-10, 0x1p-11,
-                                -0.001, -0.005, -12.345, 1e9 + 0.125, 1e11 + 0.005, 0x1p40 - 0.25]
+                                -0.001, -0.005, -12.345, 1e9 + 0.125, 1e11 + 0.005, 0x1p40 - 0.25,
+                                0x1p40, 1e300, -.greatestFiniteMagnitude, .infinity, -.infinity, .nan]
         // Exact ties (k + 1/2 hundredths whose binary value is exact) and their neighbours.
         for k in stride(from: 1, to: 400_000, by: 97) {
             let tie = (Double(k) + 0.5) / 100
@@ -35,10 +35,6 @@ import Glibc
             if actual != expected { mismatches.append("\(value): \(actual) vs \(expected)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
-        // Beyond the exact path the C library formats (not finite, or huge): nothing to compare inline.
-        for value in [Double.infinity, -.infinity, .nan, 0x1p40, 1e300] {
-            #expect(formatted(value) == "(not formatted)")
-        }
     }
 
     /// A pipe nobody reads: every line returns at once; once it is read again the newest lines

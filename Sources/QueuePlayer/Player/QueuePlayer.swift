@@ -119,7 +119,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
     var nextObserverID: UInt64 = 0
     var wakeUp: (any ScheduledWork)?
-    /// The wake-up's work, made once: a closure made per tick would be an allocation per tick.
+    /// The wake-up's work, made once: a closure made per tick would add an allocation per tick
+    /// to the one ``RealTimeClock`` makes for the timer itself.
     lazy var wakeUpWork: @Sendable () -> Void = { [weak self] in self?.wakeUpFired() }
 
     /// Creates a player for `items`, writing to `sink` and opening items with `decoderFactory`.

@@ -1,4 +1,4 @@
-import CFutex
+import CShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -132,7 +132,7 @@ private final class ClockThread: @unchecked Sendable {
     }
 
     private let timers = Mutex(Timers())
-    /// The event count the thread sleeps on (``CFutex``); allocated, so its address is stable.
+    /// The event count the thread sleeps on (``CShims``); allocated, so its address is stable.
     private let wakeUps: UnsafeMutablePointer<UInt32> = {
         let word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
         word.initialize(to: 0)

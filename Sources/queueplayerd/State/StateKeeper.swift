@@ -9,7 +9,7 @@ import QueuePlayer
 /// brings it back when the daemon starts.
 ///
 /// Lives on the controller's queue. Each save snapshots the state there and
-/// writes it on a queue of its own, inside a background task of `application`,
+/// writes it on a queue of its own, inside a background task of the controller's application,
 /// so a save that began just before the daemon went to the background still finishes.
 final class StateKeeper: @unchecked Sendable {
     /// How often the position is saved while playing.
@@ -19,7 +19,6 @@ final class StateKeeper: @unchecked Sendable {
     private let controller: PlaybackController
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
-    private var application: any ApplicationContext = AlwaysActiveContext()
     private var lastSaved: SavedState?
     private var timer: (any DispatchSourceTimer)?
     private var transport: Observation?
@@ -67,9 +66,8 @@ final class StateKeeper: @unchecked Sendable {
     // MARK: - Saving
 
     /// Starts saving on changes and while playing, each save inside a background task
-    /// of `application`. Call on the controller's queue.
-    func start(events: ControlEvents, application: any ApplicationContext) {
-        self.application = application
+    /// of the controller's application. Call on the controller's queue.
+    func start(events: ControlEvents) {
         // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player]) { save() }
@@ -107,7 +105,7 @@ final class StateKeeper: @unchecked Sendable {
         let state = snapshot()
         guard state != lastSaved else { return }
         lastSaved = state
-        let activity = application.beginBackgroundActivity(named: "save state")
+        let activity = controller.application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             write(state)
             activity.end()

@@ -1,7 +1,11 @@
-#ifndef QUEUEPLAYER_CFUTEX_SHIM_H
-#define QUEUEPLAYER_CFUTEX_SHIM_H
+#ifndef QUEUEPLAYER_CSHIMS_SHIM_H
+#define QUEUEPLAYER_CSHIMS_SHIM_H
+/// The C library calls Swift cannot make because they are variadic (`syscall`,
+/// `snprintf`), each behind one small non-variadic function.
 #include <linux/futex.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,7 +13,6 @@
 /// An event count on a 32-bit word, for a thread that sleeps until an absolute
 /// CLOCK_MONOTONIC deadline or until another thread bumps the count: one futex
 /// wait per sleep, and a wake-up system call only when a sleeper is to be woken.
-/// (`syscall` is variadic, so Swift cannot call it: hence this shim.)
 
 /// The count, to pass to `cfutex_wait` after deciding to sleep.
 static inline uint32_t cfutex_load(uint32_t *word) {
@@ -26,5 +29,11 @@ static inline void cfutex_wait(uint32_t *word, uint32_t seen, const struct times
 static inline void cfutex_bump_and_wake(uint32_t *word) {
     __atomic_fetch_add(word, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/// Writes `value` as `printf("%.2f")` does into `buffer` (NUL-terminated, cut to `size`);
+/// returns the length of the whole text, as `snprintf` does.
+static inline int cshims_format_hundredths(char *buffer, size_t size, double value) {
+    return snprintf(buffer, size, "%.2f", value);
 }
 #endif
