@@ -15,6 +15,10 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   tick-floor-bg     the same loop printing `Background: t` after every wake-up (--print)
   The two loops are references, not peers with targets; their windows are 30 s
   (FLOOR_DURATION), scaled to 60 s like the others, to keep the run under 30 minutes.
+  While a loop is measured, `mpg123 -o alsa` plays the same file to the same sink
+  in another process (its CPU is not counted): the loop's wake-ups then compete
+  with the same audio work (PulseAudio, a decoder, the pulse plugin's thread) as
+  queueplayerd's do, so its jitter in row 4 is a like-for-like reference.
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
@@ -105,6 +109,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
                           "--timeout", f"{int(duration + warmup + 30)}s"])
         time.sleep(1)
     reader = None
+    beside = None
     mpd_sock = None
     try:
         if variant.startswith("queueplayerd"):
@@ -117,6 +122,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             if variant.endswith("-bg"):
                 os.kill(child.pid, signal.SIGUSR1)
         elif variant.startswith("tick-floor"):
+            beside = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
             printing = variant.endswith("-bg")
             child = B.Child([os.path.join(B.WORK, "tick-floor")] + (["--print"] if printing else []),
                             stdout=subprocess.PIPE if printing else None)
@@ -150,6 +156,8 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             raise RuntimeError(f"{variant} exited during the window")
         child.stop()
     finally:
+        if beside:
+            beside.stop()
         if stress:
             stress.stop(signal.SIGINT)
     window = t1 - t0

@@ -148,7 +148,8 @@ def row2_3(t, rt):
         t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], "mpd (ALSA → pulse)", cpu["mpd"], "s",
               ("<", 1.0, "< mpd"))
     # What 6000 wake-ups a minute cost here, before any work: the floor under both targets above.
-    floors = (("queueplayerd-fg", "foreground", "tick-floor", "a bare 10 ms timer loop in C, no audio"),
+    floors = (("queueplayerd-fg", "foreground", "tick-floor",
+               "a bare 10 ms timer loop in C, silent, while mpg123 plays beside it"),
               ("queueplayerd-bg", "background (printing)", "tick-floor-bg",
                "the same loop printing a `Background:` line per wake-up"))
     for fgbg, label, loop, name in floors:
@@ -190,7 +191,8 @@ def row4(t, rt):
         note = (f"p50 {s['interval_error_p50_ms']['median']:.3f} ms; {lines} of {expected} lines; "
                 f"{skipped} printed steps ≠ 0.01")
         none = "none (absolute)"
-        loop = f"bare C timer loop printing the same lines, {rt.get('floor_duration_s', '?')} s windows (reference)"
+        loop = (f"bare C timer loop printing the same lines while mpg123 plays to the same sink, "
+                f"{rt.get('floor_duration_s', '?')} s windows (reference)")
         for stat, name, limit in (("interval_error_p99_ms", "p99", 1.0), ("interval_error_max_ms", "max", 5.0)):
             peer, figure = (loop, floor[stat]) if floor else (none, "—")
             t.add(4, f"10 ms observer, interval error {name}, {label}", s[stat], peer, figure, "ms",
@@ -386,8 +388,10 @@ def main():
            "started, scaled to 60 s. queueplayerd's 10 ms observer always runs; in the background it prints "
            "`Background: t` to a pipe read by the harness. PulseAudio's own CPU is not counted for anyone. "
            "Measured the same way, a reference: `bench/tick-floor.c`, a C loop that only sleeps to 10 ms "
-           "deadlines (no audio), which is what 6000 wake-ups a minute cost on this machine before any work; "
-           "beside the background figure, the same loop printing a `Background:` line per wake-up.",
+           "deadlines (no audio of its own), which is what 6000 wake-ups a minute cost on this machine before any "
+           "work; beside the background figure, the same loop printing a `Background:` line per wake-up. While "
+           "a loop is measured, `mpg123 -o alsa` plays the same file to the same sink in another process (not "
+           "counted), so the loop competes with the same audio work as queueplayerd does.",
            "3. **Memory.** VmHWM (peak RSS) from /proc/PID/status at the end of each row-2 window.",
            "4. **Observer.** Each `Background:` line is timestamped by the reading process as it arrives; "
            "interval error is |gap between consecutive lines − 10 ms|, so it includes pipe and reader wake-up. "
@@ -397,7 +401,8 @@ def main():
            "visible from outside and is not in this figure. The loaded runs saturate the other core with "
            "`stress-ng --cpu 1 --taskset 1`. Beside ours, as a reference: `tick-floor --print`, a C loop that "
            "sleeps to 10 ms deadlines and writes one line per wake-up, read and measured the same way (idle and "
-           "loaded, shorter windows): what this machine's scheduler and the pipe give a program doing nothing else.",
+           "loaded, shorter windows, with mpg123 playing to the same sink meanwhile): what this machine's scheduler, "
+           "its timer and the pipe give a program that does nothing else under the same audio load.",
            "5. **Gapless.** Three consecutive 5 s pieces of one continuous sweep (44.1 kHz stereo, and 22.05 kHz "
            "mono) played as one queue into ALSA's file plugin. Each piece is located in the output by matching "
            "its middle against libmpg123's gapless decode of that piece (`mpg123 --gapless -s`); added (+) or "

@@ -47,6 +47,43 @@ import Testing
         #expect(times.all.count == countAfterRemoval)
     }
 
+    /// A device's delay estimate can step (ALSA's pulse plugin's does), and the position then
+    /// runs ahead of the timer set for the next tick. Rescheduling in that moment (here, another
+    /// observer is added) must call the passed tick at once, not wait for the one after it.
+    @Test func aTickThePositionPassedBeforeItsTimerIsCalledWhenTheScheduleChanges() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let clock = VirtualClock()
+        let sink = NullAudioSink(clock: clock)
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: sink)
+        let queue = DispatchQueue(label: "ticks")
+        let times = Recorder<Double>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
+            times.append($0.seconds)
+        }
+        player.play()
+        clock.advance(bySeconds: 0.1)
+        sink.reportedDelayBias = -66    // the sink now claims 1.5 ms less than it holds
+        func hundredths(_ seconds: Double) -> Int { Int((seconds * 100 + 1e-6).rounded(.down)) }
+        var other: TimeObserverToken?
+        for _ in 0..<1000 where other == nil {
+            clock.advance(byNanoseconds: 100_000)
+            queue.sync {}
+            if hundredths(player.currentTime().seconds) > hundredths(times.all.last ?? 0) {
+                // Past a multiple of 10 ms whose call has not come: its timer is still pending.
+                other = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 1), queue: queue) { _ in }
+            }
+        }
+        try #require(other != nil, "the position never ran ahead of a tick's timer")
+        clock.advance(bySeconds: 0.1)
+        player.pause()
+        queue.sync {}
+        let ticks = times.all.map(hundredths)
+        let missing = Set(ticks.first!...ticks.last!).subtracting(ticks).sorted()
+        #expect(missing.isEmpty, "no call for \(missing.map { Double($0) / 100 }) s in \(times.all)")
+        player.removeTimeObserver(token)
+        player.removeTimeObserver(other!)
+    }
+
     @Test func pauseAndSeekAddOneCallEachAndATokenOfAnotherPlayerIsIgnored() throws {
         let url = try #require(TestMedia.stereo.first)
         let clock = VirtualClock()

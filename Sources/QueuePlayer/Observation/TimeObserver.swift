@@ -117,6 +117,12 @@ struct PeriodicTimeObserver {
     let delivery: TimeObserverDelivery
     /// The last time delivered, to avoid reporting the same instant twice.
     var lastDelivered: Double?
+
+    /// The first multiple of the interval after `seconds`.
+    func tick(after seconds: Double) -> Double {
+        let interval = self.interval.seconds
+        return ((seconds / interval + 1e-6).rounded(.down) + 1) * interval
+    }
 }
 
 /// A boundary observer's times, kept on the player's control queue.

@@ -21,6 +21,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     private var writtenBeforeReconfigure: Int64 = 0
     private var formats: [AudioFormat] = []
     private var listenerKey: UInt64?
+    private var delayBias = 0
 
     public let clock: any PlaybackClock
     public let name = "null"
@@ -58,6 +59,14 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
 
     /// Every frame that has played out (written and consumed by the clock).
     public var framesPlayed: Int64 { locked { playedBeforeReconfigure + consumed(at: clock.now()) } }
+
+    /// Frames added to every ``delay()`` report from now on (negative: fewer than are
+    /// buffered), to model a device whose latency estimate steps, as real ones do
+    /// (ALSA's pulse plugin, for one). What plays is unchanged.
+    public var reportedDelayBias: Int {
+        get { locked { delayBias } }
+        set { locked { delayBias = newValue } }
+    }
 
     /// The formats the sink was configured with, in order (one entry per reconfiguration).
     public var configuredFormats: [AudioFormat] { locked { formats } }
@@ -119,7 +128,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     }
 
     public func delay() -> Int {
-        locked { Int(written - consumed(at: clock.now())) }
+        locked { max(0, Int(written - consumed(at: clock.now())) + delayBias) }
     }
 
     public func pause() -> Bool {

@@ -75,10 +75,8 @@ extension QueuePlayer {
             var index = periodicObservers.startIndex
             while index != periodicObservers.endIndex {
                 let observer = periodicObservers.values[index]
-                let interval = observer.interval.seconds
                 let last = observer.lastDelivered ?? -.infinity
-                let due = (last / interval + 1e-6).rounded(.down) * interval + interval
-                if seconds > last && seconds + 1e-7 >= due {
+                if seconds > last && seconds + 1e-7 >= observer.tick(after: last) {
                     observer.delivery.deliver(MediaTime(seconds: seconds))
                     periodicObservers.values[index].lastDelivered = seconds
                 }
@@ -120,10 +118,11 @@ extension QueuePlayer {
                             Double(segment.start) + t * Double(segment.sampleRate) - Double(segment.itemStartFrame)
                         }
                         for observer in periodicObservers.values {
-                            let interval = observer.interval.seconds
-                            let base = max(seconds, observer.lastDelivered ?? seconds)
-                            let next = ((base / interval + 1e-6).rounded(.down) + 1) * interval
-                            deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
+                            // The tick after the last call, not after now: a tick whose time has
+                            // passed without its call (the position ran ahead of the timer set for
+                            // it, and this is another reschedule) is due at once, never skipped.
+                            let next = observer.tick(after: observer.lastDelivered ?? seconds)
+                            deadline = min(deadline, next <= seconds + 1e-7 ? now : when(streamFrame(atItemSeconds: next)))
                         }
                         for observer in boundaryObservers.values {
                             if let next = observer.times.first(where: { $0 > seconds + 1e-7 }) {
