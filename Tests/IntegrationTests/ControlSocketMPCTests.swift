@@ -110,6 +110,26 @@ import Testing
         #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
     }
 
+    /// In the background, `mpc next` moves the `Background:` lines on to the next item, counted
+    /// from its start (they used to stop until it had played as long as the previous item had).
+    @Test func backgroundLinesGoOnFromTheStartOfTheItemMPCNextMovesTo() throws {
+        let daemon = try ControlDaemon(["--media", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let first = "Now playing: \(Expect.media[0].file)", second = "Now playing: \(Expect.media[1].file)"
+        try #require(daemon.process.waitForLine(timeout: 5) { $0 == first } != nil)
+        usleep(1_000_000)
+        daemon.process.send(SIGUSR1)
+        try #require(daemon.process.waitForLine(timeout: 2) { $0.hasPrefix("Background: 1.") } != nil)
+        _ = try daemon.mpc("next")
+        let moved = try #require(daemon.process.waitForLine(timeout: 2) { $0 == second })
+        usleep(600_000)
+        let after = daemon.process.lines.filter { $0.time > moved.time && $0.text.hasPrefix("Background: ") }
+        let values = after.compactMap { Double($0.text.dropFirst("Background: ".count)) }
+        #expect((values.first ?? 1) <= 0.01, "the first line after `next`: \(after.first?.text ?? "none")")
+        #expect(values.count >= 40, "\(values.count) lines in 0.6 s after `next`")
+        #expect(values.allSatisfy { $0 < 1 }, "every line after `next` counts from the next item's start: \(values.prefix(5))")
+    }
+
     /// Errors mpc reports for a stopped player (24, 24b, 31) and for `add` (39).
     @Test func mpcErrorsWhenStoppedAndForMissingFiles() throws {
         let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])

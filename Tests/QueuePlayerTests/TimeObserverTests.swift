@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import QueuePlayer
+@testable import QueuePlayer
 import TestSupport
 import Testing
 
@@ -82,6 +82,63 @@ import Testing
         #expect(missing.isEmpty, "no call for \(missing.map { Double($0) / 100 }) s in \(times.all)")
         player.removeTimeObserver(token)
         player.removeTimeObserver(other!)
+    }
+
+    /// The player wakes at once for an observer only when a call is due (the check its wake-up
+    /// makes), and the tick after a call lies beyond the tolerance within which a time counts as
+    /// a tick. Otherwise a wake-up could find nothing to deliver and ask to run again at once,
+    /// for ever under a virtual clock: with a tolerance relative to the interval, a call 50 ns
+    /// before a tick of a 1/60 s observer did.
+    @Test(arguments: [MediaTime(value: 1, timescale: 60), MediaTime(value: 1, timescale: 100),
+                      MediaTime(value: 1, timescale: 3), MediaTime(value: 7, timescale: 10)])
+    func theTickAfterACallIsNeverDueAtTheTimeOfThatCall(interval: MediaTime) {
+        let delivery = TimeObserverDelivery(queue: DispatchQueue(label: "ticks"), clock: RealTimeClock.shared) { _ in }
+        var observer = PeriodicTimeObserver(interval: interval, delivery: delivery)
+        var failures: [String] = []
+        for multiple in [1, 2, 59, 60, 61, 6_000] {
+            let tick = Double(multiple) * interval.seconds
+            for step in -30...30 {
+                let last = tick + Double(step) * 1e-8
+                observer.lastDelivered = last
+                let next = observer.tick(after: last)
+                if observer.isDue(at: last) || next <= last + PeriodicTimeObserver.tolerance || !observer.isDue(at: next) {
+                    failures.append("call at \(last) s: next tick \(next) s")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) cases, first \(failures.prefix(3))")
+        delivery.cancel()
+    }
+
+    /// Moving on to another item (advanceToNextItem, removing the current item) starts the
+    /// observer over on the new item's timeline: its ticks come from the new item's start,
+    /// not once it has played as long as the previous one had.
+    @Test func ticksGoOnFromTheStartOfTheNextItemAfterAdvancing() throws {
+        let urls = TestMedia.stereo
+        try #require(urls.count >= 3)
+        let clock = VirtualClock()
+        let items = urls.prefix(3).map { PlayerItem(url: $0) }
+        let player = QueuePlayer(items: items, sink: NullAudioSink(clock: clock))
+        let queue = DispatchQueue(label: "ticks")
+        let times = Recorder<(item: PlayerItem?, seconds: Double)>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) { [player] time in
+            times.append((player.currentItem, time.seconds))
+        }
+        player.play()
+        clock.advance(bySeconds: 1.5)
+        player.advanceToNextItem()
+        clock.advance(bySeconds: 0.5)
+        player.remove(items[1])
+        clock.advance(bySeconds: 0.5)
+        player.pause()
+        queue.sync {}
+        for item in items.dropFirst() {
+            let seen = times.all.filter { $0.item == item }.map(\.seconds)
+            // Over 0.5 s of the item: a call every 10 ms from its start (the first when it becomes audible).
+            #expect(seen.count >= 45, "\(item.url.lastPathComponent): \(seen.count) calls, first \(seen.prefix(3))")
+            #expect((seen.first ?? 1) < 0.005, "\(item.url.lastPathComponent): first call at \(seen.first ?? -1) s")
+        }
+        player.removeTimeObserver(token)
     }
 
     @Test func pauseAndSeekAddOneCallEachAndATokenOfAnotherPlayerIsIgnored() throws {

@@ -118,10 +118,26 @@ struct PeriodicTimeObserver {
     /// The last time delivered, to avoid reporting the same instant twice.
     var lastDelivered: Double?
 
-    /// The first multiple of the interval after `seconds`.
+    /// How close to a tick a time counts as that tick (times are computed from frames and
+    /// nanoseconds, so a tick's own time can come out a hair early).
+    static let tolerance = 1e-7
+
+    /// The first multiple of the interval more than ``tolerance`` after `seconds`: a time
+    /// delivered within the tolerance before a tick counts as that tick, so the tick after it
+    /// is always later than the tolerance (a wake-up for it never finds it due already).
     func tick(after seconds: Double) -> Double {
         let interval = self.interval.seconds
-        return ((seconds / interval + 1e-6).rounded(.down) + 1) * interval
+        let earliest = seconds + Self.tolerance
+        var multiple = (earliest / interval).rounded(.down) + 1
+        // The division can round a time just past a multiple down to it.
+        if multiple * interval <= earliest { multiple += 1 }
+        return multiple * interval
+    }
+
+    /// True if a call at `seconds` is due: past the last call, and at or past the tick after it.
+    func isDue(at seconds: Double) -> Bool {
+        guard let last = lastDelivered else { return true }
+        return seconds > last && seconds + Self.tolerance >= tick(after: last)
     }
 }
 

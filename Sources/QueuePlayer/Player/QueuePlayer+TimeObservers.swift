@@ -75,8 +75,7 @@ extension QueuePlayer {
             var index = periodicObservers.startIndex
             while index != periodicObservers.endIndex {
                 let observer = periodicObservers.values[index]
-                let last = observer.lastDelivered ?? -.infinity
-                if seconds > last && seconds + 1e-7 >= observer.tick(after: last) {
+                if observer.isDue(at: seconds) {
                     observer.delivery.deliver(MediaTime(seconds: seconds))
                     periodicObservers.values[index].lastDelivered = seconds
                 }
@@ -122,7 +121,8 @@ extension QueuePlayer {
                             // passed without its call (the position ran ahead of the timer set for
                             // it, and this is another reschedule) is due at once, never skipped.
                             let next = observer.tick(after: observer.lastDelivered ?? seconds)
-                            deadline = min(deadline, next <= seconds + 1e-7 ? now : when(streamFrame(atItemSeconds: next)))
+                            let isDueNow = observer.lastDelivered != nil && observer.isDue(at: seconds)
+                            deadline = min(deadline, isDueNow ? now : when(streamFrame(atItemSeconds: next)))
                         }
                         for observer in boundaryObservers.values {
                             if let next = observer.times.first(where: { $0 > seconds + 1e-7 }) {

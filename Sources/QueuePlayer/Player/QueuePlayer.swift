@@ -314,7 +314,15 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     }
 
     func setCurrentItem(_ item: PlayerItem?) {
-        if item != currentItem { lastReportedTime = nil }
+        if item != currentItem {
+            lastReportedTime = nil
+            // A new item is a new timeline: periodic observers count their ticks from its start.
+            var index = periodicObservers.startIndex
+            while index != periodicObservers.endIndex {
+                periodicObservers.values[index].lastDelivered = nil
+                periodicObservers.formIndex(after: &index)
+            }
+        }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
 
