@@ -197,16 +197,18 @@ def row4(t, rt):
             peer, figure = (loop, floor[stat]) if floor else (none, "—")
             t.add(4, f"10 ms observer, interval error {name}, {label}", s[stat], peer, figure, "ms",
                   ("abs<=", limit, f"≤ {limit:g} ms"), note if name == "p99" else "")
+            t.rows[-1]["limit"] = limit
         t.add(4, f"10 ms observer, drift (absolute) over {rt['duration_s']} s, {label}",
               s["drift_abs_ms"], none, "—", "ms", ("abs<=", 10.0, "≤ 10 ms"))
+        t.rows[-1]["limit"] = 10.0
     # ratio column for absolute rows: ours / target
     for r in t.rows:
         if r["row"] == 4 and r["ours"] is not None:
-            limit = {"≤ 1 ms": 1.0, "≤ 5 ms": 5.0}.get(r["target"], 10.0)
-            r["ratio"] = r["ours"] / limit
+            against_loop = r["ratio"]    # ours / the loop's, as add() computed it (None without a loop)
+            r["ratio"] = r["ours"] / r["limit"]
             r["ratio_text"] = f"{r['ratio']:.2f} of target"
-            if isinstance(r["peer_figure"], (int, float)) and r["peer_figure"] > 0:
-                r["ratio_text"] += f"; {r['ours'] / r['peer_figure']:.2f}× the loop's"
+            if against_loop is not None:
+                r["ratio_text"] += f"; {against_loop:.2f}× the loop's"
     return out
 
 

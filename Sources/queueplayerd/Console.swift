@@ -18,6 +18,9 @@ enum Console {
     private static let statusLine = Mutex<String?>(nil)
     private static let terminals = (output: isatty(STDOUT_FILENO) == 1, error: isatty(STDERR_FILENO) == 1)
 
+    /// True if stdout is a terminal (where a status line belongs).
+    static var outputIsTerminal: Bool { terminals.output }
+
     /// Writes `text` and a newline to stdout.
     static func line(_ text: String) {
         emit(text + "\n", to: STDOUT_FILENO, isTerminal: terminals.output)

@@ -21,7 +21,7 @@ final class StatusLine: @unchecked Sendable {
     }
 
     /// True if stdout is a terminal, where a status line belongs.
-    static var isWanted: Bool { isatty(STDOUT_FILENO) == 1 }
+    static var isWanted: Bool { Console.outputIsTerminal }
 
     /// Shows the line and keeps it current. Call on the controller's queue.
     func show() {

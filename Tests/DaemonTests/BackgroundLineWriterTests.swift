@@ -16,18 +16,12 @@ import Glibc
     }
 
     @Test func linesReadExactlyAsStringFormatWritesThem() {
-        var values: [Double] = [0, -0.0, 0.004, 0.005, 0.015, 0.025, 0.125, 0.375, 0.625, 0.875, 1.005, 2.675, 9.995,
+        // Both sides format with the C library's printf, so rounding is not what this checks: the
+        // prefix, the newline, and the longest values against the buffer are.
+        let values: [Double] = [0, -0.0, 0.004, 0.005, 0.015, 0.025, 0.125, 0.375, 0.625, 0.875, 1.005, 2.675, 9.995,
                                 99.995, 0.01, 0.1, 1, 10.1, 12.34, 59.999, 179.99, 3599.995, 1e-300, 0x1p-10, 0x1p-11,
                                 -0.001, -0.005, -12.345, 1e9 + 0.125, 1e11 + 0.005, 0x1p40 - 0.25,
                                 0x1p40, 1e300, -.greatestFiniteMagnitude, .infinity, -.infinity, .nan]
-        // Exact ties (k + 1/2 hundredths whose binary value is exact) and their neighbours.
-        for k in stride(from: 1, to: 400_000, by: 97) {
-            let tie = (Double(k) + 0.5) / 100
-            values += [tie, tie.nextUp, tie.nextDown, Double(k) / 100, Double(k) / 128]
-        }
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 { values.append(Double.random(in: 0..<100_000, using: &generator)) }
-        for _ in 0..<2_000 { values.append(Double.random(in: 0..<1, using: &generator)) }
         var mismatches: [String] = []
         for value in values {
             let expected = String(format: "Background: %.2f", value) + "\n"
@@ -35,6 +29,8 @@ import Glibc
             if actual != expected { mismatches.append("\(value): \(actual) vs \(expected)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        #expect(formatted(12.34) == "Background: 12.34\n")
+        #expect(formatted(-.greatestFiniteMagnitude).count == "Background: ".count + 313 + 1)
     }
 
     /// A pipe nobody reads: every line returns at once; once it is read again the newest lines

@@ -40,7 +40,10 @@ import Testing
         for row in rows.dropLast() {
             #expect(!Self.isStatus(row.last ?? ""), "a status line was pushed up: \(row)")
         }
-        #expect(rows.last?.dropFirst().allSatisfy(\.isEmpty) ?? false, "the status line is removed on exit: \(String(describing: rows.last))")
+        // The last row ends cleared: a redraw at its start (after the last line written) must be
+        // cleared too, and nothing is drawn after the clear.
+        #expect(rows.last.map { $0.last == "" && $0.dropFirst().allSatisfy(\.isEmpty) } ?? false,
+                "the status line is removed on exit: \(String(describing: rows.last))")
         let times = drawn.compactMap { $0.firstMatch(of: #/  (\d+:\d\d) \/ 0:02  \[1\/1\]/#).map { String($0.1) } }
         #expect(Array(times.prefix(3)) == ["0:00", "0:01", "0:02"], "\(drawn)")
         #expect(times == times.sorted(), "elapsed never runs backwards: \(times)")

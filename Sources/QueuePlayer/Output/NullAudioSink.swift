@@ -63,7 +63,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     /// Frames added to every ``delay()`` report from now on (negative: fewer than are
     /// buffered), to model a device whose latency estimate steps, as real ones do
     /// (ALSA's pulse plugin, for one). What plays is unchanged.
-    public var reportedDelayBias: Int {
+    var reportedDelayBias: Int {
         get { locked { delayBias } }
         set { locked { delayBias = newValue } }
     }

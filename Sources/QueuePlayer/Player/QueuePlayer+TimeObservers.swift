@@ -120,9 +120,9 @@ extension QueuePlayer {
                             // The tick after the last call, not after now: a tick whose time has
                             // passed without its call (the position ran ahead of the timer set for
                             // it, and this is another reschedule) is due at once, never skipped.
-                            let next = observer.tick(after: observer.lastDelivered ?? seconds)
-                            let isDueNow = observer.lastDelivered != nil && observer.isDue(at: seconds)
-                            deadline = min(deadline, isDueNow ? now : when(streamFrame(atItemSeconds: next)))
+                            // With no call yet on this item's timeline, the first is due now.
+                            let next = observer.lastDelivered.map(observer.tick(after:)) ?? seconds
+                            deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
                         }
                         for observer in boundaryObservers.values {
                             if let next = observer.times.first(where: { $0 > seconds + 1e-7 }) {

@@ -184,10 +184,6 @@ extension QueuePlayer {
                 if segment.item != currentItem {
                     setCurrentItem(segment.item)
                     deliverToAllPeriodicObservers()
-                } else if periodicObservers.values.contains(where: { $0.lastDelivered == nil }) {
-                    // The item became current before it was audible (advanceToNextItem, remove):
-                    // its timeline starts now.
-                    deliverToAllPeriodicObservers()
                 }
             }
             guard let end = segment.end, audible >= Double(end) else { break }

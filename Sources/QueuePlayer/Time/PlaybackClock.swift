@@ -37,8 +37,8 @@ public protocol ScheduledWork: Sendable {
 /// A periodic observer every 10 ms reschedules the player's timer 100 times a
 /// second. A Dispatch timer source per deadline costs a source, a `timerfd`
 /// change, a poke of Dispatch's manager thread and a worker wake-up each time;
-/// here a deadline is an entry in a short list, the clock thread sleeps on a
-/// condition variable until the earliest one, and runs the work on its queue
+/// here a deadline is an entry in a short list, the clock thread sleeps in one
+/// futex wait until the earliest one, and runs the work on its queue
 /// with `sync`, on the clock thread itself: one wake-up per deadline.
 public final class RealTimeClock: PlaybackClock {
     /// The one real clock; it has no state of its own.
