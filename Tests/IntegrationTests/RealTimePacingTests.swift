@@ -7,46 +7,64 @@ import Testing
 /// Playback through a user-mode PulseAudio null sink behind ALSA's pulse plugin:
 /// a real device clock, paced in real time.
 @Suite(.serialized) struct RealTimePacingTests {
+    /// The reported time is the audible time, measured the way it is defined: the reference
+    /// is what the sink said about its stream on the render thread right after each write
+    /// (frames accepted minus delay, with the time of asking), interpolated at the instant
+    /// the observer's block stamped its report. The properties are over the whole run, past
+    /// the first 300 ms (the stream's start-up): a loaded machine may delay a few blocks,
+    /// and a percentile tolerates that where a single worst sample would not.
     @Test func fiveSecondsTakeFiveSecondsAndTheReportedTimeIsTheAudibleTime() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
-        // Only this test uses alsa-lib inside the test process, so the configuration can be set here.
+        // Only this suite uses alsa-lib inside the test process, so the configuration can be set here.
         setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tone = try TestMedia.makeTone(seconds: 5, in: directory, name: "five-seconds")
+        let expectedFrames = try ReferenceDecoder.decode(tone).pcm.count / 4
 
-        let sink = ALSAAudioSink(device: "pulsenull")
+        let device = ALSAAudioSink(device: "pulsenull")
+        let sink = MeasuringSink(wrapping: device)
         let item = PlayerItem(url: tone)
         let player = QueuePlayer(items: [item], sink: sink)
-        let samples = Recorder<(wall: Double, reported: Double, audible: Double)>()
+        let reports = Recorder<(stamp: Double, reported: Double)>()
         let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100),
                                                    queue: DispatchQueue(label: "pacing.ticks")) { time in
-            let audible = Double(sink.framesWritten - Int64(sink.delay())) / 44_100
-            samples.append((ChildProcess.now(), time.seconds, audible))
+            reports.append((ChildProcess.now(), time.seconds))
         }
         let ended = DispatchSemaphore(value: 0)
+        let endedAt = Recorder<Double>()
         let observer = NotificationCenter.default.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: item, queue: nil) { _ in
+            endedAt.append(ChildProcess.now())
             ended.signal()
         }
         defer { NotificationCenter.default.removeObserver(observer) }
 
         let start = ChildProcess.now()
         player.play()
-        #expect(ended.wait(timeout: .now() + 15) == .success)
-        let elapsed = ChildProcess.now() - start
+        try #require(ended.wait(timeout: .now() + 30) == .success, "the item did not end")
         player.removeTimeObserver(ticks)
+        let end = try #require(endedAt.all.first)
 
-        let all = samples.all
-        #expect(abs(elapsed - 5) <= 0.25, "5 s of audio took \(elapsed) s; first \(all.prefix(3).map { ($0.wall - start, $0.reported) }) last \(all.suffix(3).map { ($0.wall - start, $0.reported) })")
-        #expect(sink.underruns == 0)
-        let reports = samples.all
-        try #require(reports.count > 100, "only \(reports.count) periodic reports")
-        let last = reports[reports.count - 1]
-        #expect(abs(last.reported - last.audible) <= 0.05, "last report \(last.reported) s, audible \(last.audible) s")
-        let worst = reports.map { abs($0.reported - $0.audible) }.max() ?? 0
-        print("pacing: 5 s of audio took \(elapsed) s; \(reports.count) reports; last off by \(last.reported - last.audible) s; worst \(worst) s")
-        #expect(worst <= 0.05, "a report was \(worst) s away from the audible time")
+        #expect(device.framesWritten == Int64(expectedFrames), "every decoded frame reaches the device")
+        #expect(device.underruns == 0)
+        let measurements = sink.measurements
+        let playing = reports.all.filter { $0.stamp - start >= 0.3 && $0.stamp <= end }
+        try #require(playing.count >= 300, "only \(playing.count) periodic reports in \(end - start - 0.3) s")
+        let errors = try playing.map { report in
+            let audible = try #require(measurements.audibleFrame(at: report.stamp, sampleRate: 44_100))
+            return abs(report.reported - audible / 44_100)
+        }
+        let median = try #require(Statistics.median(errors))
+        let p95 = try #require(Statistics.percentile(95, of: errors))
+        let decreases = zip(playing, playing.dropFirst()).filter { $1.reported < $0.reported }
+        let slope = try #require(Statistics.slope(playing.map { (x: $0.stamp, y: $0.reported) }))
+        print("pacing: 5 s of audio took \(end - start) s; \(playing.count) reports after 300 ms; "
+              + "error median \(median * 1000) ms, p95 \(p95 * 1000) ms, max \((errors.max() ?? 0) * 1000) ms; slope \(slope)")
+        #expect(median <= 0.010, "median error \(median) s between the reported and the audible time")
+        #expect(p95 <= 0.030, "95th percentile error \(p95) s between the reported and the audible time")
+        #expect(decreases.isEmpty, "the reported time went back: \(decreases.prefix(5))")
+        #expect(abs(slope - 1) <= 0.005, "reported time against wall time has slope \(slope)")
     }
 
     @Test func anUnderrunIsRecoveredAndTheStreamGoesOn() throws {
@@ -65,7 +83,13 @@ import Testing
             }
         }
         for _ in 0..<5 { try write() }
-        usleep(1_000_000)    // the device plays out and runs dry
+        // The device plays out and runs dry; asking for the delay is what makes alsa-lib notice.
+        let deadline = ChildProcess.now() + 10
+        while !sink.isStarved && ChildProcess.now() < deadline {
+            _ = sink.delay()
+            usleep(5_000)
+        }
+        try #require(sink.isStarved, "0.5 s of audio written and nothing more, yet no underrun after 10 s")
         for _ in 0..<5 { try write() }
         #expect(sink.underruns >= 1, "the starved stream should have reported an underrun")
         #expect(sink.framesWritten == 10 * 4_410, "every frame written, before and after the recovery")

@@ -2,8 +2,24 @@ import MPDProtocol
 import Testing
 
 @Suite struct SessionFramingTests {
-    @Test func greeting() {
-        #expect(ClientSession.greeting == "OK MPD 0.23.5\n")
+    /// Clients read the greeting as libmpdclient's `mpd_parse_welcome` does: one line,
+    /// `OK MPD ` and a dotted version they then gate features on. The version announced
+    /// must cover what the session answers: `binarylimit` exists from protocol 0.22.4 on,
+    /// so a client told less would never send it, and a later version would promise
+    /// commands (0.24's `playlistlength`, say) that this session does not know.
+    @Test func greetingAnnouncesTheProtocolVersionTheSessionSpeaks() throws {
+        let greeting = ClientSession.greeting
+        #expect(greeting.hasSuffix("\n") && greeting.filter { $0 == "\n" }.count == 1)
+        #expect(greeting.hasPrefix("OK MPD "))
+        let parts = greeting.dropFirst("OK MPD ".count).dropLast().split(separator: ".", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { Int($0) }
+        try #require(parts.count == 3 && numbers.count == 3, "not a dotted version: \(greeting)")
+        #expect(numbers.lexicographicallyPrecedes([0, 22, 4]) == false, "binarylimit needs 0.22.4, announced \(numbers)")
+        #expect(numbers.lexicographicallyPrecedes([0, 24, 0]), "0.24 would promise commands this session lacks")
+
+        let session = TestClient(daemon: FakeDaemon())
+        #expect(session.feed("binarylimit 8192\n") == "OK\n")
+        #expect(session.feed("playlistlength \"x\"\n").hasPrefix("ACK [5@0]"))
     }
 
     @Test func simpleCommands() {

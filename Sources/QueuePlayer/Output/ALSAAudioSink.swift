@@ -50,6 +50,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// True while the device is open.
     public var isOpen: Bool { pcm != nil }
 
+    /// True while the stream has run dry (`SND_PCM_STATE_XRUN`): the next write recovers it
+    /// and counts an underrun. alsa-lib updates the state when asked for the delay or the
+    /// space available. Render thread only, like every call on the device.
+    public var isStarved: Bool {
+        guard let pcm else { return false }
+        return snd_pcm_state(pcm) == SND_PCM_STATE_XRUN
+    }
+
     /// Opens `device` once and closes it, to tell whether playback there can work at all.
     public static func probe(device: String) -> Result<Void, AudioSinkError> {
         calsa_silence_errors()
