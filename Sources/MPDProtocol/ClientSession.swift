@@ -37,6 +37,8 @@ public struct ClientSession: Sendable {
     /// The most bytes a command list may hold (each line counts its length plus one).
     public let maxCommandListSize: Int
 
+    /// The daemon's number for this client, passed to the executor in every ``CommandContext``.
+    public var clientID = 0
     /// Whether the session has asked for the connection to be closed; it ignores input from then on.
     public private(set) var isClosed = false
     /// This client's pending changes and idle subscription.
@@ -211,7 +213,7 @@ public struct ClientSession: Sendable {
         case .idle(let subsystems):
             return .idle(idleState.wait(for: subsystems).map(IdleState.reply(reporting:)) ?? "")
         default:
-            let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil)
+            let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID)
             do {
                 return .success(try executor(command, context).rendered(tagTypes: tagTypes))
             } catch {

@@ -21,6 +21,12 @@ public enum Command: Hashable, Sendable {
     case stop
     /// `seekcur TIME|+TIME|-TIME`: seek within the current song; ``MPDError/notPlaying`` while stopped.
     case seekcur(SeekTarget)
+    /// `playid [SONGID]`: play the song with this id (`nil`: as `play`).
+    case playid(Int?)
+    /// `seek SONGPOS TIME`: play the song at a position from `seconds` on.
+    case seek(position: Int, seconds: Double)
+    /// `seekid SONGID TIME`: play the song with an id from `seconds` on.
+    case seekid(id: Int, seconds: Double)
 
     // MARK: Status
     /// `status`.
@@ -31,12 +37,40 @@ public enum Command: Hashable, Sendable {
     // MARK: Queue
     /// `playlistinfo [POS|START:END]`: song blocks; ``PositionRange/all`` without an argument.
     case playlistinfo(PositionRange)
-    /// `add URI`: add a file or directory of the library; `""` (and `/`) mean the whole library.
-    case add(uri: String)
+    /// `add URI [POSITION]`: add a file or directory of the library; `""` (and `/`) mean the whole library.
+    case add(uri: String, position: QueuePosition?)
+    /// `addid URI [POSITION]`: add one file; the reply is its `Id:`.
+    case addid(uri: String, position: QueuePosition?)
     /// `clear`: empty the queue.
     case clear
     /// `delete POS|START:END`: remove songs from the queue.
     case delete(PositionRange)
+    /// `deleteid SONGID`.
+    case deleteid(Int)
+    /// `move FROM[:END] TO`: move songs so the first lands at `TO`.
+    case move(PositionRange, to: QueuePosition)
+    /// `moveid SONGID TO`.
+    case moveid(Int, to: QueuePosition)
+    /// `swap POS1 POS2`.
+    case swap(Int, Int)
+    /// `swapid SONGID1 SONGID2`.
+    case swapid(Int, Int)
+    /// `shuffle [START:END]`.
+    case shuffle(PositionRange)
+    /// `prio PRIORITY START:END...`.
+    case prio(UInt8, [PositionRange])
+    /// `prioid PRIORITY SONGID...`.
+    case prioid(UInt8, [Int])
+    /// `playlistid [SONGID]`: one song's block, or every song's.
+    case playlistid(Int?)
+    /// `plchanges VERSION [START:END]`: the songs changed since a queue version.
+    case plchanges(version: UInt32, PositionRange)
+    /// `plchangesposid VERSION [START:END]`: the same as `cpos`/`Id` pairs.
+    case plchangesposid(version: UInt32, PositionRange)
+    /// `playlistfind FILTER`: queued songs that match exactly.
+    case playlistfind(SongFilter)
+    /// `playlistsearch FILTER`: queued songs that match, case folded.
+    case playlistsearch(SongFilter)
 
     // MARK: Options and volume
     /// `setvol 0...100`.
@@ -47,8 +81,60 @@ public enum Command: Hashable, Sendable {
     case random(Bool)
     /// `single 0|1|oneshot`.
     case single(SingleMode)
-    /// `consume 0|1`.
-    case consume(Bool)
+    /// `consume 0|1|oneshot`.
+    case consume(ConsumeMode)
+    /// `crossfade SECONDS`: only 0 is supported (this player is gapless, not cross-fading).
+    case crossfade(Int)
+    /// `mixrampdb DB`.
+    case mixrampdb(Double)
+    /// `mixrampdelay SECONDS|nan`; `nil` for `nan` (off).
+    case mixrampdelay(Double?)
+    /// `replay_gain_mode MODE`.
+    case replayGainMode(String)
+    /// `replay_gain_status`.
+    case replayGainStatus
+
+    // MARK: Partitions
+    /// `listpartitions`.
+    case listpartitions
+    /// `partition NAME`.
+    case partition(String)
+
+    // MARK: Client-to-client messages
+    /// `subscribe CHANNEL`.
+    case subscribe(String)
+    /// `unsubscribe CHANNEL`.
+    case unsubscribe(String)
+    /// `channels`.
+    case channels
+    /// `sendmessage CHANNEL TEXT`.
+    case sendmessage(channel: String, text: String)
+    /// `readmessages`.
+    case readmessages
+
+    // MARK: Stored playlists
+    /// `save NAME [MODE]`.
+    case save(String, SaveMode)
+    /// `load NAME [START:END [POSITION]]`.
+    case load(String, PositionRange, QueuePosition?)
+    /// `listplaylists`.
+    case listplaylists
+    /// `listplaylist NAME [START:END]`.
+    case listplaylist(String, PositionRange)
+    /// `listplaylistinfo NAME [START:END]`.
+    case listplaylistinfo(String, PositionRange)
+    /// `playlistadd NAME URI [POSITION]`.
+    case playlistadd(String, uri: String, position: Int?)
+    /// `playlistclear NAME`.
+    case playlistclear(String)
+    /// `playlistdelete NAME POS|START:END`.
+    case playlistdelete(String, PositionRange)
+    /// `playlistmove NAME FROM[:END] TO`.
+    case playlistmove(String, PositionRange, to: Int)
+    /// `rename NAME NEW_NAME`.
+    case rename(String, to: String)
+    /// `rm NAME`.
+    case rm(String)
 
     // MARK: Outputs and library
     /// `outputs`.
@@ -61,6 +147,34 @@ public enum Command: Hashable, Sendable {
     case update(uri: String?)
     /// `config`: reply `music_directory: ...`.
     case config
+    /// `rescan [URI]`: as `update`, reading every file again.
+    case rescan(uri: String?)
+    /// `lsinfo [URI]`: a directory's subdirectories and songs (and, at the root, stored playlists).
+    case lsinfo(String)
+    /// `listall [URI]`: every directory and file under a directory, as names.
+    case listall(String)
+    /// `listallinfo [URI]`: the same with song blocks.
+    case listallinfo(String)
+    /// `listfiles [URI]`: the files and directories of a directory, as the file system has them.
+    case listfiles(String)
+    /// `list TAG [FILTER] [group TAG...]`: distinct tag values.
+    case list(FilterKey, SongFilter?, groups: [FilterKey])
+    /// `find FILTER [sort TAG] [window START:END]`: songs that match exactly.
+    case find(SongFilter, sort: SongOrder?, window: PositionRange?)
+    /// `search FILTER [sort TAG] [window START:END]`: songs that match, case folded.
+    case search(SongFilter, sort: SongOrder?, window: PositionRange?)
+    /// `findadd FILTER [position POS]`: queue the songs `find` names.
+    case findadd(SongFilter, position: QueuePosition?)
+    /// `searchadd FILTER [position POS]`: queue the songs `search` names.
+    case searchadd(SongFilter, position: QueuePosition?)
+    /// `count FILTER [group TAG]`: how many songs match and their total time.
+    case count(SongFilter?, group: FilterKey?)
+    /// `stats`.
+    case stats
+    /// `urlhandlers`: none (only the music directory is played).
+    case urlhandlers
+    /// `decoders`: the decoder plugins and their suffixes and MIME types.
+    case decoders
 
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
@@ -89,22 +203,76 @@ public enum Command: Hashable, Sendable {
         case .previous: "previous"
         case .stop: "stop"
         case .seekcur: "seekcur"
+        case .playid: "playid"
+        case .seek: "seek"
+        case .seekid: "seekid"
         case .status: "status"
         case .currentsong: "currentsong"
         case .playlistinfo: "playlistinfo"
         case .add: "add"
+        case .addid: "addid"
         case .clear: "clear"
         case .delete: "delete"
+        case .deleteid: "deleteid"
+        case .move: "move"
+        case .moveid: "moveid"
+        case .swap: "swap"
+        case .swapid: "swapid"
+        case .shuffle: "shuffle"
+        case .prio: "prio"
+        case .prioid: "prioid"
+        case .playlistid: "playlistid"
+        case .plchanges: "plchanges"
+        case .plchangesposid: "plchangesposid"
+        case .playlistfind: "playlistfind"
+        case .playlistsearch: "playlistsearch"
         case .setvol: "setvol"
         case .repeat: "repeat"
         case .random: "random"
         case .single: "single"
         case .consume: "consume"
+        case .crossfade: "crossfade"
+        case .mixrampdb: "mixrampdb"
+        case .mixrampdelay: "mixrampdelay"
+        case .replayGainMode: "replay_gain_mode"
+        case .replayGainStatus: "replay_gain_status"
+        case .listpartitions: "listpartitions"
+        case .partition: "partition"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .channels: "channels"
+        case .sendmessage: "sendmessage"
+        case .readmessages: "readmessages"
+        case .save: "save"
+        case .load: "load"
+        case .listplaylists: "listplaylists"
+        case .listplaylist: "listplaylist"
+        case .listplaylistinfo: "listplaylistinfo"
+        case .playlistadd: "playlistadd"
+        case .playlistclear: "playlistclear"
+        case .playlistdelete: "playlistdelete"
+        case .playlistmove: "playlistmove"
+        case .rename: "rename"
+        case .rm: "rm"
         case .outputs: "outputs"
         case .enableoutput: "enableoutput"
         case .disableoutput: "disableoutput"
         case .update: "update"
         case .config: "config"
+        case .rescan: "rescan"
+        case .lsinfo: "lsinfo"
+        case .listall: "listall"
+        case .listallinfo: "listallinfo"
+        case .listfiles: "listfiles"
+        case .list: "list"
+        case .find: "find"
+        case .search: "search"
+        case .findadd: "findadd"
+        case .searchadd: "searchadd"
+        case .count: "count"
+        case .stats: "stats"
+        case .urlhandlers: "urlhandlers"
+        case .decoders: "decoders"
         case .ping: "ping"
         case .close: "close"
         case .commands: "commands"

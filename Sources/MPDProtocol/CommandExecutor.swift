@@ -18,10 +18,14 @@ public struct CommandContext: Hashable, Sendable {
     public var tagTypes: Set<TagType>
     /// The 0-based index inside a command list, or `nil` outside one.
     public var listIndex: Int?
+    /// Which client sent the command (``ClientSession/clientID``): per-client state such as
+    /// message subscriptions is kept by it.
+    public var clientID: Int
 
     /// Creates a context; the session makes one per executed command.
-    public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil) {
+    public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil, clientID: Int = 0) {
         self.tagTypes = tagTypes
         self.listIndex = listIndex
+        self.clientID = clientID
     }
 }

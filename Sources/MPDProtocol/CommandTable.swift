@@ -45,18 +45,22 @@ enum CommandTable {
         throw MPDError(.argument, message, command: entry.name)
     }
 
-    private static func simple(_ name: String, _ command: Command) -> Entry {
+    static func simple(_ name: String, _ command: Command) -> Entry {
         Entry(name: name, arity: .exactly(0), isListed: true) { _, _ throws(MPDError) in command }
     }
 
-    private static func entry(
+    static func entry(
         _ name: String, _ arity: Arity,
         _ build: @escaping @Sendable ([String], ArgumentParsing) throws(MPDError) -> Command
     ) -> Entry {
         Entry(name: name, arity: arity, isListed: true, build: build)
     }
 
-    static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: [
+    static let entries: [String: Entry] = Dictionary(
+        uniqueKeysWithValues: (coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries + databaseEntries).map { ($0.name, $0) })
+
+    /// The commands of the first protocol subset: transport, status, the basic queue and the session.
+    private static let coreEntries: [Entry] = [
         // Playback
         entry("play", .between(0, 1)) { arguments, parse throws(MPDError) in
             guard let text = arguments.first else { return .play(position: nil) }
@@ -88,12 +92,8 @@ enum CommandTable {
         entry("playlistinfo", .between(0, 1)) { arguments, parse throws(MPDError) in
             .playlistinfo(try arguments.first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
         },
-        // mpd 0.23 also accepts `add URI POSITION`; the position form is not supported here.
-        entry("add", .between(1, 2)) { arguments, _ throws(MPDError) in
-            guard arguments.count == 1 else {
-                throw MPDError(.argument, "too many arguments for \"add\"", command: "add")
-            }
-            return .add(uri: arguments[0] == "/" ? "" : arguments[0])
+        entry("add", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .add(uri: arguments[0] == "/" ? "" : arguments[0], position: try position(arguments.dropFirst().first, parse))
         },
         simple("clear", .clear),
         entry("delete", .exactly(1)) { arguments, parse throws(MPDError) in
@@ -106,7 +106,12 @@ enum CommandTable {
         },
         entry("repeat", .exactly(1)) { arguments, parse throws(MPDError) in .repeat(try parse.boolean(arguments[0])) },
         entry("random", .exactly(1)) { arguments, parse throws(MPDError) in .random(try parse.boolean(arguments[0])) },
-        entry("consume", .exactly(1)) { arguments, parse throws(MPDError) in .consume(try parse.boolean(arguments[0])) },
+        entry("consume", .exactly(1)) { arguments, _ throws(MPDError) in
+            guard let mode = ConsumeMode(rawValue: arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized consume mode, expected 0, 1, or oneshot", command: "consume")
+            }
+            return .consume(mode)
+        },
         entry("single", .exactly(1)) { arguments, _ throws(MPDError) in
             guard let mode = SingleMode(rawValue: arguments[0]) else {
                 throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot", command: "single")
@@ -156,7 +161,7 @@ enum CommandTable {
             guard limit >= 64 else { throw MPDError(.argument, "Value too small", command: "binarylimit") }
             return .binarylimit(limit)
         },
-    ].map { ($0.name, $0) })
+    ]
 }
 
 /// mpd's `uri_safe_local`: no empty segments, no `.` or `..` segments, not absolute.

@@ -20,7 +20,7 @@ public protocol FilterableSong {
 /// `find` compares whole values, case-sensitively; `search` folds case and, in the old
 /// pair syntax, matches substrings (MPD 0.20's behaviour, kept for those clients).
 /// Every part must match (the parts are ANDed).
-public struct SongFilter: Sendable {
+public struct SongFilter: Sendable, Hashable {
     /// One test of a song.
     public indirect enum Expression: Sendable {
         /// A tag's values (`nil`: any tag) tested with a string test.
@@ -61,6 +61,19 @@ public struct SongFilter: Sendable {
 
     /// The parts, all of which must match.
     public let expressions: [Expression]
+    /// The arguments the filter was parsed from: two filters are equal when these are.
+    public let arguments: [String]
+    /// Whether values are compared with case folded (`search`), or exactly (`find`).
+    public let foldCase: Bool
+
+    public static func == (lhs: SongFilter, rhs: SongFilter) -> Bool {
+        lhs.arguments == rhs.arguments && lhs.foldCase == rhs.foldCase
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(arguments)
+        hasher.combine(foldCase)
+    }
 
     /// Parses the filter arguments of `find`, `search` and their kin.
     ///
@@ -85,6 +98,8 @@ public struct SongFilter: Sendable {
             rest = rest.dropFirst(2)
         }
         expressions = parts
+        self.arguments = Array(arguments)
+        self.foldCase = foldCase
     }
 
     /// True if `song` passes every part.
@@ -111,7 +126,7 @@ public struct SongFilter: Sendable {
     }
 
     /// MPD's `uri_safe_local`: relative, no `.`/`..` segments, no empty segments.
-    static func isSafeRelativeURI(_ uri: String) -> Bool {
+    public static func isSafeRelativeURI(_ uri: String) -> Bool {
         if uri.isEmpty { return true }
         if uri.hasPrefix("/") { return false }
         return uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
@@ -165,11 +180,23 @@ extension TagType {
 }
 
 /// A filter's key word: a tag, or one of the special keys.
-enum FilterKey: Equatable {
+public enum FilterKey: Hashable, Sendable {
     case any, file, base, modifiedSince, audioFormat
     case tag(TagType)
 
-    init?(_ name: String) {
+    /// The name as a reply line's key (`Artist`, `file`).
+    public var protocolName: String {
+        switch self {
+        case .any: "any"
+        case .file: "file"
+        case .base: "base"
+        case .modifiedSince: "modified-since"
+        case .audioFormat: "AudioFormat"
+        case .tag(let type): type.protocolName
+        }
+    }
+
+    public init?(_ name: String) {
         switch name {
         case "base": self = .base
         case "modified-since": self = .modifiedSince

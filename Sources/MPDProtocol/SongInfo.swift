@@ -29,6 +29,8 @@ public struct SongInfo: Hashable, Sendable {
     public var position: Int?
     /// The queue id (`Id: 1`), for queue entries.
     public var id: Int?
+    /// The queue priority (`Prio: 5`), shown when not 0.
+    public var priority: Int = 0
 
     /// Describes a song; leave out what is unknown and it is left out of the block.
     public init(
@@ -55,5 +57,6 @@ public struct SongInfo: Hashable, Sendable {
         }
         if let position { reply.append("Pos", position) }
         if let id { reply.append("Id", id) }
+        if priority != 0 { reply.append("Prio", priority) }
     }
 }

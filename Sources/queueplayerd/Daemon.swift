@@ -44,6 +44,7 @@ final class Daemon: @unchecked Sendable {
         let plugin = sink is ALSAAudioSink ? "alsa" : "null"
         controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
                                         output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin),
+                                        stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                         logger: logger)
         server = ControlServer(controller: controller, events: events)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
@@ -90,6 +91,7 @@ final class Daemon: @unchecked Sendable {
             if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
         }
         stateKeeper?.start(events: events)
+        controller.updater.buildIfNeeded()
         statusLine?.show()
     }
 

@@ -60,7 +60,7 @@ import Testing
         let session = TestClient(daemon: daemon)
         #expect(session.feed("command_list_begin\nadd \"track1.mp3\"\nadd \"nosuch.mp3\"\ncommand_list_end\n")
             == "ACK [50@1] {add} No such directory\n")
-        #expect(daemon.executed == [.add(uri: "track1.mp3"), .add(uri: "nosuch.mp3")])
+        #expect(daemon.executed == [.add(uri: "track1.mp3", position: nil), .add(uri: "nosuch.mp3", position: nil)])
     }
 
     @Test func argumentErrorInsideAListCarriesTheIndex() {

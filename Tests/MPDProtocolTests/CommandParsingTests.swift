@@ -61,7 +61,7 @@ import Testing
         #expect(ack("pause abc") == "ACK [2@0] {pause} Boolean (0/1) expected: abc\n")
         #expect(try parse("repeat \"1\"").get() == .repeat(true))
         #expect(try parse("random \"0\"").get() == .random(false))
-        #expect(try parse("consume \"1\"").get() == .consume(true))
+        #expect(try parse("consume \"1\"").get() == .consume(.on))
         #expect(try parse("single oneshot").get() == .single(.oneshot))
         #expect(try parse("single \"0\"").get() == .single(.off))
         #expect(ack("single 2") == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
@@ -87,9 +87,9 @@ import Testing
     }
 
     @Test func queueCommands() throws {
-        #expect(try parse("add \"track1.mp3\"").get() == .add(uri: "track1.mp3"))
-        #expect(try parse("add \"\"").get() == .add(uri: ""))
-        #expect(try parse("add /").get() == .add(uri: ""))
+        #expect(try parse("add \"track1.mp3\"").get() == .add(uri: "track1.mp3", position: nil))
+        #expect(try parse("add \"\"").get() == .add(uri: "", position: nil))
+        #expect(try parse("add /").get() == .add(uri: "", position: nil))
         #expect(try parse("clear").get() == .clear)
         #expect(try parse("delete \"0\"").get() == .delete(.single(0)))
         #expect(try parse("delete 1:3").get() == .delete(PositionRange(start: 1, end: 3)))
@@ -176,10 +176,15 @@ import Testing
 
     @Test func supportedNamesAreSortedAndComplete() {
         #expect(Command.supportedNames == [
-            "add", "binarylimit", "clear", "close", "commands", "config", "consume", "currentsong",
-            "delete", "disableoutput", "enableoutput", "idle", "next", "notcommands", "outputs",
-            "pause", "ping", "play", "playlistinfo", "previous", "random", "repeat", "seekcur",
-            "setvol", "single", "status", "stop", "tagtypes", "update",
+            "add", "addid", "binarylimit", "channels", "clear", "close", "commands", "config", "consume",
+            "crossfade", "currentsong", "delete", "deleteid", "disableoutput", "enableoutput", "idle",
+            "listpartitions", "listplaylist", "listplaylistinfo", "listplaylists", "load", "mixrampdb",
+            "mixrampdelay", "move", "moveid", "next", "notcommands", "outputs", "partition", "pause", "ping",
+            "play", "playid", "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid",
+            "playlistinfo", "playlistmove", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio",
+            "prioid", "random", "readmessages", "rename", "repeat", "replay_gain_mode", "replay_gain_status",
+            "rm", "save", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "status",
+            "stop", "subscribe", "swap", "swapid", "tagtypes", "unsubscribe", "update",
         ])
         for name in Command.supportedNames {
             if case .failure(let error) = parse(name) {

@@ -61,8 +61,8 @@ import Testing
     @Test func commandsListsTheSupportedNames() {
         let session = TestClient()
         let reply = session.feed("commands\n")
-        #expect(reply.hasPrefix("command: add\ncommand: binarylimit\ncommand: clear\n"))
-        #expect(reply.hasSuffix("command: tagtypes\ncommand: update\nOK\n"))
+        #expect(reply.hasPrefix("command: add\ncommand: addid\ncommand: binarylimit\n"))
+        #expect(reply.hasSuffix("command: tagtypes\ncommand: unsubscribe\ncommand: update\nOK\n"))
         #expect(reply == Command.supportedNames.map { "command: \($0)\n" }.joined() + "OK\n")
         #expect(!reply.contains("noidle"))
     }

@@ -17,7 +17,7 @@ final class FakeDaemon: CommandExecutor {
         case .seekcur, .next, .previous:
             guard isPlaying else { throw .notPlaying }
             return .empty
-        case .add(let uri):
+        case .add(let uri, _):
             guard uri.hasPrefix("track") else { throw .noSuchDirectory }
             return .empty
         case .status:

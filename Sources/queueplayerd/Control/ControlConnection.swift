@@ -1,5 +1,6 @@
 import MPDProtocol
 import NIOCore
+import Synchronization
 
 /// One client of the control socket: feeds what it sends to its ``ClientSession``
 /// and writes back the replies.
@@ -33,10 +34,14 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
         self.events = events
     }
 
+    /// Numbers the clients, for per-client state such as message subscriptions.
+    private static let nextClientID = Atomic<Int>(1)
+
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
+        session.clientID = Self.nextClientID.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = context.eventLoop
-        events.subscribe(self) { [self] changed in
+        events.subscribe(self, client: session.clientID) { [self] changed in
             loop.execute { self.perform(self.session.notify(changed)) }
         }
         write(ClientSession.greeting)
@@ -46,6 +51,8 @@ final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         events.unsubscribe(self)
+        let (controller, client) = (controller, session.clientID)
+        controller.queue.async { controller.clientDidDisconnect(client) }
         self.context = nil
         context.fireChannelInactive()
     }

@@ -11,7 +11,11 @@ import Synchronization
 final class ControlEvents: Sendable {
     private struct State {
         var subscribers: [ObjectIdentifier: @Sendable (Set<Subsystem>) -> Void] = [:]
+        /// The subscriber of each client (``subscribe(_:client:_:)``).
+        var clients: [Int: ObjectIdentifier] = [:]
         var pending: Set<Subsystem> = []
+        /// Changes for some subscribers only (a `message` for the clients it was sent to).
+        var pendingFor: [ObjectIdentifier: Set<Subsystem>] = [:]
         var flushScheduled = false
     }
 
@@ -33,24 +37,49 @@ final class ControlEvents: Sendable {
         if schedule { queue.async { [self] in flush() } }
     }
 
-    /// Adds a subscriber, keyed by its owner.
-    func subscribe(_ owner: AnyObject, _ receive: @escaping @Sendable (Set<Subsystem>) -> Void) {
-        state.withLock { $0.subscribers[ObjectIdentifier(owner)] = receive }
+    /// Reports that `subsystems` changed for the given clients only.
+    func post(_ subsystems: Set<Subsystem>, toClients clients: some Sequence<Int>) {
+        let schedule = state.withLock { state -> Bool in
+            for client in clients {
+                guard let key = state.clients[client] else { continue }
+                state.pendingFor[key, default: []].formUnion(subsystems)
+            }
+            defer { state.flushScheduled = true }
+            return !state.flushScheduled
+        }
+        if schedule { queue.async { [self] in flush() } }
+    }
+
+    /// Adds a subscriber, keyed by its owner; `client` names the control-socket client it
+    /// serves, for changes posted to some clients only.
+    func subscribe(_ owner: AnyObject, client: Int? = nil, _ receive: @escaping @Sendable (Set<Subsystem>) -> Void) {
+        state.withLock {
+            $0.subscribers[ObjectIdentifier(owner)] = receive
+            if let client { $0.clients[client] = ObjectIdentifier(owner) }
+        }
     }
 
     func unsubscribe(_ owner: AnyObject) {
-        _ = state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(owner)) }
+        state.withLock { state in
+            let key = ObjectIdentifier(owner)
+            state.subscribers.removeValue(forKey: key)
+            state.pendingFor.removeValue(forKey: key)
+            state.clients = state.clients.filter { $0.value != key }
+        }
     }
 
     private func flush() {
-        let (changed, targets) = state.withLock { state -> (Set<Subsystem>, [@Sendable (Set<Subsystem>) -> Void]) in
+        let deliveries = state.withLock { state -> [(@Sendable (Set<Subsystem>) -> Void, Set<Subsystem>)] in
             defer {
                 state.pending = []
+                state.pendingFor = [:]
                 state.flushScheduled = false
             }
-            return (state.pending, Array(state.subscribers.values))
+            return state.subscribers.compactMap { key, receive in
+                let changed = state.pending.union(state.pendingFor[key] ?? [])
+                return changed.isEmpty ? nil : (receive, changed)
+            }
         }
-        guard !changed.isEmpty else { return }
-        for target in targets { target(changed) }
+        for (receive, changed) in deliveries { receive(changed) }
     }
 }

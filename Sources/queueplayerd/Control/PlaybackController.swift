@@ -4,97 +4,150 @@ import Logging
 import MPDProtocol
 import QueuePlayer
 
-/// The daemon's player as MPD clients see it: a queue (playlist) that stays put
-/// while a current-song position moves through it, over a ``QueuePlayer`` that
-/// holds the part of it still to play.
+/// MPD's player control over the engine: the play queue (``PlayQueue``: ids, versions,
+/// modes, what comes next) on one side, the ``QueuePlayer`` on the other.
 ///
-/// Every method runs on ``queue``. The play state, the current song and its time
-/// are read from the player itself, so they are never stale; idle events for the
-/// player come from observing it (``ControlEvents``), so a song that ends by
-/// itself is reported exactly as a `next` command is.
-final class PlaybackController: CommandExecutor, @unchecked Sendable {
-    /// A song in the queue: its stable id, its file, and the item that plays it.
-    struct Entry {
-        let id: Int
-        let url: URL
-        var item: PlayerItem
-        /// What the file says about itself, read when it was added (nil if it cannot be opened).
-        let details: SongDetails?
-    }
-
+/// The player holds at most two items: the song being heard and the one that follows it
+/// (the look-ahead, which its render thread decodes ahead of time for the gapless
+/// hand-over). The queue decides which song follows — in order, shuffled, repeated, or
+/// none in single mode — so every mode keeps the hand-over sample-exact, and a mode changed
+/// in mid-song takes effect at the next boundary, when the look-ahead is replaced.
+///
+/// When the player moves on by itself, the controller learns it by observing `currentItem`
+/// and, like MPD's `SyncWithPlayer`, by checking the player before every command: a song
+/// that started is then `songStarted` in the queue (consume, one-shot modes, priorities).
+///
+/// Confined to ``queue`` (the controller's queue): every method is called there.
+final class PlaybackController: @unchecked Sendable {
     enum PlayState: String { case play, pause, stop }
+
+    /// An item handed to the player, and the queue entry it plays.
+    private struct Handoff {
+        let item: PlayerItem
+        let id: Int
+    }
 
     let queue: DispatchQueue
     let player: QueuePlayer
     let library: MusicLibrary
-    private let events: ControlEvents
-    private let outputDescription: (name: String, plugin: String)
-
-    // Confined to `queue`.
-    private var entries: [Entry] = []
-    private var nextID = 1
-    private var version = 1
-    private var stoppedPosition: Int?
-    private var outputEnabled = true
-    private var updateJob = 0
-    private var libraryFiles: [String: Date] = [:]
-    private let songIndex = SongIndex()
-    private let logger: Logger
+    let events: ControlEvents
+    let logger: Logger
+    let songIndex = SongIndex()
+    let outputDescription: (name: String, plugin: String)
 
     /// The application the controller runs in (the daemon's life cycle): commands that
     /// need the player wake it, `status` reports its state, `update` runs as its background task.
     var application: any ApplicationContext = AlwaysActiveContext()
+    /// The songs, their ids and versions, the play modes.
+    private(set) var playQueue = PlayQueue<QueuedSong>()
+    private var nowPlaying: Handoff?
+    private var lookahead: Handoff?
+    var outputEnabled = true
+    /// `mixrampdb`: kept and reported; MixRamp itself is off while `mixrampdelay` is `nan`.
+    var mixrampdb = 0.0
+    /// `update`'s scans of the music directory.
+    let updater: LibraryUpdater
+    /// The stored playlists, beside the saved state.
+    let storedPlaylists: StoredPlaylists
+    /// The command handlers the control socket's sessions call.
+    private lazy var commands = CommandDispatcher(controller: self)
+    /// Seconds of songs heard to their end since the daemon started.
+    private var finishedSeconds = 0.0
+    /// The last item failure, reported in `status` as `error`.
+    var lastError: String?
+    /// Songs that failed one after another; at a queue's worth, playback stops instead of
+    /// trying them all again (mpd's `error_count`).
+    private var consecutiveFailures = 0
+    private var observations: [Any] = []
 
+    /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
+    ///   `--no-state`); stored playlists are kept there, or in the default state directory.
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         output: (name: String, plugin: String), logger: Logger) {
-        self.logger = logger
+         output: (name: String, plugin: String), stateDirectory: URL?, logger: Logger) {
+        updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: queue, logger: logger,
+                                 file: stateDirectory?.appendingPathComponent("database.json"))
+        let playlistsHome = stateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()
+        storedPlaylists = StoredPlaylists(directory: playlistsHome.appendingPathComponent("playlists"))
         self.queue = queue
         self.player = player
         self.library = library
         self.events = events
         self.outputDescription = output
-        libraryFiles = snapshotLibrary()
+        self.logger = logger
+        observePlayer()
     }
 
-    // MARK: - Queue operations used by the daemon itself
+    /// Follows the player: songs that start, end or fail by themselves.
+    private func observePlayer() {
+        observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
+            guard let self else { return }
+            queue.async { self.syncWithPlayer() }
+        })
+        let center = NotificationCenter.default
+        observations.append(center.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil) { [weak self] note in
+            guard let self, let item = note.object as? PlayerItem else { return }
+            queue.async { self.itemDidPlayToEnd(item) }
+        })
+        observations.append(center.addObserver(forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil) { [weak self] note in
+            guard let self, let item = note.object as? PlayerItem else { return }
+            queue.async { self.itemFailed(item) }
+        })
+    }
 
-    /// Appends files to the queue (and to the player, if it is playing through the queue).
+    // MARK: - What the daemon itself uses
+
+    /// Appends files to the queue.
     func append(_ urls: [URL]) {
         guard !urls.isEmpty else { return }
-        let playing = currentPosition != nil
-        for url in urls {
-            let details = songIndex.details(of: url)
-            let entry = Entry(id: nextID, url: url, item: PlayerItem(url: url), details: details)
-            nextID += 1
-            entries.append(entry)
-            if playing { player.insert(entry.item, after: nil) }
-        }
+        for url in urls { playQueue.insert(song(for: url)) }
         queueChanged()
     }
 
-    /// Starts playing at `position` (fresh items from there to the end), `seconds`
-    /// into that item, or holds it there paused.
+    /// Starts playing the song at `position`, `seconds` into it, or holds it there paused.
     func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
+        guard position >= 0, position < playQueue.count else { return }
+        consecutiveFailures = 0
         player.removeAllItems()
         if seconds > 0 || paused { player.pause() }
-        for index in position..<entries.count {
-            entries[index].item = PlayerItem(url: entries[index].url)
-            player.insert(entries[index].item, after: nil)
-        }
-        stoppedPosition = nil
+        let entry = playQueue.entries[position]
+        let item = PlayerItem(url: entry.song.url)
+        nowPlaying = Handoff(item: item, id: entry.id)
+        lookahead = nil
+        playQueue.makeCurrent(position)
+        if entry.priority != 0 { playQueue.setPriority(0, for: position..<position + 1) }
+        player.insert(item, after: nil)
+        scheduleLookahead()
         if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
         if outputEnabled && !paused { player.play() } else { player.pause() }
+        events.post([.player])
     }
 
     /// The queued files, in order.
-    var queuedFiles: [URL] { entries.map(\.url) }
+    var queuedFiles: [URL] { playQueue.entries.map(\.song.url) }
 
-    // MARK: - Derived state
-
-    /// The queue position of the item the player is on.
+    /// The queue position of the song the player is on (nil when stopped).
     var currentPosition: Int? {
-        guard let item = player.currentItem else { return nil }
-        return entries.firstIndex { $0.item === item }
+        syncWithPlayer()
+        return nowPlaying.flatMap { playQueue.position(ofID: $0.id) }
+    }
+
+    /// The queue's current song, also when stopped (`song:` in `status`).
+    var selectedPosition: Int? {
+        syncWithPlayer()
+        return playQueue.currentPosition
+    }
+
+    /// Seconds of music played since the daemon started (`playtime` in `stats`).
+    var playedSeconds: Double {
+        finishedSeconds + (playState == .stop ? 0 : player.currentTime().seconds)
+    }
+
+    /// The job number of the `update` running, if any.
+    var runningUpdateJob: Int? { updater.runningJob }
+
+    /// A control-socket client went away.
+    func clientDidDisconnect(_ client: Int) {
+        commands.clientDidDisconnect(client)
     }
 
     var playState: PlayState {
@@ -102,249 +155,247 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
         return player.rate == 0 ? .pause : .play
     }
 
-    // MARK: - CommandExecutor
+    // MARK: - Transport
 
-    /// Commands that act on the player wake a suspended daemon once their arguments
-    /// and the player's state allow them, as a remote command wakes a suspended app.
-    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
-        switch command {
-        case .play(let position):
-            try play(position)
-        case .pause(let flag):
-            guard playState != .stop else { return .empty }
-            application.commandNeedsPlayer()
-            let pause = flag ?? (playState == .play)
-            if pause { player.pause() } else if outputEnabled { player.play() }
-        case .next:
-            guard let position = currentPosition else { throw MPDError.notPlaying }
-            application.commandNeedsPlayer()
-            if position + 1 < entries.count {
-                player.advanceToNextItem()
-                // As mpd does, moving to another song plays it.
-                if outputEnabled { player.play() }
+    /// Stops: the player is emptied, the queue keeps its current song.
+    func stop() {
+        syncWithPlayer()
+        nowPlaying = nil
+        lookahead = nil
+        player.removeAllItems()
+        player.pause()
+        events.post([.player])
+    }
+
+    /// `next`: the song that follows in play order, or stop at the end.
+    func next() throws(MPDError) {
+        guard let position = currentPosition else { throw MPDError.notPlaying }
+        application.commandNeedsPlayer()
+        if lookahead != nil {
+            player.advanceToNextItem()
+            syncWithPlayer()
+            // As mpd does, moving to another song plays it.
+            if outputEnabled { player.play() }
+        } else {
+            consumeIfNeeded(position)
+            stop()
+        }
+    }
+
+    /// `previous`: the song before in play order (see ``PlayQueue/previousPosition``).
+    func previous() throws(MPDError) {
+        guard currentPosition != nil, let previous = playQueue.previousPosition else { throw MPDError.notPlaying }
+        application.commandNeedsPlayer()
+        startPlayback(at: previous)
+    }
+
+    /// `seek`/`seekid`: `seconds` into the song at `position`, playing it if it is not current.
+    func seek(position: Int, seconds: Double) throws(MPDError) {
+        guard position < playQueue.count else { throw MPDError.badSongIndex }
+        application.commandNeedsPlayer()
+        if position == currentPosition, let duration = player.currentItem?.duration?.seconds {
+            player.seek(to: MediaTime(seconds: min(seconds, duration)))
+            events.post([.player])
+        } else {
+            startPlayback(at: position, from: seconds, paused: playState == .pause)
+        }
+    }
+
+    // MARK: - Changing the queue
+
+    /// Inserts `urls` at `position` (the end when nil); returns their ids.
+    @discardableResult
+    func insert(_ urls: [URL], at position: Int?) -> [Int] {
+        var ids: [Int] = []
+        for (offset, url) in urls.enumerated() {
+            ids.append(playQueue.insert(song(for: url), at: position.map { $0 + offset }))
+        }
+        queueChanged()
+        return ids
+    }
+
+    /// Removes the songs at `range`. Removing the song being heard moves on to the one that
+    /// followed it, as mpd does (or stops when none is left).
+    func remove(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let current = currentPosition
+        var successor: Int?
+        if let current, range.contains(current) {
+            var candidate = playQueue.nextPosition
+            var steps = 0
+            while let position = candidate, range.contains(position), steps < playQueue.count {
+                candidate = nextPosition(after: position)
+                steps += 1
+            }
+            successor = candidate.flatMap { range.contains($0) ? nil : $0 }
+        }
+        let successorID = successor.map { playQueue.entries[$0].id }
+        let wasPaused = playState == .pause
+        playQueue.remove(range)
+        queueChanged()
+        if let current, range.contains(current) {
+            if let id = successorID, let position = playQueue.position(ofID: id) {
+                startPlayback(at: position, paused: wasPaused)
             } else {
                 stop()
             }
-        case .previous:
-            guard let position = currentPosition else { throw MPDError.notPlaying }
-            application.commandNeedsPlayer()
-            startPlayback(at: max(0, position - 1))
-        case .stop:
-            application.commandNeedsPlayer()
-            stop()
-        case .seekcur(let target):
-            guard playState != .stop, let duration = player.currentItem?.duration?.seconds else { throw MPDError.notPlaying }
-            application.commandNeedsPlayer()
-            let seconds = min(max(0, target.seconds(from: player.currentTime().seconds)), duration)
-            player.seek(to: MediaTime(seconds: seconds))
-            // A seek changes neither the item nor the transport state, so no observation reports it.
-            events.post([.player])
-        case .status:
-            return status()
-        case .currentsong:
-            guard let position = currentPosition ?? stoppedPosition, position < entries.count else { return .empty }
-            var reply = Reply()
-            reply.append(song(at: position))
-            return reply
-        case .playlistinfo(let range):
-            var reply = Reply()
-            for position in try range.positionsForListing(queueLength: entries.count) { reply.append(song(at: position)) }
-            return reply
-        case .add(let uri):
-            guard let files = library.files(for: uri), !files.isEmpty else { throw MPDError.noSuchDirectory }
-            append(files)
-        case .clear:
-            entries.removeAll()
-            stoppedPosition = nil
-            queueChanged()
-            player.removeAllItems()
-        case .delete(let range):
-            let positions = try range.positionsForDeletion(queueLength: entries.count)
-            delete(positions)
-        case .setvol:
-            throw MPDError.noMixer
-        case .repeat(let on), .random(let on), .consume(let on):
-            if on { throw MPDError(.argument, "Not supported by queueplayerd") }
-        case .single(let mode):
-            if mode != .off { throw MPDError(.argument, "Not supported by queueplayerd") }
-        case .outputs:
-            var reply = Reply()
-            reply.append("outputid", 0)
-            reply.append("outputname", outputDescription.name)
-            reply.append("plugin", outputDescription.plugin)
-            reply.append("outputenabled", outputEnabled ? 1 : 0)
-            return reply
-        case .enableoutput(let id), .disableoutput(let id):
-            guard id == 0 else { throw MPDError.noSuchOutput }
-            let enable: Bool
-            if case .enableoutput = command { enable = true } else { enable = false }
-            if enable != outputEnabled {
-                outputEnabled = enable
-                // With its only output disabled the player cannot play: it holds its place.
-                if !enable { player.pause() } else if playState == .pause { player.play() }
-                events.post([.output])
-            }
-        case .update:
-            return update()
-        case .config:
-            var reply = Reply()
-            reply.append("music_directory", library.root.path)
-            return reply
-        default:
-            // Protocol-level commands never reach the executor (ClientSession answers them).
-            throw MPDError(.unknown, "unknown command \"\(command.name)\"")
-        }
-        return .empty
-    }
-
-    // MARK: - Commands
-
-    private func play(_ position: Int?) throws(MPDError) {
-        if let position {
-            guard position >= 0, position < entries.count else { throw MPDError.badSongIndex }
-            application.commandNeedsPlayer()
-            startPlayback(at: position)
-            return
-        }
-        switch playState {
-        case .play: return
-        case .pause:
-            application.commandNeedsPlayer()
-            if outputEnabled { player.play() }
-        case .stop:
-            guard !entries.isEmpty else { return }
-            application.commandNeedsPlayer()
-            startPlayback(at: min(stoppedPosition ?? 0, entries.count - 1))
         }
     }
 
-    private func stop() {
-        stoppedPosition = currentPosition ?? stoppedPosition
-        player.removeAllItems()
-        player.pause()
-    }
-
-    private func delete(_ positions: Range<Int>) {
-        guard !positions.isEmpty else { return }
-        let current = currentPosition
-        for position in positions.reversed() {
-            let entry = entries.remove(at: position)
-            if current != nil && position >= current! { player.remove(entry.item) }
-        }
-        if let stopped = stoppedPosition {
-            stoppedPosition = stopped >= positions.upperBound ? stopped - positions.count
-                : stopped >= positions.lowerBound ? (entries.isEmpty ? nil : min(positions.lowerBound, entries.count - 1)) : stopped
-        }
+    /// Empties the queue and stops.
+    func clear() {
+        playQueue.removeAll()
+        stop()
         queueChanged()
     }
 
-    private func status() -> Reply {
-        // First: reading the time brings the player's timeline up to date, so an item that
-        // has just ended is not reported as current with its time reset.
-        let elapsed = player.currentTime().seconds
-        var reply = Reply()
-        reply.append("repeat", 0)
-        reply.append("random", 0)
-        reply.append("single", 0)
-        reply.append("consume", 0)
-        reply.append("partition", "default")
-        reply.append("playlist", version)
-        reply.append("playlistlength", entries.count)
-        reply.append("mixrampdb", 0)
-        let state = playState
-        reply.append("state", state.rawValue)
-        let position = currentPosition ?? stoppedPosition.flatMap { $0 < entries.count ? $0 : nil }
-        if let position {
-            reply.append("song", position)
-            reply.append("songid", entries[position].id)
-        }
-        if state != .stop, let item = player.currentItem {
-            let duration = item.duration?.seconds ?? 0
-            reply.append("time", "\(ProtocolFormatting.wholeSeconds(elapsed)):\(ProtocolFormatting.wholeSeconds(duration))")
-            reply.append("elapsed", seconds: elapsed)
-            reply.append("bitrate", item.bitRate ?? 0)
-            reply.append("duration", seconds: duration)
-            if let format = item.format { reply.append("audio", "\(format.sampleRate):16:\(format.channelCount)") }
-        }
-        if updateJob > 0 && updateRunning { reply.append("updating_db", updateJob) }
-        if let position, position + 1 < entries.count {
-            reply.append("nextsong", position + 1)
-            reply.append("nextsongid", entries[position + 1].id)
-        }
-        if let error = lastError { reply.append("error", error) }
-        for (key, value) in application.statusFields { reply.append(key, value) }
-        return reply
+    /// Changes the queue in ways that leave the song being heard where it is (moves, swaps,
+    /// priorities, shuffles), then renews the look-ahead.
+    func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError) {
+        syncWithPlayer()
+        try body(&playQueue)
+        queueChanged()
     }
 
-    private func song(at position: Int) -> SongInfo {
-        let entry = entries[position]
-        let item = entry.item
-        var tags: [SongInfo.Tag] = []
-        let metadata = item.status == .readyToPlay ? item.metadata : entry.details?.metadata ?? item.metadata
-        let format = item.format ?? entry.details?.format
-        let duration = item.duration?.seconds ?? entry.details?.duration
-        if let artist = metadata.artist { tags.append(.init(.artist, artist)) }
-        if let title = metadata.title { tags.append(.init(.title, title)) }
-        if let album = metadata.album { tags.append(.init(.album, album)) }
-        if let track = metadata.track { tags.append(.init(.track, track)) }
-        if let date = metadata.date { tags.append(.init(.date, date)) }
-        if let genre = metadata.genre { tags.append(.init(.genre, genre)) }
-        let modified = SongIndex.modificationDate(of: entry.url).map { Int64($0.timeIntervalSince1970) }
-        return SongInfo(
-            file: library.uri(for: entry.url), lastModified: modified,
-            format: format.map { "\($0.sampleRate):16:\($0.channelCount)" },
-            tags: tags, duration: duration, position: position, id: entry.id)
+    /// Changes a play mode; the look-ahead follows at once, so it applies from the next boundary.
+    func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
+        syncWithPlayer()
+        body(&playQueue)
+        scheduleLookahead()
+        events.post([.options])
     }
 
-    // MARK: - Update
+    // MARK: - Song blocks
 
-    private var updateRunning = false
+    /// The position of the song with `id`; `No such song` if there is none.
+    func position(ofID id: Int) throws(MPDError) -> Int {
+        guard let position = playQueue.position(ofID: id) else { throw MPDError.noSuchSong }
+        return position
+    }
 
-    /// Rescans the library in a background task: which files exist (`database` is
-    /// reported if that changed), then the tags of new and changed files, which
-    /// `add` uses. A scan cut short by the background time is logged and redone
-    /// by the next `update`.
-    private func update() -> Reply {
-        updateJob += 1
-        let job = updateJob
-        updateRunning = true
-        events.post([.update])
-        let files = library.allFiles()
-        let before = libraryFiles
-        libraryFiles = snapshotLibrary(files)
-        let changed = before != libraryFiles
-        let activity = application.beginBackgroundActivity(named: "update")
-        DispatchQueue.global(qos: .utility).async { [self, songIndex, logger] in
-            let scanned = songIndex.refresh(files) { activity.isExpired }
-            if scanned < files.count {
-                logger.warning("update \(job) stopped early: the background time ran out after \(scanned) of \(files.count) files")
+    /// The song block of the entry at `position`, with `Pos`, `Id` and `Prio`.
+    func songInfo(at position: Int) -> SongInfo {
+        let entry = playQueue.entries[position]
+        var info = entry.song.info
+        info.position = position
+        info.id = entry.id
+        info.priority = Int(entry.priority)
+        return info
+    }
+
+    // MARK: - Following the player
+
+    /// Brings the controller up to date with the player (MPD's `SyncWithPlayer`): the
+    /// look-ahead became the song being heard, or the queue ran out.
+    func syncWithPlayer() {
+        let item = player.currentItem
+        if let item, item === nowPlaying?.item { return }
+        if let item, let next = lookahead, item === next.item {
+            let previous = nowPlaying
+            nowPlaying = next
+            lookahead = nil
+            if let position = playQueue.position(ofID: next.id) {
+                let optionsChanged = playQueue.songStarted(position: position)
+                if optionsChanged { events.post([.options]) }
+                if previous.map({ playQueue.position(ofID: $0.id) == nil }) ?? false { queueChanged(renewLookahead: false) }
             }
-            self.queue.async { [self] in
-                if updateJob == job { updateRunning = false }
-                events.post(changed ? [.database, .update] : [.update])
-                activity.end()
-            }
+            scheduleLookahead()
+            events.post([.player])
+            return
         }
-        var reply = Reply()
-        reply.append("updating_db", job)
-        return reply
+        if item == nil, let finished = nowPlaying {
+            // The last song played to its end: stopped, with no current song (as mpd, transcript 55).
+            nowPlaying = nil
+            lookahead = nil
+            if let position = playQueue.position(ofID: finished.id) { consumeIfNeeded(position) }
+            playQueue.makeCurrent(nil)
+            events.post([.player])
+        }
     }
 
-    private func snapshotLibrary(_ urls: [URL]? = nil) -> [String: Date] {
-        var files: [String: Date] = [:]
-        for url in urls ?? library.allFiles() {
-            files[library.uri(for: url)] = SongIndex.modificationDate(of: url) ?? .distantPast
+    /// Single mode without repeat: at the end of a song the player moves to the next one
+    /// and pauses there, as mpd's player pauses at the song border.
+    private func itemDidPlayToEnd(_ item: PlayerItem) {
+        guard item === nowPlaying?.item else { return }
+        consecutiveFailures = 0
+        finishedSeconds += item.duration?.seconds ?? 0
+        guard playQueue.stopsAtSongEnd else { return }
+        if lookahead != nil {
+            player.advanceToNextItem()
+            player.pause()
+            syncWithPlayer()
+        } else {
+            if let position = currentPosition { consumeIfNeeded(position) }
+            stop()
         }
-        return files
     }
 
-    // MARK: - Changes
+    /// A song that could not be opened or decoded: playback goes on with the one after it.
+    private func itemFailed(_ item: PlayerItem) {
+        defer { syncWithPlayer() }
+        guard let failed = lookahead, item === failed.item else { return }
+        lookahead = nil
+        consecutiveFailures += 1
+        guard consecutiveFailures < playQueue.count, let position = playQueue.position(ofID: failed.id) else { return }
+        setLookahead(nextPosition(after: position))
+    }
 
-    /// The last item failure, reported in `status` as `error` until the next queue change.
-    var lastError: String?
+    /// Makes the player's second item the song the queue says comes next.
+    private func scheduleLookahead() {
+        guard let nowPlaying, playQueue.position(ofID: nowPlaying.id) != nil else {
+            setLookahead(nil)
+            return
+        }
+        player.actionAtItemEnd = playQueue.stopsAtSongEnd ? .pause : .advance
+        setLookahead(playQueue.nextPosition)
+    }
 
-    private func queueChanged() {
-        version += 1
+    /// Hands the player the song at `position` to follow the one being heard (none: nil),
+    /// unless it already has it.
+    private func setLookahead(_ position: Int?) {
+        let wanted = position.map { playQueue.entries[$0] }
+        if let lookahead, lookahead.id == wanted?.id { return }
+        if let lookahead { player.remove(lookahead.item) }
+        lookahead = nil
+        guard let wanted, let nowPlaying else { return }
+        let item = PlayerItem(url: wanted.song.url)
+        lookahead = Handoff(item: item, id: wanted.id)
+        player.insert(item, after: nowPlaying.item)
+    }
+
+    /// Consume mode: the song at `position` has been heard to its end (or skipped) and goes.
+    private func consumeIfNeeded(_ position: Int) {
+        guard playQueue.consume != .off else { return }
+        playQueue.remove(position..<position + 1)
+        if playQueue.consume == .oneshot {
+            playQueue.setConsume(.off)
+            events.post([.options])
+        }
+        queueChanged(renewLookahead: false)
+    }
+
+    /// The position after `position` in play order, ignoring single mode.
+    private func nextPosition(after position: Int) -> Int? {
+        var copy = playQueue
+        copy.makeCurrent(position)
+        copy.setSingle(.off)
+        return copy.nextPosition
+    }
+
+    private func song(for url: URL) -> QueuedSong {
+        QueuedSong(url: url, library: library, index: songIndex)
+    }
+
+    private func queueChanged(renewLookahead: Bool = true) {
+        lastError = nil
+        if renewLookahead { scheduleLookahead() }
         events.post([.playlist])
+    }
+}
+
+extension PlaybackController: CommandExecutor {
+    /// Runs a command of a control-socket client (see ``CommandDispatcher``).
+    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
+        try commands.execute(command, context: context)
     }
 }

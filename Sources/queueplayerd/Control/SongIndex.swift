@@ -1,4 +1,5 @@
 import Foundation
+import MPDProtocol
 import QueuePlayer
 import Synchronization
 
@@ -7,6 +8,16 @@ struct SongDetails: Sendable {
     let metadata: ItemMetadata
     let duration: Double
     let format: AudioFormat
+
+    /// The tags as MPD names them, in the order song blocks list them.
+    var tags: [(type: TagType, value: String)] {
+        [(TagType.artist, metadata.artist), (.title, metadata.title), (.album, metadata.album),
+         (.track, metadata.track), (.date, metadata.date), (.genre, metadata.genre)]
+            .compactMap { type, value in value.map { (type, $0) } }
+    }
+
+    /// `samplerate:bits:channels`, as `Format:` shows it.
+    var formatText: String { "\(format.sampleRate):16:\(format.channelCount)" }
 
     /// Reads them from the file; nil if it cannot be opened as MP3.
     init?(reading url: URL) {

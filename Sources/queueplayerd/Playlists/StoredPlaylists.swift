@@ -11,11 +11,6 @@ import MPDProtocol
 ///
 /// It does its own file I/O and keeps no state: the daemon calls it on its controller queue.
 struct StoredPlaylists: Sendable {
-    /// How `save` treats a playlist that exists (MPD 0.24's `save` modes; plain `save` is `create`).
-    enum SaveMode: String, Sendable {
-        case create, append, replace
-    }
-
     /// The most songs one stored playlist may hold (MPD's `max_playlist_length` default).
     static let maximumLength = 16_384
 

@@ -1,3 +1,5 @@
+import MPDProtocol
+
 /// MPD's play queue as a value: songs with stable ids, the queue version every change
 /// bumps, the play modes, and the one rule that says which song comes after the current one.
 ///
@@ -22,14 +24,6 @@ struct PlayQueue<Song: Sendable>: Sendable {
         fileprivate(set) var version: UInt32
         /// MPD's priority (0 to 255): in random mode, higher priorities play first.
         fileprivate(set) var priority: UInt8
-    }
-
-    enum SingleMode: String, Sendable, CaseIterable {
-        case off = "0", on = "1", oneshot
-    }
-
-    enum ConsumeMode: String, Sendable, CaseIterable {
-        case off = "0", on = "1", oneshot
     }
 
     /// The songs, in queue order.
@@ -230,6 +224,15 @@ struct PlayQueue<Song: Sendable>: Sendable {
             setPriority(0, for: at..<at + 1)
         }
         return optionsChanged
+    }
+
+    /// The position `previous` plays: the song before the current one in play order; from
+    /// the first, the last with repeat, else the current song again.
+    var previousPosition: Int? {
+        guard let currentID, let index = orderIndex(of: currentID) else { return nil }
+        if index > 0 { return positionInOrder(index - 1) }
+        if repeats { return positionInOrder(entries.count - 1) }
+        return positionInOrder(index)
     }
 
     // MARK: - Changes since a version

@@ -1,0 +1,97 @@
+extension CommandTable {
+    /// The music database (MPD's `DatabaseCommands.cxx`, `FileCommands.cxx`, `OtherCommands.cxx`).
+    static let databaseEntries: [Entry] = [
+        entry("rescan", .between(0, 1)) { arguments, _ throws(MPDError) in
+            guard let uri = arguments.first, !uri.isEmpty, uri != "/" else { return .rescan(uri: nil) }
+            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: "rescan") }
+            return .rescan(uri: uri)
+        },
+        entry("lsinfo", .between(0, 1)) { arguments, _ throws(MPDError) in .lsinfo(arguments.first ?? "") },
+        entry("listall", .between(0, 1)) { arguments, _ throws(MPDError) in .listall(arguments.first ?? "") },
+        entry("listallinfo", .between(0, 1)) { arguments, _ throws(MPDError) in .listallinfo(arguments.first ?? "") },
+        entry("listfiles", .between(0, 1)) { arguments, _ throws(MPDError) in .listfiles(arguments.first ?? "") },
+        entry("list", .between(1, nil)) { arguments, _ throws(MPDError) in try list(arguments) },
+        entry("find", .between(1, nil)) { arguments, parse throws(MPDError) in
+            let (filter, sort, window) = try query(arguments, foldCase: false, command: "find", parse)
+            return .find(filter, sort: sort, window: window)
+        },
+        entry("search", .between(1, nil)) { arguments, parse throws(MPDError) in
+            let (filter, sort, window) = try query(arguments, foldCase: true, command: "search", parse)
+            return .search(filter, sort: sort, window: window)
+        },
+        entry("findadd", .between(1, nil)) { arguments, parse throws(MPDError) in
+            let (rest, position) = try trailingPosition(arguments, parse)
+            return .findadd(try filter(rest, foldCase: false, command: "findadd"), position: position)
+        },
+        entry("searchadd", .between(1, nil)) { arguments, parse throws(MPDError) in
+            let (rest, position) = try trailingPosition(arguments, parse)
+            return .searchadd(try filter(rest, foldCase: true, command: "searchadd"), position: position)
+        },
+        entry("count", .between(1, nil)) { arguments, _ throws(MPDError) in
+            var rest = arguments
+            var group: FilterKey?
+            if rest.count >= 2, rest[rest.count - 2] == "group" {
+                group = try groupKey(rest[rest.count - 1], command: "count")
+                rest.removeLast(2)
+            }
+            return .count(rest.isEmpty ? nil : try filter(rest, foldCase: false, command: "count"), group: group)
+        },
+        simple("stats", .stats),
+        simple("urlhandlers", .urlhandlers),
+        simple("decoders", .decoders),
+    ]
+
+    /// `list TAG [FILTER] [group TAG...]`, with MPD 0.20's `list album ARTIST` as well.
+    private static func list(_ arguments: [String]) throws(MPDError) -> Command {
+        guard let key = FilterKey(arguments[0]), key != .any, key != .base, key != .modifiedSince else {
+            throw MPDError(.argument, "Unknown tag type: \(arguments[0])", command: "list")
+        }
+        var rest = Array(arguments.dropFirst())
+        var groups: [FilterKey] = []
+        while rest.count >= 2, rest[rest.count - 2] == "group" {
+            groups.insert(try groupKey(rest[rest.count - 1], command: "list"), at: 0)
+            rest.removeLast(2)
+        }
+        if key == .tag(.album), rest.count == 1, !rest[0].hasPrefix("(") {
+            rest = ["Artist", rest[0]]  // `list album ARTIST`
+        }
+        let songFilter = rest.isEmpty ? nil : try filter(rest, foldCase: false, command: "list")
+        return .list(key, songFilter, groups: groups)
+    }
+
+    private static func groupKey(_ name: String, command: String) throws(MPDError) -> FilterKey {
+        guard let key = FilterKey(name), key != .any, key != .base, key != .modifiedSince else {
+            throw MPDError(.argument, "Unknown tag type: \(name)", command: command)
+        }
+        return key
+    }
+
+    /// A filter followed by `sort TAG` and `window START:END`, in either order.
+    private static func query(_ arguments: [String], foldCase: Bool, command: String, _ parse: ArgumentParsing)
+        throws(MPDError) -> (SongFilter, SongOrder?, PositionRange?)
+    {
+        var rest = arguments
+        var sort: SongOrder?
+        var window: PositionRange?
+        while rest.count >= 3 {
+            let (keyword, value) = (rest[rest.count - 2], rest[rest.count - 1])
+            if keyword == "window", window == nil {
+                window = try parse.range(value)
+            } else if keyword == "sort", sort == nil {
+                do { sort = try SongOrder.parse(value) } catch { throw error.attributed(to: command) }
+            } else {
+                break
+            }
+            rest.removeLast(2)
+        }
+        return (try filter(rest, foldCase: foldCase, command: command), sort, window)
+    }
+
+    /// A trailing `position POS`.
+    private static func trailingPosition(_ arguments: [String], _ parse: ArgumentParsing)
+        throws(MPDError) -> ([String], QueuePosition?)
+    {
+        guard arguments.count >= 3, arguments[arguments.count - 2] == "position" else { return (arguments, nil) }
+        return (Array(arguments.dropLast(2)), try QueuePosition.parse(arguments[arguments.count - 1], parse))
+    }
+}

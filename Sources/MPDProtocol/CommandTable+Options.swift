@@ -1,0 +1,62 @@
+extension CommandTable {
+    /// Play options that are not the queue's, and partitions.
+    static let optionEntries: [Entry] = [
+        entry("crossfade", .exactly(1)) { arguments, parse throws(MPDError) in .crossfade(try parse.unsigned(arguments[0])) },
+        entry("mixrampdb", .exactly(1)) { arguments, parse throws(MPDError) in .mixrampdb(try parse.float(arguments[0])) },
+        entry("mixrampdelay", .exactly(1)) { arguments, parse throws(MPDError) in
+            // `nan` switches MixRamp off; strtof reads it, so mpd accepts it.
+            if arguments[0].lowercased() == "nan" { return .mixrampdelay(nil) }
+            return .mixrampdelay(try parse.float(arguments[0]))
+        },
+        entry("replay_gain_mode", .exactly(1)) { arguments, _ throws(MPDError) in .replayGainMode(arguments[0]) },
+        simple("replay_gain_status", .replayGainStatus),
+        simple("listpartitions", .listpartitions),
+        entry("partition", .exactly(1)) { arguments, _ throws(MPDError) in .partition(arguments[0]) },
+    ]
+
+    /// Client-to-client messages (MPD's `MessageCommands.cxx`).
+    static let messageEntries: [Entry] = [
+        entry("subscribe", .exactly(1)) { arguments, _ throws(MPDError) in .subscribe(arguments[0]) },
+        entry("unsubscribe", .exactly(1)) { arguments, _ throws(MPDError) in .unsubscribe(arguments[0]) },
+        simple("channels", .channels),
+        entry("sendmessage", .exactly(2)) { arguments, _ throws(MPDError) in
+            .sendmessage(channel: arguments[0], text: arguments[1])
+        },
+        simple("readmessages", .readmessages),
+    ]
+
+    /// Stored playlists (MPD's `PlaylistCommands.cxx`).
+    static let playlistEntries: [Entry] = [
+        entry("save", .between(1, 2)) { arguments, _ throws(MPDError) in
+            guard let text = arguments.dropFirst().first else { return .save(arguments[0], .create) }
+            guard let mode = SaveMode(rawValue: text) else {
+                throw MPDError(.argument, "Unrecognized save mode, expected one of 'create', 'append', 'replace'", command: "save")
+            }
+            return .save(arguments[0], mode)
+        },
+        entry("load", .between(1, 3)) { arguments, parse throws(MPDError) in
+            let range = try arguments.dropFirst().first.map { text throws(MPDError) in try parse.range(text) } ?? .all
+            return .load(arguments[0], range, try position(arguments.dropFirst(2).first, parse))
+        },
+        simple("listplaylists", .listplaylists),
+        entry("listplaylist", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .listplaylist(arguments[0], try arguments.dropFirst().first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        entry("listplaylistinfo", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .listplaylistinfo(arguments[0], try arguments.dropFirst().first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        entry("playlistadd", .between(2, 3)) { arguments, parse throws(MPDError) in
+            .playlistadd(arguments[0], uri: arguments[1],
+                         position: try arguments.dropFirst(2).first.map { text throws(MPDError) in try parse.unsigned(text) })
+        },
+        entry("playlistclear", .exactly(1)) { arguments, _ throws(MPDError) in .playlistclear(arguments[0]) },
+        entry("playlistdelete", .exactly(2)) { arguments, parse throws(MPDError) in
+            .playlistdelete(arguments[0], try parse.range(arguments[1]))
+        },
+        entry("playlistmove", .exactly(3)) { arguments, parse throws(MPDError) in
+            .playlistmove(arguments[0], try parse.range(arguments[1]), to: try parse.unsigned(arguments[2]))
+        },
+        entry("rename", .exactly(2)) { arguments, _ throws(MPDError) in .rename(arguments[0], to: arguments[1]) },
+        entry("rm", .exactly(1)) { arguments, _ throws(MPDError) in .rm(arguments[0]) },
+    ]
+}

@@ -1,0 +1,75 @@
+extension CommandTable {
+    /// The queue with ids, positions, priorities and versions (MPD's `QueueCommands.cxx`).
+    static let queueEntries: [Entry] = [
+        entry("addid", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .addid(uri: arguments[0], position: try position(arguments.dropFirst().first, parse))
+        },
+        entry("deleteid", .exactly(1)) { arguments, parse throws(MPDError) in .deleteid(try parse.unsigned(arguments[0])) },
+        entry("move", .exactly(2)) { arguments, parse throws(MPDError) in
+            .move(try parse.range(arguments[0]), to: try QueuePosition.parse(arguments[1], parse))
+        },
+        entry("moveid", .exactly(2)) { arguments, parse throws(MPDError) in
+            .moveid(try parse.unsigned(arguments[0]), to: try QueuePosition.parse(arguments[1], parse))
+        },
+        entry("swap", .exactly(2)) { arguments, parse throws(MPDError) in
+            .swap(try parse.unsigned(arguments[0]), try parse.unsigned(arguments[1]))
+        },
+        entry("swapid", .exactly(2)) { arguments, parse throws(MPDError) in
+            .swapid(try parse.unsigned(arguments[0]), try parse.unsigned(arguments[1]))
+        },
+        entry("shuffle", .between(0, 1)) { arguments, parse throws(MPDError) in
+            .shuffle(try arguments.first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        entry("prio", .between(2, nil)) { arguments, parse throws(MPDError) in
+            let priority = UInt8(try parse.unsigned(arguments[0], maximum: 255))
+            return .prio(priority, try arguments.dropFirst().map { text throws(MPDError) in try parse.range(text) })
+        },
+        entry("prioid", .between(2, nil)) { arguments, parse throws(MPDError) in
+            let priority = UInt8(try parse.unsigned(arguments[0], maximum: 255))
+            return .prioid(priority, try arguments.dropFirst().map { text throws(MPDError) in try parse.unsigned(text) })
+        },
+        entry("playid", .between(0, 1)) { arguments, parse throws(MPDError) in
+            guard let text = arguments.first else { return .playid(nil) }
+            let id = try parse.integer(text)
+            return .playid(id < 0 ? nil : id)
+        },
+        entry("seek", .exactly(2)) { arguments, parse throws(MPDError) in
+            .seek(position: try parse.unsigned(arguments[0]), seconds: max(0, try parse.float(arguments[1])))
+        },
+        entry("seekid", .exactly(2)) { arguments, parse throws(MPDError) in
+            .seekid(id: try parse.unsigned(arguments[0]), seconds: max(0, try parse.float(arguments[1])))
+        },
+        entry("playlistid", .between(0, 1)) { arguments, parse throws(MPDError) in
+            .playlistid(try arguments.first.map { text throws(MPDError) in try parse.unsigned(text) })
+        },
+        entry("plchanges", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .plchanges(version: UInt32(try parse.unsigned(arguments[0])),
+                       try arguments.dropFirst().first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        entry("plchangesposid", .between(1, 2)) { arguments, parse throws(MPDError) in
+            .plchangesposid(version: UInt32(try parse.unsigned(arguments[0])),
+                            try arguments.dropFirst().first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
+        },
+        entry("playlistfind", .between(1, nil)) { arguments, _ throws(MPDError) in
+            .playlistfind(try filter(arguments, foldCase: false, command: "playlistfind"))
+        },
+        entry("playlistsearch", .between(1, nil)) { arguments, _ throws(MPDError) in
+            .playlistsearch(try filter(arguments, foldCase: true, command: "playlistsearch"))
+        },
+    ]
+
+    /// An optional insert position argument (`N`, `+N`, `-N`).
+    static func position(_ text: String?, _ parse: ArgumentParsing) throws(MPDError) -> QueuePosition? {
+        guard let text else { return nil }
+        return try QueuePosition.parse(text, parse)
+    }
+
+    /// A song filter, with parse errors attributed to `command`.
+    static func filter(_ arguments: [String], foldCase: Bool, command: String) throws(MPDError) -> SongFilter {
+        do {
+            return try SongFilter(arguments: arguments, foldCase: foldCase)
+        } catch {
+            throw error.attributed(to: command)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import MPDProtocol
+
+/// The music database (MPD's `DatabaseCommands.cxx`, `FileCommands.cxx`, `OtherCommands.cxx`):
+/// browsing, searching, listing tag values, counting, and keeping it up to date.
+struct LibraryCommands: CommandHandler {
+    unowned let controller: PlaybackController
+
+    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
+        let controller = controller
+        let database = controller.updater.database
+        var reply = Reply()
+        switch command {
+        case .update, .rescan:
+            let rereadAll: Bool
+            if case .rescan = command { rereadAll = true } else { rereadAll = false }
+            reply.append("updating_db", controller.updater.start(in: controller.application, rereadAll: rereadAll))
+        case .config:
+            reply.append("music_directory", controller.library.root.path)
+        case .lsinfo(let uri):
+            guard let listing = database.listing(of: uri) else { throw MPDError(.noExist, "No such directory") }
+            for directory in listing.directories {
+                reply.append("directory", directory.uri)
+                reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: directory.modified))
+            }
+            for song in listing.songs { reply.append(song.info) }
+            if SongDatabase.trimmed(uri).isEmpty {
+                // At the root, mpd also shows the stored playlists.
+                for playlist in (try? controller.storedPlaylists.list()) ?? [] {
+                    reply.append("playlist", playlist.name)
+                    reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: Int64(playlist.lastModified.timeIntervalSince1970)))
+                }
+            }
+        case .listall(let uri), .listallinfo(let uri):
+            guard let songs = database.songs(under: uri) else { throw MPDError(.noExist, "No such directory") }
+            let withInfo: Bool
+            if case .listallinfo = command { withInfo = true } else { withInfo = false }
+            var shown = Set<String>()
+            let base = SongDatabase.trimmed(uri)
+            for song in songs {
+                // Every directory on the way to the song, once, before its first song.
+                var path = ""
+                for component in song.uri.split(separator: "/").dropLast() {
+                    path = path.isEmpty ? String(component) : path + "/" + component
+                    guard path.count > base.count, shown.insert(path).inserted else { continue }
+                    reply.append("directory", path)
+                }
+                if withInfo { reply.append(song.info) } else { reply.append("file", song.uri) }
+            }
+        case .listfiles(let uri):
+            try listFiles(uri, into: &reply)
+        case .list(let key, let filter, let groups):
+            var previous: [String]?
+            for row in database.distinctValues(of: key, filter: filter, groups: groups) {
+                // A group value is printed where it changes, as mpd prints them.
+                let kept = previous.map { zip($0.prefix(groups.count), row.prefix(groups.count)).prefix { $0 == $1 }.count } ?? 0
+                for index in kept..<row.count {
+                    reply.append(index < groups.count ? groups[index].protocolName : key.protocolName, row[index])
+                }
+                previous = row
+            }
+        case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
+            var songs = database.sorted.filter(filter.matches)
+            if let sort { songs.sort { Self.precedes($0, $1, sort) } }
+            if let window { songs = Array(songs[try window.positionsForListing(queueLength: songs.count)]) }
+            for song in songs { reply.append(song.info) }
+        case .findadd(let filter, let position), .searchadd(let filter, let position):
+            let files = database.sorted.filter(filter.matches).map { controller.library.root.appendingPathComponent($0.uri) }
+            let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
+            controller.insert(files, at: at)
+        case .count(let filter, let group):
+            let songs = database.sorted.filter { filter?.matches($0) ?? true }
+            if let group {
+                let groups = Dictionary(grouping: songs) { $0.values(of: group).first ?? "" }
+                for value in groups.keys.sorted() {
+                    reply.append(group.protocolName, value)
+                    Self.appendCount(groups[value]!, to: &reply)
+                }
+            } else {
+                Self.appendCount(songs, to: &reply)
+            }
+        case .stats:
+            let songs = database.records.values
+            reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == TagType.artist.rawValue }.map(\.value) }).count)
+            reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == TagType.album.rawValue }.map(\.value) }).count)
+            reply.append("songs", songs.count)
+            reply.append("uptime", controller.updater.uptime)
+            reply.append("db_playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
+            reply.append("db_update", Int(database.updated))
+            reply.append("playtime", Int(controller.playedSeconds.rounded()))
+        case .urlhandlers:
+            break
+        case .decoders:
+            reply.append("plugin", "mpg123")
+            reply.append("suffix", "mp3")
+            reply.append("mime_type", "audio/mpeg")
+        default:
+            return nil
+        }
+        return reply
+    }
+
+    private static func appendCount(_ songs: [SongDatabase.Record], to reply: inout Reply) {
+        reply.append("songs", songs.count)
+        reply.append("playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
+    }
+
+    private static func precedes(_ a: SongDatabase.Record, _ b: SongDatabase.Record, _ order: SongOrder) -> Bool {
+        let ascending: Bool
+        switch order.key {
+        case .lastModified:
+            if a.modified == b.modified { return false }
+            ascending = a.modified < b.modified
+        case .tag(let type):
+            let (x, y) = (a.values(of: .tag(type)).first ?? "", b.values(of: .tag(type)).first ?? "")
+            if x == y { return false }
+            ascending = x.compare(y, options: [.numeric, .caseInsensitive]) == .orderedAscending
+        }
+        return order.descending ? !ascending : ascending
+    }
+
+    /// `listfiles`: what the file system holds in a directory of the music directory, songs or not.
+    private func listFiles(_ uri: String, into reply: inout Reply) throws(MPDError) {
+        let library = controller.library
+        let relative = SongDatabase.trimmed(uri)
+        guard SongFilter.isSafeRelativeURI(relative) else { throw MPDError(.noExist, "No such directory") }
+        let directory = library.root.appendingPathComponent(relative).resolvingSymlinksInPath().standardizedFileURL
+        guard directory.path == library.root.path || directory.path.hasPrefix(library.root.path + "/"),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            var info = stat()
+            guard lstat(directory.appendingPathComponent(name).path, &info) == 0 else { continue }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR {
+                reply.append("directory", name)
+            } else if type == S_IFREG {
+                reply.append("file", name)
+                reply.append("size", Int(info.st_size))
+            } else {
+                continue
+            }
+            reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: Int64(info.st_mtim.tv_sec)))
+        }
+    }
+}

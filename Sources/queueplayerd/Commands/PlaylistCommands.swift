@@ -1,0 +1,65 @@
+import Foundation
+import MPDProtocol
+
+/// Stored playlists (MPD's `PlaylistCommands.cxx`) over ``StoredPlaylists``.
+struct PlaylistCommands: CommandHandler {
+    unowned let controller: PlaybackController
+    let playlists: StoredPlaylists
+
+    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
+        let controller = controller
+        var reply = Reply()
+        switch command {
+        case .save(let name, let mode):
+            try playlists.save(controller.playQueue.entries.map(\.song.uri), as: name, mode: mode)
+        case .load(let name, let range, let position):
+            let uris = try playlists.songs(in: name)
+            let window = try range.positionsForListing(queueLength: uris.count)
+            let files = uris[window].compactMap { uri in controller.library.files(for: uri)?.first }
+            let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
+            controller.insert(files, at: at)
+            return reply
+        case .listplaylists:
+            for info in try playlists.list() {
+                reply.append("playlist", info.name)
+                reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: Int64(info.lastModified.timeIntervalSince1970)))
+            }
+            return reply
+        case .listplaylist(let name, let range):
+            let uris = try playlists.songs(in: name)
+            for uri in uris[try range.positionsForListing(queueLength: uris.count)] { reply.append("file", uri) }
+            return reply
+        case .listplaylistinfo(let name, let range):
+            let uris = try playlists.songs(in: name)
+            for uri in uris[try range.positionsForListing(queueLength: uris.count)] {
+                if let file = controller.library.files(for: uri)?.first {
+                    reply.append(QueuedSong(url: file, library: controller.library, index: controller.songIndex).info)
+                } else {
+                    reply.append("file", uri)
+                }
+            }
+            return reply
+        case .playlistadd(let name, let uri, let position):
+            guard let files = controller.library.files(for: uri), !files.isEmpty else {
+                throw MPDError(.noExist, "No such directory")
+            }
+            try playlists.add(files.map(controller.library.uri(for:)), to: name, at: position)
+        case .playlistclear(let name):
+            try playlists.clear(name)
+        case .playlistdelete(let name, let range):
+            let count = try playlists.songs(in: name).count
+            try playlists.delete(try range.positionsForDeletion(queueLength: count), from: name)
+        case .playlistmove(let name, let range, let destination):
+            let count = try playlists.songs(in: name).count
+            try playlists.move(try range.positionsForDeletion(queueLength: count), to: destination, in: name)
+        case .rename(let name, let newName):
+            try playlists.rename(name, to: newName)
+        case .rm(let name):
+            try playlists.remove(name)
+        default:
+            return nil
+        }
+        controller.events.post([.storedPlaylist])
+        return reply
+    }
+}

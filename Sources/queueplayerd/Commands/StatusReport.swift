@@ -1,0 +1,50 @@
+import MPDProtocol
+import QueuePlayer
+
+/// The `status` reply, in mpd 0.23's order of lines.
+struct StatusReport {
+    let controller: PlaybackController
+
+    func reply() -> Reply {
+        let controller = controller
+        let player = controller.player
+        let queue = controller.playQueue
+        // First: reading the time brings the player's timeline up to date, so an item that
+        // has just ended is not reported as current with its time reset.
+        let elapsed = player.currentTime().seconds
+        controller.syncWithPlayer()
+        var reply = Reply()
+        reply.append("repeat", queue.repeats ? 1 : 0)
+        reply.append("random", queue.random ? 1 : 0)
+        reply.append("single", queue.single.rawValue)
+        reply.append("consume", queue.consume.rawValue)
+        reply.append("partition", "default")
+        reply.append("playlist", Int(queue.version))
+        reply.append("playlistlength", queue.count)
+        let decibels = controller.mixrampdb
+        reply.append("mixrampdb", decibels == decibels.rounded() ? String(Int(decibels)) : String(decibels))
+        let state = controller.playState
+        reply.append("state", state.rawValue)
+        let position = controller.selectedPosition
+        if let position {
+            reply.append("song", position)
+            reply.append("songid", queue.entries[position].id)
+        }
+        if state != .stop, let item = player.currentItem {
+            let duration = item.duration?.seconds ?? 0
+            reply.append("time", "\(ProtocolFormatting.wholeSeconds(elapsed)):\(ProtocolFormatting.wholeSeconds(duration))")
+            reply.append("elapsed", seconds: elapsed)
+            reply.append("bitrate", item.bitRate ?? 0)
+            reply.append("duration", seconds: duration)
+            if let format = item.format { reply.append("audio", "\(format.sampleRate):16:\(format.channelCount)") }
+        }
+        if state != .stop, let next = queue.nextPosition {
+            reply.append("nextsong", next)
+            reply.append("nextsongid", queue.entries[next].id)
+        }
+        if let job = controller.runningUpdateJob { reply.append("updating_db", job) }
+        if let error = controller.lastError { reply.append("error", error) }
+        for (key, value) in controller.application.statusFields { reply.append(key, value) }
+        return reply
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MPDProtocol
+
+/// The music directory's songs with their tags: MPD's database, as `lsinfo`, `find`,
+/// `search`, `list`, `count` and `stats` read it.
+///
+/// A value: ``LibraryUpdater`` builds a new one off the controller's queue and hands it
+/// over whole, so a command never sees half an update. It is saved as JSON under the state
+/// directory and loaded at start; an update re-reads only the files whose size or
+/// modification time changed.
+struct SongDatabase: Codable, Sendable, Equatable {
+    /// One song file.
+    struct Record: Codable, Sendable, Equatable, FilterableSong {
+        /// The path relative to the music directory.
+        var uri: String
+        /// Modification time (seconds since 1970) and size: what says a file changed.
+        var modified: Int64
+        var size: Int64
+        var duration: Double?
+        var format: String?
+        /// Tag values in MPD's order, by `TagType` raw value.
+        var tags: [Tag]
+
+        struct Tag: Codable, Sendable, Equatable {
+            var type: String
+            var value: String
+        }
+
+        var lastModified: Int64? { modified }
+        var audioFormat: String? { format }
+        var tagValues: [(type: TagType, value: String)] {
+            tags.compactMap { tag in TagType(rawValue: tag.type).map { ($0, tag.value) } }
+        }
+
+        /// The song block without queue fields.
+        var info: SongInfo {
+            SongInfo(file: uri, lastModified: modified, format: format,
+                     tags: tagValues.map { SongInfo.Tag($0.type, $0.value) }, duration: duration)
+        }
+
+        /// The values of `type` (the URI for `file`); `[""]` when the song has none.
+        func values(of key: FilterKey) -> [String] {
+            switch key {
+            case .file: return [uri]
+            case .tag(let type):
+                let found = tags.filter { $0.type == type.rawValue }.map(\.value)
+                return found.isEmpty ? [""] : found
+            default: return [""]
+            }
+        }
+    }
+
+    static let currentVersion = 1
+    var version = SongDatabase.currentVersion
+    /// The music directory the URIs are relative to: a database of another directory is not used.
+    var root: String
+    /// Every song, by URI.
+    var records: [String: Record] = [:]
+    /// When the last update finished (seconds since 1970), for `stats`' `db_update`; 0: never.
+    var updated: Int64 = 0
+
+    init(root: String) {
+        self.root = root
+    }
+
+    /// Every song, sorted by URI (MPD's order: directories' contents by name).
+    var sorted: [Record] {
+        records.values.sorted { $0.uri.compare($1.uri, options: [.numeric]) == .orderedAscending }
+    }
+
+    /// The songs at or under `uri` (`""`: everything); nil if there is no such file or directory.
+    func songs(under uri: String) -> [Record]? {
+        let trimmed = Self.trimmed(uri)
+        if trimmed.isEmpty { return sorted }
+        if let song = records[trimmed] { return [song] }
+        let prefix = trimmed + "/"
+        let found = sorted.filter { $0.uri.hasPrefix(prefix) }
+        return found.isEmpty ? nil : found
+    }
+
+    /// What `lsinfo URI` shows: the directory's subdirectories (with the newest modification
+    /// time inside each) and its songs; nil if `uri` names neither a directory nor a song.
+    func listing(of uri: String) -> (directories: [(uri: String, modified: Int64)], songs: [Record])? {
+        let trimmed = Self.trimmed(uri)
+        if let song = records[trimmed] { return ([], [song]) }
+        let prefix = trimmed.isEmpty ? "" : trimmed + "/"
+        var directories: [String: Int64] = [:]
+        var songs: [Record] = []
+        for record in records.values where record.uri.hasPrefix(prefix) {
+            let rest = record.uri.dropFirst(prefix.count)
+            if let slash = rest.firstIndex(of: "/") {
+                let directory = prefix + rest[..<slash]
+                directories[directory] = max(directories[directory] ?? 0, record.modified)
+            } else {
+                songs.append(record)
+            }
+        }
+        if !trimmed.isEmpty && directories.isEmpty && songs.isEmpty { return nil }
+        let byName = { (a: String, b: String) in a.compare(b, options: [.numeric]) == .orderedAscending }
+        return (directories.map { ($0.key, $0.value) }.sorted { byName($0.uri, $1.uri) }, songs.sorted { byName($0.uri, $1.uri) })
+    }
+
+    /// `list TAG [FILTER] [group TAG...]`: the distinct values of `key` among the songs that
+    /// pass `filter`, sorted, nested under the distinct values of each group tag.
+    func distinctValues(of key: FilterKey, filter: SongFilter?, groups: [FilterKey]) -> [[String]] {
+        var rows = Set<[String]>()
+        for record in records.values where filter?.matches(record) ?? true {
+            var partial: [[String]] = [[]]
+            for group in groups + [key] {
+                partial = partial.flatMap { prefix in record.values(of: group).map { prefix + [$0] } }
+            }
+            rows.formUnion(partial)
+        }
+        return rows.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// MPD accepts `/` and a leading or trailing slash for the root and directories.
+    static func trimmed(_ uri: String) -> String {
+        var text = Substring(uri)
+        while text.hasPrefix("/") { text = text.dropFirst() }
+        while text.hasSuffix("/") { text = text.dropLast() }
+        return String(text)
+    }
+}
