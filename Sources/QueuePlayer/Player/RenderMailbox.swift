@@ -61,4 +61,10 @@ final class RenderMailbox: Sendable {
         if hasPending { return }
         wakeUp.wait()
     }
+
+    /// Blocks until a command is posted or `timeoutNanoseconds` have passed.
+    func waitForCommand(timeoutNanoseconds: UInt64) {
+        if hasPending { return }
+        _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(timeoutNanoseconds, UInt64(Int.max)))))
+    }
 }

@@ -271,7 +271,12 @@ final class PlaybackController: CommandExecutor, @unchecked Sendable {
             reply.append("nextsong", position + 1)
             reply.append("nextsongid", entries[position + 1].id)
         }
-        if let error = lastError { reply.append("error", error) }
+        // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
+        if player.reasonForWaitingToPlay == .outputUnavailable {
+            reply.append("error", "audio output unavailable; retrying")
+        } else if let error = lastError {
+            reply.append("error", error)
+        }
         for (key, value) in application.statusFields { reply.append(key, value) }
         return reply
     }
