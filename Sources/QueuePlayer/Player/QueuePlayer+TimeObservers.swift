@@ -90,8 +90,9 @@ extension QueuePlayer {
         scheduleWakeUp()
     }
 
-    /// How often the position is looked at while the stream is starved.
-    static let starvedPollInterval: UInt64 = 20_000_000
+    /// How soon the position is looked at again while it is not known, or the stream is
+    /// starved: soon, as the render thread is usually about to publish, but not at once.
+    static let positionPollInterval: UInt64 = 2_000_000
 
     /// Schedules one timer for the earliest of: the next item boundary, the next
     /// periodic tick, the next boundary time. While the stream position is not
@@ -112,8 +113,8 @@ extension QueuePlayer {
                 // A frame not yet written is heard only after the render thread writes it: if its
                 // extrapolated time has passed, the stream is starved (a write blocked, a device
                 // stalled) and the time is unknown. Look again shortly rather than at once, which
-                // would fire the same wake-up over and over while the position stands still.
-                if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.starvedPollInterval) }
+                // would fire the same wake-up over and over, a core's worth, while it stands still.
+                if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.positionPollInterval) }
                 return at
             }
             if audibleIndex < segments.count {
@@ -143,7 +144,7 @@ extension QueuePlayer {
                 }
             }
         } else {
-            deadline = now + 2_000_000
+            deadline = now + Self.positionPollInterval
         }
         wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue, wakeUpWork)
     }
