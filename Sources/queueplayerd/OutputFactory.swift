@@ -38,7 +38,7 @@ enum OutputFactory {
                 logger.info("output: ALSA device default")
                 return ALSAAudioSink(device: "default")
             case .failure(let error):
-                logger.warning("output: ALSA's default device cannot be opened (\(error.reason)); playing to a real-time null output instead")
+                logger.warning("output: ALSA's default device cannot be opened (\(error.reason)); playing to a real-time null output instead (decided at start; --output alsa requires the device)")
                 return NullAudioSink()
             }
         }

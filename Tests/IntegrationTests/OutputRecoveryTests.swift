@@ -51,6 +51,7 @@ import Testing
                      "no playback after the server came back: \(resumed); stderr: \(daemon.process.standardError)")
         print("output recovery: heard \(heard) s, held \(frozen) s, \(Int(cpuShare * 1000)) ‰ CPU while away, playing again \(resumedAfter) s after the server returned")
         #expect(resumedAfter <= 1.0, "playing again only \(resumedAfter) s after the server returned")
+        #expect(daemon.waitForStandardError { $0.contains("audio output is back") }, "the log misses the return: \(daemon.process.standardError)")
 
         // And it plays on, in real time, from there.
         let onward = try daemon.waitForStatus(timeout: 3) { $0.elapsedSeconds >= frozen + 1.5 }
