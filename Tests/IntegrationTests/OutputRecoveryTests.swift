@@ -24,8 +24,8 @@ import Testing
         // The output is reported unavailable while the state stays `play`.
         let waiting = try daemon.waitForStatus(timeout: 3) { $0["error"]?.contains("unavailable") == true }
         #expect(waiting["state"] == "play", "\(waiting)")
-        try #require(waiting["error"]?.contains("unavailable") == true,
-                     "the lost output is not reported: \(waiting); stderr: \(daemon.process.standardError)")
+        #expect(waiting["error"]?.contains("unavailable") == true,
+                "the lost output is not reported: \(waiting); stderr: \(daemon.process.standardError)")
         #expect(daemon.waitForStandardError { $0.contains("audio output failed") }, "the log says nothing: \(daemon.process.standardError)")
         let frozen = waiting.elapsedSeconds
         #expect(abs(frozen - heard) <= 0.5, "heard \(heard) s when the server died; the daemon holds \(frozen) s")
@@ -34,9 +34,10 @@ import Testing
         let cpuBefore = daemon.cpuSeconds
         let wallBefore = ChildProcess.now()
         var sawOtherPosition: [String: String]?
-        while ChildProcess.now() < killedAt + 3 {
+        // The server stays away 3 s, and the daemon is watched for 2 s of it at least.
+        while ChildProcess.now() < max(killedAt + 3, wallBefore + 2) {
             let status = try daemon.status()
-            if status.elapsedSeconds != frozen || status["error"] == nil { sawOtherPosition = status }
+            if status.elapsedSeconds != frozen || status["error"]?.contains("unavailable") != true { sawOtherPosition = status }
             usleep(100_000)
         }
         let cpuShare = (daemon.cpuSeconds - cpuBefore) / (ChildProcess.now() - wallBefore)
