@@ -12,6 +12,8 @@ import Glibc
 /// Opening scans the whole file once, which gives the exact length and detects
 /// truncation up front; the result is remembered per file (device, inode, size,
 /// modification time), so the same unchanged file is scanned once per process.
+/// A damaged file (some bytes wrong, none missing) is not refused: libmpg123 resyncs
+/// past the frames it cannot decode, and the item plays what it can, as `mpg123` does.
 /// libmpg123 reads through ``BufferedFile``: one `pread` per 64 KiB instead of
 /// two `read`s per MPEG frame.
 public final class MPG123Decoder: Decoder, @unchecked Sendable {
@@ -70,7 +72,8 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         // channel count is converted to it (as libmpg123 does for any stream), instead of
         // ending the item with a format change that no real stream of a file makes.
         mpg123_format_none(handle)
-        mpg123_format(handle, rate, channels, Int32(MPG123_ENC_SIGNED_16.rawValue))
+        let layout = channels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue
+        mpg123_format(handle, rate, Int32(layout), Int32(MPG123_ENC_SIGNED_16.rawValue))
 
         let scan: ScanResult
         if let known = Self.scans.result(for: file.identity) {

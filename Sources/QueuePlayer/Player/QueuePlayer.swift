@@ -43,8 +43,11 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         case unknown, readyToPlay, failed
     }
 
-    /// Posted (object: the player, userInfo["error"]: ``AudioSinkError`` description)
-    /// when the output fails; the player keeps retrying.
+    /// Posted (object: the player) when the output fails, once per outage: it cannot be
+    /// opened, or it died under a write (what it held is lost; playback will go on from
+    /// where it was audible). The player waits (``WaitingReason/outputUnavailable``) and
+    /// retries opening it, 100 ms after the failure and then less and less often, down to
+    /// once every 800 ms.
     public static let outputDidFailNotification = Notification.Name("QueuePlayerOutputDidFail")
 
     /// Posted (object: the player) when the output opens again after
