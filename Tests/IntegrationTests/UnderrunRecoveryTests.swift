@@ -40,4 +40,34 @@ import Glibc
         #expect(!log.contains("recovered from \(stalls + 1) underrun"), "more underruns than stalls: \(log)")
         #expect(daemon.process.isRunning)
     }
+
+    /// The sound server stops (SIGSTOP) for 2 s: the device write blocks, the position stands
+    /// at what was written, and the daemon waits for it without spinning (it used to re-run
+    /// its position wake-up at once, over and over: 70 % of a core), then plays on.
+    @Test func aStalledSoundServerIsWaitedForWithoutSpinning() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
+        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull", "--no-state", tone.path],
+                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
+        let server = try #require(pulse.processIdentifier)
+
+        let cpuBefore = daemon.cpuSeconds
+        let stoppedAt = ChildProcess.now()
+        kill(server, SIGSTOP)
+        // The stall is the scenario: the server is stopped for 2 s of wall time.
+        while ChildProcess.now() < stoppedAt + 2 { usleep(10_000) }
+        let cpuShare = (daemon.cpuSeconds - cpuBefore) / (ChildProcess.now() - stoppedAt)
+        kill(server, SIGCONT)
+        let resumedAt = try daemon.status().elapsedSeconds
+        #expect(cpuShare < 0.05, "the daemon used \(Int(cpuShare * 100)) % of a core while the server was stopped")
+
+        let after = try daemon.waitForStatus(timeout: 3) { $0.elapsedSeconds >= resumedAt + 1 }
+        #expect(after.elapsedSeconds >= resumedAt + 1 && after["state"] == "play" && after["error"] == nil,
+                "no playback after the server went on: \(resumedAt) s, then \(after)")
+        #expect(daemon.process.isRunning)
+    }
 }
