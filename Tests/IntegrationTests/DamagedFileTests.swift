@@ -83,6 +83,13 @@ import Testing
         #expect(player.items() == [good])
         #expect(announced.all.compactMap { $0 }.allSatisfy { $0 != bad }, "an item that failed to open was announced as current: \(announced.all)")
         #expect(player.currentItem == good)
+
+        // The daemon announces only what plays.
+        let tone = try TestMedia.makeTone(seconds: 0.5, in: directory, name: "short")
+        let daemon = try ChildProcess(["--output", "null", "--once", ruined.path, tone.path])
+        #expect(daemon.wait(timeout: 10) == 0, "\(daemon.standardError)")
+        #expect(daemon.lines.map(\.text) == ["Now playing: short.mp3"])
+        #expect(daemon.standardError.contains("ruined.mp3"), "the failure is logged: \(daemon.standardError)")
     }
 }
 
