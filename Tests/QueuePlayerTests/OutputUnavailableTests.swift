@@ -1,5 +1,5 @@
 import Foundation
-import QueuePlayer
+@testable import QueuePlayer
 import TestSupport
 import Testing
 
@@ -47,5 +47,33 @@ import Testing
         player.pause()
         #expect(player.timeControlStatus == .paused)
         #expect(player.reasonForWaitingToPlay == nil)
+    }
+
+    /// The render thread reports the output's state in the generation it is in; the player
+    /// may have posted a load (a `next`) a moment before. That output failed, or came back,
+    /// all the same: missing it would leave the player playing into nothing, or waiting for ever.
+    @Test func theOutputsStateCountsFromAnyGeneration() throws {
+        let url = try #require(TestMedia.stereo.first)
+        let clock = VirtualClock()
+        let sink = NullAudioSink(clock: clock)
+        let player = QueuePlayer(items: [PlayerItem(url: url)], sink: sink)
+        player.play()
+        clock.advance(bySeconds: 0.1)
+        let current = player.onControlQueue { player.generation }
+        // The render thread now waits for the (virtual) clock and pushes nothing: the test can
+        // be the ring's producer, with events of the generation before the player's latest load.
+        func report(_ kind: RenderEvent.Kind) {
+            player.events.push(RenderEvent(kind: kind, generation: current - 1, renderID: 0, streamFrame: 0))
+            player.onControlQueue {}
+            clock.waitForQuiescence()
+        }
+        report(.outputFailed)
+        #expect(player.reasonForWaitingToPlay == .outputUnavailable)
+        #expect(player.timeControlStatus == .waitingToPlayAtSpecifiedRate)
+        report(.outputRestored)
+        #expect(player.reasonForWaitingToPlay == nil)
+        #expect(player.timeControlStatus == .playing)
+        player.pause()
+        clock.advance(bySeconds: 0.1)
     }
 }

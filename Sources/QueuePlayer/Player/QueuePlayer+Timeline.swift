@@ -146,6 +146,13 @@ extension QueuePlayer {
 
     func handleRenderEvents() {
         while let event = events.pop() {
+            // The output's state is the device's, not a generation's: a load posted a moment
+            // before must not make the player miss that the output failed or came back.
+            switch event.kind {
+            case .outputFailed, .outputLost: setOutputUnavailable(true)
+            case .outputRestored: setOutputUnavailable(false)
+            default: break
+            }
             guard event.generation == generation else { continue }
             switch event.kind {
             case .started:
@@ -168,14 +175,11 @@ extension QueuePlayer {
             case .droppedOnPause:
                 // The device could not pause in place: reload the audible position, paused.
                 reloadAtAudiblePosition()
-            case .outputFailed:
-                setOutputUnavailable(true)
+            case .outputFailed, .outputRestored:
+                break
             case .outputLost:
                 // What the device held is gone: play on from what was audible once it is back.
-                setOutputUnavailable(true)
                 reloadAtAudiblePosition()
-            case .outputRestored:
-                setOutputUnavailable(false)
             case .underrunsRecovered:
                 NotificationCenter.default.post(name: Self.outputDidRecoverFromUnderrunsNotification, object: self,
                                                 userInfo: [Self.underrunCountKey: sink.underruns])
