@@ -1,45 +1,81 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private, user-mode PulseAudio server with one null sink, reachable through
 /// an ALSA configuration that defines the PCM `pulsenull` (the pulse plugin).
 ///
 /// It paces playback in real time on a machine without a sound card. The
-/// server lives in its own scratch directory and is killed on ``stop()``.
+/// server lives in its own scratch directory and is killed on ``stop()``; ``kill()`` and
+/// ``restart()`` make it crash and come back, as a user's sound server does.
 public final class PulseServer: @unchecked Sendable {
     public let directory: URL
     /// An ALSA configuration search path (`ALSA_CONFIG_PATH`) that adds `pcm.pulsenull`.
     public let alsaConfigPath: String
     /// The server's address, for `pactl -s`.
     public let serverAddress: String
-    private let process: ChildProcess
+    private let socketPath: String
+    private let process = Mutex<ChildProcess?>(nil)
 
     public init() throws {
         directory = try TestMedia.scratchDirectory()
-        let socket = directory.appendingPathComponent("pulse.sock").path
-        serverAddress = "unix:\(socket)"
-        let runtime = directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        process = try ChildProcess(
-            program: "/usr/bin/pulseaudio",
-            ["--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "--disable-shm",
-             "--load=module-null-sink sink_name=qpnull",
-             "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1"],
-            environment: ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"],
-            inheritEnvironment: false, captureOutput: false)
+        socketPath = directory.appendingPathComponent("pulse.sock").path
+        serverAddress = "unix:\(socketPath)"
         let config = directory.appendingPathComponent("asoundrc")
         try """
             pcm.pulsenull {
                 type pulse
-                server "unix:\(socket)"
+                server "unix:\(socketPath)"
                 device "qpnull"
             }
             """.write(to: config, atomically: true, encoding: .utf8)
         alsaConfigPath = "/usr/share/alsa/alsa.conf:\(config.path)"
-        let deadline = ChildProcess.now() + 10
-        while !FileManager.default.fileExists(atPath: socket) && ChildProcess.now() < deadline { usleep(20_000) }
-        guard FileManager.default.fileExists(atPath: socket) else {
+        do {
+            try start()
+        } catch {
             stop()
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "pulseaudio did not create \(socket)"])
+            throw error
+        }
+    }
+
+    /// The server's process id (of the current run).
+    public var processIdentifier: pid_t? { process.withLock { $0?.processIdentifier } }
+
+    /// Kills the server with SIGKILL, as a crash would: clients see their connection drop
+    /// without a goodbye, and the socket file stays behind.
+    public func kill() {
+        process.withLock { process in
+            guard let running = process else { return }
+            running.send(SIGKILL)
+            running.wait(timeout: 10)
+            process = nil
+        }
+    }
+
+    /// Starts the server again on the same socket (after ``kill()``), returning once it
+    /// accepts connections.
+    public func restart() throws {
+        kill()
+        try start()
+    }
+
+    private func start() throws {
+        let runtime = directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        // A killed server leaves its socket file: the new one must not be taken for ready by it.
+        unlink(socketPath)
+        let started = try ChildProcess(
+            program: "/usr/bin/pulseaudio",
+            ["--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "--disable-shm",
+             "--load=module-null-sink sink_name=qpnull",
+             "--load=module-native-protocol-unix socket=\(socketPath) auth-anonymous=1"],
+            environment: ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"],
+            inheritEnvironment: false, captureOutput: false)
+        process.withLock { $0 = started }
+        guard UnixSocketClient.waitUntilAccepting(socketPath, timeout: 10) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "pulseaudio does not listen on \(socketPath)"])
         }
     }
 
@@ -54,7 +90,7 @@ public final class PulseServer: @unchecked Sendable {
     }
 
     public func stop() {
-        process.terminate()
+        process.withLock { $0?.terminate() }
         try? FileManager.default.removeItem(at: directory)
     }
 

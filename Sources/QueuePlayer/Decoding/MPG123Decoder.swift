@@ -12,6 +12,8 @@ import Glibc
 /// Opening scans the whole file once, which gives the exact length and detects
 /// truncation up front; the result is remembered per file (device, inode, size,
 /// modification time), so the same unchanged file is scanned once per process.
+/// A damaged file (some bytes wrong, none missing) is not refused: libmpg123 resyncs
+/// past the frames it cannot decode, and the item plays what it can, as `mpg123` does.
 /// libmpg123 reads through ``BufferedFile``: one `pread` per 64 KiB instead of
 /// two `read`s per MPEG frame.
 public final class MPG123Decoder: Decoder, @unchecked Sendable {
@@ -19,6 +21,8 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     private let handle: OpaquePointer
     private let file: BufferedFile
     private let url: URL
+    /// A decoding error that came after frames the last ``decode(into:maximumFrames:)`` returned.
+    private var deferredError: DecoderError?
 
     public let format: AudioFormat
     public let frameCount: Int64
@@ -64,6 +68,12 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
             throw DecoderError(url: url, reason: .notMPEGAudio(Self.lastError(handle, fallback: "no MPEG audio frame found")))
         }
         format = AudioFormat(sampleRate: rate, channelCount: Int(channels))
+        // From now on only this format: a damaged frame whose header claims another rate or
+        // channel count is converted to it (as libmpg123 does for any stream), instead of
+        // ending the item with a format change that no real stream of a file makes.
+        mpg123_format_none(handle)
+        let layout = channels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue
+        mpg123_format(handle, rate, Int32(layout), Int32(MPG123_ENC_SIGNED_16.rawValue))
 
         let scan: ScanResult
         if let known = Self.scans.result(for: file.identity) {
@@ -89,7 +99,9 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         guard scan.length > 0 else {
             throw DecoderError(url: url, reason: .notMPEGAudio("no decodable audio"))
         }
-        if let announced = scan.announced, announced > 0, scan.length < announced {
+        if let announced = scan.announced, announced > 0, scan.length < announced,
+           let tag = XingTag.streamSize(prefix: file.prefix),
+           XingTag.isCutOff(fileSize: file.identity.size, tag: tag, frames: scan.length, announcedFrames: announced) {
             throw DecoderError(url: url, reason: .truncated(decodedFrames: scan.length, announcedFrames: announced))
         }
         frameCount = scan.length
@@ -112,6 +124,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     }
 
     public func decode(into buffer: UnsafeMutableRawBufferPointer, maximumFrames: Int) throws(DecoderError) -> Int {
+        if let error = deferredError { throw error }
         let bytesPerFrame = format.bytesPerFrame
         let wanted = min(maximumFrames * bytesPerFrame, buffer.count - buffer.count % bytesPerFrame)
         var filled = 0
@@ -131,13 +144,19 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
                     throw DecoderError(url: url, reason: .formatChange)
                 }
             default:
-                throw DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "decoding failed")))
+                // libmpg123 resyncs past damaged frames by itself; an error here means it gave up.
+                // What it decoded before is still played: the error comes with the next call.
+                let error = DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "decoding failed")))
+                if filled < bytesPerFrame { throw error }
+                deferredError = error
+                return filled / bytesPerFrame
             }
         }
         return filled / bytesPerFrame
     }
 
     public func seek(toFrame frame: Int64) throws(DecoderError) {
+        deferredError = nil
         if mpg123_seek(handle, off_t(frame), SEEK_SET) < 0 {
             throw DecoderError(url: url, reason: .corrupt("cannot seek: \(Self.lastError(handle, fallback: "seek failed"))"))
         }

@@ -40,11 +40,18 @@ public protocol AudioSink: AnyObject, Sendable {
 
     /// Closes the device; a later ``configure(_:)`` reopens it.
     func close()
+
+    /// How many underruns (the device ran dry and was restarted) the sink has recovered
+    /// from so far. Read by the render thread after each write, so it must be a plain load.
+    var underruns: Int { get }
 }
 
 extension AudioSink {
     /// A device whose writes block for at most a period needs no interruption.
     public func interruptWrite() {}
+
+    /// A sink that cannot run dry has no underruns.
+    public var underruns: Int { 0 }
 }
 
 /// Why an output failed.

@@ -90,13 +90,18 @@ extension QueuePlayer {
         scheduleWakeUp()
     }
 
+    /// How soon the position is looked at again while it is not known, or the stream is
+    /// starved: soon, as the render thread is usually about to publish, but not at once.
+    static let positionPollInterval: UInt64 = 2_000_000
+
     /// Schedules one timer for the earliest of: the next item boundary, the next
     /// periodic tick, the next boundary time. While the stream position is not
     /// yet known the player polls briefly instead.
     func scheduleWakeUp() {
         wakeUp?.cancel()
         wakeUp = nil
-        guard rate != 0, currentItem != nil, !currentItemAtEnd else { return }
+        // While the output is unavailable time stands still: its return (a render event) reschedules.
+        guard rate != 0, currentItem != nil, !currentItemAtEnd, !outputUnavailable else { return }
         let now = clock.now()
         var deadline = now + 250_000_000
         let snapshot = renderer.position.read()
@@ -104,7 +109,13 @@ extension QueuePlayer {
             let measured = Double(snapshot.framesWritten - snapshot.delay)
             func when(_ streamFrame: Double) -> UInt64 {
                 let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
-                return snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
+                let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
+                // A frame not yet written is heard only after the render thread writes it: if its
+                // extrapolated time has passed, the stream is starved (a write blocked, a device
+                // stalled) and the time is unknown. Look again shortly rather than at once, which
+                // would fire the same wake-up over and over, a core's worth, while it stands still.
+                if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.positionPollInterval) }
+                return at
             }
             if audibleIndex < segments.count {
                 let segment = segments[audibleIndex]
@@ -133,7 +144,7 @@ extension QueuePlayer {
                 }
             }
         } else {
-            deadline = now + 2_000_000
+            deadline = now + Self.positionPollInterval
         }
         wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue, wakeUpWork)
     }

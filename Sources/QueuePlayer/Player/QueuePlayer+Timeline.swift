@@ -20,6 +20,10 @@ extension QueuePlayer {
 
     /// Opens `item` for decoding; a failure fails the item and takes it out of the queue.
     func openDecoder(for item: PlayerItem) -> (any Decoder)? {
+        if let opened = openedHead, opened.item == item {
+            openedHead = nil
+            return opened.decoder
+        }
         do {
             let decoder = try decoderFactory.makeDecoder(for: item.url)
             item.markReady(decoder)
@@ -30,12 +34,28 @@ extension QueuePlayer {
         }
     }
 
+    /// Makes the head of the queue the current item, opened first: an item that cannot be
+    /// opened fails and leaves the queue without ever having been the current item (an
+    /// observer of `currentItem` never announces what will not play).
+    func makeHeadCurrent() {
+        while let head = items().first {
+            if head == currentItem { return }
+            if let decoder = openDecoder(for: head) {
+                // Kept for the load that follows, so the file is not opened twice.
+                openedHead = (head, decoder)
+                setCurrentItem(head)
+                return
+            }
+        }
+        setCurrentItem(nil)
+    }
+
     private func failBeforePlaying(_ item: PlayerItem, _ error: DecoderError) {
         item.markFailed(error)
         postFailure(of: item, error)
         let wasCurrent = item == currentItem
         removeFromQueue(item)
-        if wasCurrent { setCurrentItem(items().first) }
+        if wasCurrent { makeHeadCurrent() }
     }
 
     private func postFailure(of item: PlayerItem, _ error: DecoderError) {
@@ -126,6 +146,13 @@ extension QueuePlayer {
 
     func handleRenderEvents() {
         while let event = events.pop() {
+            // The output's state is the device's, not a generation's: a load posted a moment
+            // before must not make the player miss that the output failed or came back.
+            switch event.kind {
+            case .outputFailed, .outputLost: setOutputUnavailable(true)
+            case .outputRestored: setOutputUnavailable(false)
+            default: break
+            }
             guard event.generation == generation else { continue }
             switch event.kind {
             case .started:
@@ -147,21 +174,41 @@ extension QueuePlayer {
                 rendererIdle = true
             case .droppedOnPause:
                 // The device could not pause in place: reload the audible position, paused.
-                updateTimeline()
-                if let item = currentItem, !currentItemAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
-                    load(item, decoder: decoder, at: frame)
-                } else {
-                    // The render thread waits for a load (it plays nothing until one comes).
-                    rendererIdle = true
-                }
-            case .outputFailed:
-                NotificationCenter.default.post(name: Self.outputDidFailNotification, object: self)
+                reloadAtAudiblePosition()
+            case .outputFailed, .outputRestored:
+                break
+            case .outputLost:
+                // What the device held is gone: play on from what was audible once it is back.
+                reloadAtAudiblePosition()
+            case .underrunsRecovered:
+                NotificationCenter.default.post(name: Self.outputDidRecoverFromUnderrunsNotification, object: self,
+                                                userInfo: [Self.underrunCountKey: sink.underruns])
             }
         }
         updateTimeline()
         reconcileRenderer()
         updateTimeControlStatus()
         scheduleWakeUp()
+    }
+
+    /// The render thread dropped what it had written past the audible position and waits:
+    /// hand it the current item again from there.
+    private func reloadAtAudiblePosition() {
+        updateTimeline()
+        if let item = currentItem, !currentItemAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
+            load(item, decoder: decoder, at: frame)
+        } else {
+            // The render thread waits for a load (it plays nothing until one comes).
+            rendererIdle = true
+        }
+    }
+
+    /// Records whether the output can be used; a new outage is announced once.
+    private func setOutputUnavailable(_ unavailable: Bool) {
+        guard unavailable != outputUnavailable else { return }
+        outputUnavailable = unavailable
+        NotificationCenter.default.post(name: unavailable ? Self.outputDidFailNotification : Self.outputDidRecoverNotification,
+                                        object: self)
     }
 
     // MARK: - The audible timeline
@@ -216,7 +263,7 @@ extension QueuePlayer {
         let action = actionAtItemEnd
         if segment.failure != nil || action == .advance {
             removeFromQueue(item)
-            if !nextStarts { setCurrentItem(items().first) }
+            if !nextStarts { makeHeadCurrent() }
             return
         }
         currentItemAtEnd = true

@@ -43,9 +43,26 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         case unknown, readyToPlay, failed
     }
 
-    /// Posted (object: the player, userInfo["error"]: ``AudioSinkError`` description)
-    /// when the output fails; the player keeps retrying.
+    /// Posted (object: the player) when the output fails, once per outage: it cannot be
+    /// opened, or it died under a write (what it held is lost; playback will go on from
+    /// where it was audible). The player waits (``WaitingReason/outputUnavailable``) and
+    /// retries opening it, 100 ms after the failure and then less and less often, down to
+    /// once every 800 ms.
     public static let outputDidFailNotification = Notification.Name("QueuePlayerOutputDidFail")
+
+    /// Posted (object: the player) when the output opens again after
+    /// ``outputDidFailNotification``; playback goes on from where it was audible.
+    public static let outputDidRecoverNotification = Notification.Name("QueuePlayerOutputDidRecover")
+
+    /// Posted (object: the player, userInfo[``underrunCountKey``]: the total so far) when
+    /// the output ran dry (the player was starved: a stalled process, a loaded machine,
+    /// a stopped sound server) and was restarted; playback went on from where it was.
+    public static let outputDidRecoverFromUnderrunsNotification = Notification.Name("QueuePlayerOutputDidRecoverFromUnderruns")
+    /// The `userInfo` key of the underrun total (an `Int`) in ``outputDidRecoverFromUnderrunsNotification``.
+    public static let underrunCountKey = "QueuePlayerUnderrunCount"
+
+    /// How many underruns the output has recovered from since the player was made.
+    public var outputUnderruns: Int { sink.underruns }
 
     // MARK: Observable state (readable from any thread)
 
@@ -108,6 +125,10 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var decodingID: UInt64?
     var requestedNextID: UInt64?
     var rendererIdle = true
+    /// The head of the queue as ``makeHeadCurrent()`` opened it, until a load takes its decoder.
+    var openedHead: (item: PlayerItem, decoder: any Decoder)?
+    /// The render thread reported the output unusable and retries opening it.
+    var outputUnavailable = false
     /// The stretches of the stream of this generation, one per item, in order.
     var segments: [Segment] = []
     var audibleIndex = 0
@@ -178,7 +199,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             if currentItemAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
                 removeFromQueue(item)
                 currentItemAtEnd = false
-                setCurrentItem(items().first)
+                makeHeadCurrent()
             }
             guard rate == 0 else { return }
             setPublished(\.rate, 1, \Published.rate)
@@ -246,7 +267,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             guard let item = currentItem else { return }
             removeFromQueue(item)
             currentItemAtEnd = false
-            setCurrentItem(items().first)
+            makeHeadCurrent()
             reconcileRenderer()
             updateTimeControlStatus()
             scheduleWakeUp()
@@ -275,7 +296,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             if item == currentItem {
                 removeFromQueue(item)
                 currentItemAtEnd = false
-                setCurrentItem(items().first)
+                makeHeadCurrent()
             } else {
                 removeFromQueue(item)
             }
@@ -328,7 +349,10 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
 
     func updateTimeControlStatus() {
         let (status, reason): (TimeControlStatus, WaitingReason?) =
-            rate == 0 ? (.paused, nil) : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay) : (.playing, nil)
+            rate == 0 ? (.paused, nil)
+            : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
+            : outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
+            : (.playing, nil)
         setPublished(\.reasonForWaitingToPlay, reason, \Published.reasonForWaitingToPlay)
         setPublished(\.timeControlStatus, status, \Published.timeControlStatus)
     }
@@ -342,12 +366,13 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             queued.append(item)
         }
         setPublished(\.queuedItems, queued, \Published.items)
-        if currentItem == nil { setCurrentItem(queued.first) }
+        if currentItem == nil { makeHeadCurrent() }
     }
 
     func removeFromQueue(_ item: PlayerItem) {
         var queued = items()
         queued.removeAll { $0 == item }
+        if openedHead?.item == item { openedHead = nil }
         setPublished(\.queuedItems, queued, \Published.items)
     }
 }

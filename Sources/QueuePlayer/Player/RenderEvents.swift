@@ -14,8 +14,16 @@ struct RenderEvent: Sendable {
         case drained
         /// A pause dropped the device buffer (no pause in place); the audible frame was `streamFrame`.
         case droppedOnPause
-        /// The output failed; the render thread retries. Reported once per failure run.
+        /// The output cannot be opened; the render thread retries. Reported once per outage.
         case outputFailed
+        /// The output failed under a write and what it held is lost: the audible frame was
+        /// `streamFrame`. The render thread plays nothing until the player reloads from there.
+        case outputLost
+        /// The output opened again after ``outputFailed`` or ``outputLost``.
+        case outputRestored
+        /// The sink recovered from one or more underruns since the last such event
+        /// (its ``AudioSink/underruns`` count moved); the stream went on.
+        case underrunsRecovered
     }
 
     var kind: Kind

@@ -16,6 +16,14 @@ enum RenderCommand: Sendable {
     case releaseOutput
     /// End the render thread.
     case shutdown
+
+    /// True for the commands a later load replaces: what to play, and what follows it.
+    var isSupersededByLoad: Bool {
+        switch self {
+        case .load, .setNext: return true
+        case .play, .pause, .releaseOutput, .shutdown: return false
+        }
+    }
 }
 
 /// Commands from the player's control queue to the render thread.
@@ -35,11 +43,26 @@ final class RenderMailbox: Sendable {
 
     /// Posts a command and wakes the render thread, whether it waits for
     /// commands or for buffer space.
+    ///
+    /// A load makes every load and next item still waiting stale (they belong to an older
+    /// generation, which the player no longer listens to): they are dropped here, so their
+    /// decoders are released now, not after a render thread that is behind (a blocked write,
+    /// a busy machine) gets to them. Quick `next` commands then hold one load's files at most.
     func post(_ command: RenderCommand) {
-        commands.withLock { $0.append(command) }
-        pendingCount.add(1, ordering: .releasing)
+        let superseded = commands.withLock { commands -> [RenderCommand] in
+            var stale: [RenderCommand] = []
+            if case .load = command, commands.contains(where: \.isSupersededByLoad) {
+                stale = commands.filter(\.isSupersededByLoad)
+                commands.removeAll(where: \.isSupersededByLoad)
+            }
+            commands.append(command)
+            pendingCount.add(1 - stale.count, ordering: .releasing)
+            return stale
+        }
         wakeUp.signal()
         sink.interruptWrite()
+        // Released here, outside the lock the render thread takes: closing files takes time.
+        _ = superseded
     }
 
     /// True if commands wait (the render thread's cheap check).
@@ -60,5 +83,11 @@ final class RenderMailbox: Sendable {
     func waitForCommand() {
         if hasPending { return }
         wakeUp.wait()
+    }
+
+    /// Blocks until a command is posted or `timeoutNanoseconds` have passed.
+    func waitForCommand(timeoutNanoseconds: UInt64) {
+        if hasPending { return }
+        _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(timeoutNanoseconds, UInt64(Int.max)))))
     }
 }

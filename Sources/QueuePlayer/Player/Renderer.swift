@@ -17,6 +17,13 @@ final class Renderer: @unchecked Sendable {
     /// Frames decoded and written per step (about 23 ms at 44.1 kHz).
     static let framesPerChunk = 1024
 
+    /// The first wait before opening an output again after it failed. Short, because a sound
+    /// server that restarts is back within moments; doubled per failed attempt up to
+    /// ``longestRetryDelay``, so a device that stays away costs a few opens a second at most,
+    /// and one that returns is played to again within that much.
+    static let firstRetryDelay: UInt64 = 100_000_000
+    static let longestRetryDelay: UInt64 = 800_000_000
+
     let mailbox: RenderMailbox
     let position = StreamPosition()
     let phase = Atomic<UInt8>(Phase.working.rawValue)
@@ -33,7 +40,15 @@ final class Renderer: @unchecked Sendable {
     private var sinkFormat: AudioFormat?
     private var sinkPaused = false
     private var needsDrain = false
-    private var outputFailing = false
+    /// Set while the output cannot be opened (or died under a write); cleared by the next open.
+    private var outputUnavailable = false
+    /// The wait before the next attempt to open an unavailable output: ``firstRetryDelay``
+    /// doubling to ``longestRetryDelay``, back to zero once a write succeeds.
+    private var retryDelay: UInt64 = 0
+    /// No attempt to open the output before this time (the sink's clock).
+    private var retryAt: UInt64 = 0
+    /// The sink's underrun count when the player was last told of it.
+    private var underrunsReported = 0
     /// Set once buffered audio was given back (``giveBackBufferedAudio(closingSink:)``): what the
     /// decoder holds is past the audible position, so nothing plays until the player reloads.
     private var awaitingReload = false
@@ -147,14 +162,19 @@ final class Renderer: @unchecked Sendable {
             accepted = try sink.write(chunk, frameCount: pendingFrames - pendingOffset)
         } catch {
             setPhase(.working)
-            outputFailed()
+            outputLost()
             return
         }
         setPhase(.working)
         guard accepted > 0 else { return }
         pendingOffset += accepted
         streamFrame += Int64(accepted)
-        outputFailing = false
+        retryDelay = 0
+        let underruns = sink.underruns
+        if underruns != underrunsReported {
+            underrunsReported = underruns
+            report(.underrunsRecovered, current?.id ?? 0)
+        }
         publish(running: true)
     }
 
@@ -184,6 +204,13 @@ final class Renderer: @unchecked Sendable {
 
     /// Makes the sink match `format`, playing out the previous format first. Returns false to retry later.
     private func prepareSink(for format: AudioFormat) -> Bool {
+        if outputUnavailable {
+            let now = sink.clock.now()
+            if now < retryAt {
+                waitForCommand(nanoseconds: retryAt - now)
+                return false
+            }
+        }
         if sinkFormat != nil && sink.delay() > 0 {
             setPhase(.inSink)
             let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
@@ -194,26 +221,56 @@ final class Renderer: @unchecked Sendable {
         do {
             try sink.configure(format)
         } catch {
-            outputFailed()
+            openFailed()
             return false
         }
         sinkFormat = format
         sinkPaused = false
+        if outputUnavailable {
+            outputUnavailable = false
+            report(.outputRestored, current?.id ?? 0)
+        }
         publish(running: true, delay: 0, rate: format.sampleRate)
         return true
     }
 
-    private func outputFailed() {
-        if !outputFailing {
-            outputFailing = true
-            report(.outputFailed, current?.id ?? 0)
-        }
+    /// The output cannot be opened: nothing was lost (nothing is buffered in this format);
+    /// the next attempt waits for the back-off, while commands are still answered.
+    private func openFailed() {
         sink.close()
         sinkFormat = nil
-        // Back off, but keep answering commands.
-        setPhase(.waitingForCommand)
-        sink.clock.sleep(nanoseconds: 500_000_000)
-        setPhase(.working)
+        sinkPaused = false
+        publish(running: false, delay: 0)
+        if !outputUnavailable {
+            outputUnavailable = true
+            report(.outputFailed, current?.id ?? 0)
+        }
+        scheduleRetry()
+    }
+
+    /// A write failed for good (the device or its sound server went away): what the device
+    /// held is lost with it, and the decoder is past the audible position. Like
+    /// ``giveBackBufferedAudio(closingSink:)``, the render thread reports where playback
+    /// was audible and plays nothing until the player reloads from there; the reload then
+    /// waits for the output to open again.
+    private func outputLost() {
+        // The last published measurement, carried forward to now: where the listener was.
+        let audible = min(streamFrame, Int64(position.read().audibleFrame(at: sink.clock.now())))
+        sink.close()
+        sinkFormat = nil
+        sinkPaused = false
+        pendingOffset = 0
+        pendingFrames = 0
+        awaitingReload = true
+        outputUnavailable = true
+        publish(running: false, delay: Int(streamFrame - audible))
+        events.push(RenderEvent(kind: .outputLost, generation: generation, renderID: current?.id ?? 0, streamFrame: audible))
+        scheduleRetry()
+    }
+
+    private func scheduleRetry() {
+        retryDelay = retryDelay == 0 ? Self.firstRetryDelay : min(retryDelay * 2, Self.longestRetryDelay)
+        retryAt = sink.clock.now() + retryDelay
     }
 
     // MARK: - Commands
@@ -310,6 +367,13 @@ final class Renderer: @unchecked Sendable {
     private func waitForCommand() {
         setPhase(.waitingForCommand)
         mailbox.waitForCommand()
+        setPhase(.working)
+    }
+
+    /// Waits for a command, or `nanoseconds` at most.
+    private func waitForCommand(nanoseconds: UInt64) {
+        setPhase(.waitingForCommand)
+        mailbox.waitForCommand(timeoutNanoseconds: nanoseconds)
         setPhase(.working)
     }
 

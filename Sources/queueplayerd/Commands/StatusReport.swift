@@ -43,7 +43,12 @@ struct StatusReport {
             reply.append("nextsongid", queue.entries[next].id)
         }
         if let job = controller.runningUpdateJob { reply.append("updating_db", job) }
-        if let error = controller.lastError { reply.append("error", error) }
+        // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
+        if player.reasonForWaitingToPlay == .outputUnavailable {
+            reply.append("error", "audio output unavailable; retrying")
+        } else if let error = controller.lastError {
+            reply.append("error", error)
+        }
         for (key, value) in controller.application.statusFields { reply.append(key, value) }
         return reply
     }

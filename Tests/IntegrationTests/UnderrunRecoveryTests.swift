@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A player starved of the CPU (stopped, as a swapped-out or debugged process is) lets its
+/// device run dry: each underrun is recovered, counted, and said in the log, and playback
+/// goes on from where it was, through ALSA's pulse plugin.
+@Suite(.serialized) struct UnderrunRecoveryTests {
+    @Test func aStormOfUnderrunsIsRecoveredCountedAndLogged() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
+        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull", "--no-state", tone.path],
+                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
+
+        // Three stalls, each longer than the device's 0.5 s buffer: three underruns.
+        let stalls = 3
+        for stall in 1...stalls {
+            let before = try daemon.status().elapsedSeconds
+            daemon.process.send(SIGSTOP)
+            let stoppedAt = ChildProcess.now()
+            // The stall itself is the scenario: the process is stopped for 1 s of wall time.
+            while ChildProcess.now() < stoppedAt + (stall == stalls ? 2 : 1) { usleep(10_000) }
+            daemon.process.send(SIGCONT)
+            #expect(daemon.waitForStandardError(timeout: 3) { $0.contains("recovered from \(stall) underrun") },
+                    "stall \(stall) is not in the log: \(daemon.process.standardError)")
+            // It plays on from where it was heard: at most the buffer played during the stall.
+            let after = try daemon.waitForStatus(timeout: 3) { $0.elapsedSeconds >= before + 0.5 + 0.3 }
+            #expect(after["state"] == "play" && after["error"] == nil, "\(after)")
+            #expect(after.elapsedSeconds >= before + 0.8, "no progress after stall \(stall): \(before) s, then \(after)")
+        }
+        let log = daemon.process.standardError
+        #expect(!log.contains("audio output failed"), "an underrun is not a failure: \(log)")
+        #expect(!log.contains("recovered from \(stalls + 1) underrun"), "more underruns than stalls: \(log)")
+        #expect(daemon.process.isRunning)
+    }
+
+    /// The sound server stops (SIGSTOP) for 2 s: the device write blocks, the position stands
+    /// at what was written, and the daemon waits for it without spinning (it used to re-run
+    /// its position wake-up at once, over and over: 70 % of a core), then plays on.
+    @Test func aStalledSoundServerIsWaitedForWithoutSpinning() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
+        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull", "--no-state", tone.path],
+                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
+        let server = try #require(pulse.processIdentifier)
+
+        let cpuBefore = daemon.cpuSeconds
+        let stoppedAt = ChildProcess.now()
+        kill(server, SIGSTOP)
+        // The stall is the scenario: the server is stopped for 2 s of wall time.
+        while ChildProcess.now() < stoppedAt + 2 { usleep(10_000) }
+        let cpuShare = (daemon.cpuSeconds - cpuBefore) / (ChildProcess.now() - stoppedAt)
+        kill(server, SIGCONT)
+        let resumedAt = try daemon.status().elapsedSeconds
+        #expect(cpuShare < 0.05, "the daemon used \(Int(cpuShare * 100)) % of a core while the server was stopped")
+
+        let after = try daemon.waitForStatus(timeout: 3) { $0.elapsedSeconds >= resumedAt + 1 }
+        #expect(after.elapsedSeconds >= resumedAt + 1 && after["state"] == "play" && after["error"] == nil,
+                "no playback after the server went on: \(resumedAt) s, then \(after)")
+        #expect(daemon.process.isRunning)
+    }
+}
