@@ -12,7 +12,9 @@ import Glibc
 /// ``restart()`` make it crash and come back, as a user's sound server does.
 public final class PulseServer: @unchecked Sendable {
     public let directory: URL
-    /// An ALSA configuration search path (`ALSA_CONFIG_PATH`) that adds `pcm.pulsenull`.
+    /// An ALSA configuration search path (`ALSA_CONFIG_PATH`) that adds `pcm.pulsenull`, and
+    /// `pcm.pulsenull_xrun`, the same device reporting every starvation the server sees as an
+    /// underrun (the pulse plugin's `handle_underrun`).
     public let alsaConfigPath: String
     /// The server's address, for `pactl -s`.
     public let serverAddress: String
@@ -29,6 +31,12 @@ public final class PulseServer: @unchecked Sendable {
                 type pulse
                 server "unix:\(socketPath)"
                 device "qpnull"
+            }
+            pcm.pulsenull_xrun {
+                type pulse
+                server "unix:\(socketPath)"
+                device "qpnull"
+                handle_underrun true
             }
             """.write(to: config, atomically: true, encoding: .utf8)
         alsaConfigPath = "/usr/share/alsa/alsa.conf:\(config.path)"
