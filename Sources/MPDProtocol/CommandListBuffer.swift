@@ -1,8 +1,18 @@
 /// The lines of a command list between `command_list_(ok_)begin` and `command_list_end`.
+///
+/// The lines are kept back to back in one byte array, as received (normalized): adding one
+/// costs the same whatever the list's length (the buffer is mutated in place, never copied),
+/// so collecting a list is linear in its size, and its memory is the list's bytes plus one
+/// integer per line. They are parsed when the list runs, where it runs (off the event loop).
 struct CommandListBuffer: Sendable {
     /// `command_list_ok_begin`: send `list_OK` after each successful command.
     let isOKMode: Bool
-    private(set) var lines: [[UInt8]] = []
+    private var bytes: [UInt8] = []
+    /// Where each line ends in `bytes`.
+    private var ends: [Int] = []
+    /// Whether a line may need the daemon: its first word is not a protocol-level command
+    /// name. A list of `ping`s can run without the daemon's queue.
+    private(set) var needsExecutor = false
     /// mpd counts each line's length plus one against `max_command_list_size`.
     private var size = 0
 
@@ -10,11 +20,21 @@ struct CommandListBuffer: Sendable {
         self.isOKMode = isOKMode
     }
 
+    /// The number of lines.
+    var count: Int { ends.count }
+
+    /// The line at `index`, without its `\n`.
+    func line(at index: Int) -> ArraySlice<UInt8> {
+        bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+    }
+
     /// Adds a line; returns `false` if the list would exceed `limit` bytes (mpd then closes the connection).
     mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {
         size += line.count + 1
         guard size <= limit else { return false }
-        lines.append(Array(line))
+        bytes.append(contentsOf: line)
+        ends.append(bytes.count)
+        if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(Bytes.firstWord(line)) }
         return true
     }
 }

@@ -29,6 +29,42 @@ enum CommandTable {
 
     static let listedNames: [String] = entries.values.filter(\.isListed).map(\.name).sorted()
 
+    /// The commands a line of just their name stands for (`ping`, `status`, ...), by name
+    /// bytes: such a line needs no tokenizing, no strings and no table lookup. Clients send
+    /// them by the thousand (keep-alive pings, polling), in lists up to 2 MiB long.
+    static let argumentless: [(name: [UInt8], command: Command)] = entries.values.compactMap { entry in
+        do throws(MPDError) {
+            try check(entry, count: 0)
+            return (Array(entry.name.utf8), try entry.build([], ArgumentParsing(command: entry.name)))
+        } catch {
+            return nil
+        }
+    }
+
+    /// The names of the commands ``Command/isHandledBySession`` marks, as bytes: a command
+    /// list whose lines all start with one of them never needs the daemon.
+    static let protocolLevelNames: [[UInt8]] =
+        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].map { Array($0.utf8) }
+
+    static func isProtocolLevelName(_ name: ArraySlice<UInt8>) -> Bool {
+        var index = 0
+        while index < protocolLevelNames.count {
+            if Bytes.equal(name, protocolLevelNames[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// The command a line consisting of exactly `name` stands for, if it takes no arguments.
+    static func argumentlessCommand(named name: ArraySlice<UInt8>) -> Command? {
+        var index = 0
+        while index < argumentless.count {
+            if Bytes.equal(name, argumentless[index].name) { return argumentless[index].command }
+            index += 1
+        }
+        return nil
+    }
+
     /// mpd's `command_check_request`, including its choice of message.
     private static func check(_ entry: Entry, count: Int) throws(MPDError) {
         guard case .between(let min, let max) = entry.arity else { return }

@@ -41,6 +41,7 @@ final class ControlServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
             // One bounded read per connection per turn of the loop: fairness between clients.
+            // The high water mark is where a client's unread replies stop its commands (ControlConnection).
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
             .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: ControlConnection.readSize))
             .childChannelInitializer { [controller, events] channel in

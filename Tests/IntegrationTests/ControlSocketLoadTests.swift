@@ -1,0 +1,153 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients that send a lot, or never read, cost the daemon work and memory in proportion
+/// to what they send, hold no thread that others need, and leave the other clients'
+/// `status` fast.
+///
+/// Latency bounds are on the 95th percentile of many `status` round trips of a separate
+/// client, sampled every 5 ms during the load: an idle daemon answers in about 1 ms, so
+/// 50 ms leaves a margin of scheduler noise on a loaded 2-core machine, and the percentile
+/// tolerates a few preempted samples; the defects these tests guard against stalled every
+/// sample taken during the load (for hundreds of milliseconds).
+@Suite(.serialized) struct ControlSocketLoadTests {
+    static let latencyBound = 0.050
+
+    /// `command_list_begin`, 65,536 × `ping`, `command_list_end`: collecting the list used to
+    /// copy it once per line (6.8 s at 32k lines, 25 s at 64k), all on the event loop.
+    @Test func aListOf64kPingsIsAnsweredFastAndOtherClientsStayFast() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let probe = try StatusProbe(daemon)
+        let pinger = try daemon.client()
+        let list = Array(("command_list_begin\n" + String(repeating: "ping\n", count: 65_536) + "command_list_end\n").utf8)
+
+        var durations: [Double] = []
+        for _ in 0..<3 {
+            let start = ChildProcess.now()
+            let sent = pinger.sendAvailable(list, timeout: 10)
+            try #require(sent.count == list.count, "sent \(sent.count) of \(list.count) bytes")
+            let reply = try pinger.readReply(timeout: 30)
+            durations.append(ChildProcess.now() - start)
+            try #require(reply == ["OK"], "reply \(reply.prefix(3))")
+        }
+        #expect(try pinger.request("ping") == ["OK"])
+        let result = probe.finish()
+        let median = durations.sorted()[1]
+        print("64k-ping lists answered in \(durations.map { String(format: "%.3f s", $0) }); \(result)")
+        #expect(median < 0.5, "64k pings in a list: \(durations) s")
+        #expect(result.failures.isEmpty && result.seconds.count >= 20, "\(result)")
+        #expect(result.p95 < Self.latencyBound, "\(result)")
+        #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
+    }
+
+    /// A command list that grows past mpd's `max_command_list_size` (2 MiB) and never ends:
+    /// the connection is closed, silently, after little work.
+    @Test func aListPastTheSizeLimitIsClosedCheaply() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let pid = daemon.process.processIdentifier
+        let probe = try StatusProbe(daemon)
+        let client = try daemon.client()
+        let lines = 2_800_000 / 5
+        let bytes = Array(("command_list_begin\n" + String(repeating: "ping\n", count: lines)).utf8)
+
+        let cpuBefore = try #require(ProcessStatistics.cpuSeconds(pid))
+        let start = ChildProcess.now()
+        let sent = client.sendAvailable(bytes, timeout: 30)
+        let end = client.waitForEndOfFile(timeout: 30)
+        let elapsed = ChildProcess.now() - start
+        let cpu = try #require(ProcessStatistics.cpuSeconds(pid)) - cpuBefore
+        let result = probe.finish()
+        print("2.8 MB list: \(sent.count) bytes taken, closed after \(String(format: "%.2f", elapsed)) s, daemon CPU \(String(format: "%.2f", cpu)) s; \(result)")
+
+        #expect(end.closed, "the connection must be closed past 2 MiB (sent \(sent.count) bytes)")
+        #expect(end.received.isEmpty, "mpd closes without a reply: \(String(decoding: end.received.prefix(100), as: UTF8.self))")
+        #expect(sent.count < bytes.count && sent.count > 2 * 1024 * 1024, "sent \(sent.count) of \(bytes.count) bytes")
+        #expect(cpu < 1.0, "the daemon spent \(cpu) s of CPU on a 2 MiB list")
+        #expect(result.failures.isEmpty && result.p95 < Self.latencyBound, "\(result)")
+        #expect(try daemon.client().request("ping") == ["OK"])
+    }
+
+    /// 20 clients each send 40 × `playlistinfo` on a 2,001-item queue (a 240 KB reply each)
+    /// and never read. Their replies used to be made all at once (9.4 MB per client, on the
+    /// event loop); now each gets no further reply while its unread output is over the
+    /// channel's high water mark, so the daemon's memory grows by about half a MiB per client.
+    @Test func clientsThatNeverReadCostBoundedMemoryAndOthersStayFast() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let pid = daemon.process.processIdentifier
+        let setup = try daemon.client()
+        try setup.send("command_list_begin\n" + String(repeating: "add \"01-morning-sine.mp3\"\n", count: 2001) + "command_list_end\n",
+                       timeout: 10)
+        try #require(try setup.readReply(timeout: 60) == ["OK"])
+        #expect(replyValue(try setup.request("status"), "playlistlength") == "2001")
+        let reference = try Self.rawReply(setup, "playlistinfo")
+        let clients = 20, commands = 40
+        let baseline = try #require(ProcessStatistics.residentBytes(pid))
+
+        let probe = try StatusProbe(daemon)
+        var hostile: [UnixSocketClient] = []
+        let flood = Array(String(repeating: "playlistinfo\n", count: commands).utf8)
+        for _ in 0..<clients {
+            let client = try daemon.client()
+            client.sendAvailable(flood, timeout: 2)
+            hostile.append(client)
+        }
+        // The daemon answers each as far as it will; sample its memory meanwhile.
+        var peak = baseline
+        let deadline = ChildProcess.now() + 60
+        let target = probe.count + 200
+        while probe.count < target && ChildProcess.now() < deadline {
+            peak = max(peak, ProcessStatistics.residentBytes(pid) ?? 0)
+            var none = pollfd()
+            _ = poll(&none, 0, 10)
+        }
+        let result = probe.finish()
+        let growth = peak - baseline
+        print("\(clients) clients × \(commands) playlistinfo (\(reference.count) bytes each), never read: RSS \(baseline >> 20) MiB → peak \(peak >> 20) MiB; \(result)")
+
+        // Unbounded, this is clients × commands × replySize (190 MB); bounded, clients × about
+        // (256 KiB high water mark + one reply) ≈ 10 MiB, plus the allocator's slack.
+        #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB")
+        #expect(result.failures.isEmpty && result.seconds.count >= 200, "\(result)")
+        #expect(result.p95 < Self.latencyBound, "\(result)")
+        // The non-readers were not dropped: they get their replies, complete, once they read.
+        let unread = try Self.read(hostile[0], atLeast: reference.count)
+        #expect(unread.prefix(reference.count).elementsEqual(reference), "the first unread reply differs from the reference")
+        #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
+    }
+
+    /// Sends `command` and reads raw bytes up to the end of its reply, which must end in
+    /// `OK` (a song listing has no other line `OK`). No line splitting: a reply of 20,000
+    /// lines is read in linear time.
+    static func rawReply(_ client: UnixSocketClient, _ command: String, timeout: Double = 30) throws -> [UInt8] {
+        try client.send(command + "\n")
+        let end = Array("\nOK\n".utf8)
+        return try read(client, timeout: timeout) { $0.count >= end.count && $0.suffix(end.count).elementsEqual(end) }
+    }
+
+    /// Reads raw bytes until there are at least `count`.
+    static func read(_ client: UnixSocketClient, atLeast count: Int, timeout: Double = 30) throws -> [UInt8] {
+        try read(client, timeout: timeout) { $0.count >= count }
+    }
+
+    private static func read(_ client: UnixSocketClient, timeout: Double, until isComplete: ([UInt8]) -> Bool) throws -> [UInt8] {
+        let deadline = ChildProcess.now() + timeout
+        var bytes: [UInt8] = []
+        while !isComplete(bytes) {
+            guard ChildProcess.now() < deadline else { throw UnixSocketError("no complete reply within \(timeout) s (\(bytes.count) bytes)") }
+            switch client.receive(timeout: deadline - ChildProcess.now()) {
+            case .data(let more): bytes += more
+            case .endOfFile: throw UnixSocketError("end of file after \(bytes.count) bytes")
+            case .timedOut: continue
+            case .failed(let error): throw UnixSocketError("recv: \(String(cString: strerror(error)))")
+            }
+        }
+        return bytes
+    }
+}
