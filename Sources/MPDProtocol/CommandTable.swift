@@ -29,40 +29,34 @@ enum CommandTable {
 
     static let listedNames: [String] = entries.values.filter(\.isListed).map(\.name).sorted()
 
-    /// The commands a line of just their name stands for (`ping`, `status`, ...), by name
-    /// bytes: such a line needs no tokenizing, no strings and no table lookup. Clients send
-    /// them by the thousand (keep-alive pings, polling), in lists up to 2 MiB long.
-    static let argumentless: [(name: [UInt8], command: Command)] = entries.values.compactMap { entry in
+    /// The commands a line of just their name stands for (`ping`, `status`, ...): such a
+    /// line needs no tokenizing, no strings and no table lookup by string. Clients send them
+    /// by the thousand (keep-alive pings, polling), in lists up to 2 MiB long.
+    private static let argumentless: [CommandName: Command] = Dictionary(uniqueKeysWithValues: entries.values.compactMap { entry in
         do throws(MPDError) {
             try check(entry, count: 0)
-            return (Array(entry.name.utf8), try entry.build([], ArgumentParsing(command: entry.name)))
+            let command = try entry.build([], ArgumentParsing(command: entry.name))
+            return CommandName(entry.name).map { ($0, command) }
         } catch {
             return nil
         }
-    }
+    })
 
-    /// The names of the commands ``Command/isHandledBySession`` marks, as bytes: a command
-    /// list whose lines all start with one of them never needs the daemon.
-    static let protocolLevelNames: [[UInt8]] =
-        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].map { Array($0.utf8) }
+    /// The names of the commands ``Command/isHandledBySession`` marks: a command list whose
+    /// lines all start with one of them never needs the daemon.
+    static let protocolLevelNames: Set<CommandName> = Set(
+        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].compactMap { CommandName($0) })
 
+    /// Whether `name` is the name of a command the session answers itself.
     static func isProtocolLevelName(_ name: ArraySlice<UInt8>) -> Bool {
-        var index = 0
-        while index < protocolLevelNames.count {
-            if Bytes.equal(name, protocolLevelNames[index]) { return true }
-            index += 1
-        }
-        return false
+        guard let key = CommandName(name) else { return false }
+        return protocolLevelNames.contains(key)
     }
 
     /// The command a line consisting of exactly `name` stands for, if it takes no arguments.
     static func argumentlessCommand(named name: ArraySlice<UInt8>) -> Command? {
-        var index = 0
-        while index < argumentless.count {
-            if Bytes.equal(name, argumentless[index].name) { return argumentless[index].command }
-            index += 1
-        }
-        return nil
+        guard let key = CommandName(name) else { return nil }
+        return argumentless[key]
     }
 
     /// mpd's `command_check_request`, including its choice of message.
@@ -193,6 +187,30 @@ enum CommandTable {
             return .binarylimit(limit)
         },
     ].map { ($0.name, $0) })
+}
+
+/// A command name of at most 16 bytes packed into two integers: a key that is cheap to
+/// make from a line's bytes and to hash.
+struct CommandName: Hashable, Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+    private let count: Int
+
+    /// nil if `bytes` is empty or longer than any command name.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
+        count = bytes.count
+        var index = 0
+        while index < count {
+            let byte = UInt64(bytes[bytes.startIndex + index])
+            if index < 8 { low |= byte << (8 * index) } else { high |= byte << (8 * (index - 8)) }
+            index += 1
+        }
+    }
+
+    init?(_ name: String) {
+        self.init(Array(name.utf8)[...])
+    }
 }
 
 /// mpd's `uri_safe_local`: no empty segments, no `.` or `..` segments, not absolute.
