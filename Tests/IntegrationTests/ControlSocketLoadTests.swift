@@ -122,6 +122,42 @@ import Glibc
         #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
     }
 
+    /// While one client's slow command runs (`playlistinfo` of 6,000 songs, about half a
+    /// second in a debug build), another client's `ping`s are answered: the daemon's commands
+    /// run on the controller's queue, not on the event loop every client shares.
+    @Test func aSlowCommandHoldsNoOtherClient() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let slow = try daemon.client()
+        try slow.send("command_list_begin\n" + String(repeating: "add \"01-morning-sine.mp3\"\n", count: 6000) + "command_list_end\n",
+                      timeout: 10)
+        try #require(try slow.readReply(timeout: 60) == ["OK"])
+        let pinger = try daemon.client()
+        #expect(try pinger.request("ping") == ["OK"])
+
+        try slow.send("playlistinfo\n")
+        let sentAt = ChildProcess.now()
+        var roundTrips: [Double] = []
+        var replyStarted = false
+        while !replyStarted && ChildProcess.now() - sentAt < 30 {
+            let start = ChildProcess.now()
+            let reply = try pinger.request("ping", timeout: 30)
+            roundTrips.append(ChildProcess.now() - start)
+            try #require(reply == ["OK"])
+            var ready = pollfd(fd: slow.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            replyStarted = poll(&ready, 1, 0) == 1
+        }
+        let slowSeconds = ChildProcess.now() - sentAt
+        let listing = try Self.read(slow, timeout: 30) { $0.count >= 4 && $0.suffix(4).elementsEqual("\nOK\n".utf8) }
+        let sorted = roundTrips.sorted()
+        let p95 = sorted[min(sorted.count - 1, Int((0.95 * Double(sorted.count)).rounded(.up)) - 1)]
+        print("playlistinfo of 6000 songs (\(listing.count) bytes) took about \(String(format: "%.3f", slowSeconds)) s; meanwhile \(roundTrips.count) pings, p95 \(String(format: "%.1f", p95 * 1000)) ms, max \(String(format: "%.1f", (sorted.last ?? 0) * 1000)) ms")
+
+        #expect(roundTrips.count >= 10, "only \(roundTrips.count) pings were answered while the slow command ran (\(slowSeconds) s)")
+        #expect(p95 < Self.latencyBound, "ping round trips while another client's command ran: \(sorted.suffix(5))")
+        #expect(listing.count > 6000 * 100, "the slow client's reply: \(listing.count) bytes")
+    }
+
     /// Sends `command` and reads raw bytes up to the end of its reply, which must end in
     /// `OK` (a song listing has no other line `OK`). No line splitting: a reply of 20,000
     /// lines is read in linear time.
@@ -136,7 +172,7 @@ import Glibc
         try read(client, timeout: timeout) { $0.count >= count }
     }
 
-    private static func read(_ client: UnixSocketClient, timeout: Double, until isComplete: ([UInt8]) -> Bool) throws -> [UInt8] {
+    static func read(_ client: UnixSocketClient, timeout: Double, until isComplete: ([UInt8]) -> Bool) throws -> [UInt8] {
         let deadline = ChildProcess.now() + timeout
         var bytes: [UInt8] = []
         while !isComplete(bytes) {
