@@ -106,17 +106,21 @@ public struct ClientSession: Sendable {
         precondition(pending == nil, "step() with work pending: call runPending(executor:) first")
         guard !isClosed else { return .needsInput }
         var output = Output()
-        // Lines added to a command list have no reply: take them all in one step.
-        repeat {
-            switch lineBuffer.nextLine() {
-            case .incomplete:
-                return .needsInput  // nothing was sent in this step: the loop stops at output
-            case .tooLong:
-                close(&output)
-            case .line(let line):
-                take(line, into: &output)
-            }
-        } while commandList != nil && pending == nil && !isClosed && output.isEmpty
+        // The line buffer is moved out while its lines are taken (they point into it).
+        var lines = lineBuffer
+        lineBuffer = LineBuffer(maxLineLength: lines.maxLineLength)
+        let stop = lines.forEachLine { line in
+            take(line, into: &output)
+            // Lines added to a command list have no reply: take them all in one step.
+            return commandList != nil && pending == nil && !isClosed && output.isEmpty
+        }
+        lineBuffer = lines
+        switch stop {
+        case .incomplete: return .needsInput  // nothing was sent: taking stops at output
+        case .tooLong: close(&output)
+        case .stopped: break
+        }
+        if isClosed { lineBuffer.removeAll() }
         if let pending { return .ready(needsExecutor: pending.needsExecutor) }
         return .handled(output.actions)
     }
@@ -187,8 +191,8 @@ public struct ClientSession: Sendable {
         }
     }
 
-    private mutating func take(_ rawLine: ArraySlice<UInt8>, into output: inout Output) {
-        let line = Self.normalized(rawLine)
+    private mutating func take(_ rawLine: UnsafeBufferPointer<UInt8>, into output: inout Output) {
+        let line = Bytes.normalized(rawLine)
         guard let first = line.first, Byte.isLowercaseLetter(first) else {
             return close(&output)  // not the MPD protocol (mpd: "malformed command")
         }
@@ -242,22 +246,24 @@ public struct ClientSession: Sendable {
         _ list: CommandListBuffer, into output: inout Output,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) {
-        var index = 0
-        while index < list.count {
+        var ended = false
+        list.forEachLine { index, line in
             let outcome: Outcome
-            switch ParsedLine(list.line(at: index)) {
+            switch ParsedLine(line) {
             case .command(let command):
                 outcome = answer(command) ?? execute(command, index: index, inList: true, executor: executor)
             case let failed:
                 outcome = self.outcome(of: failed, index: index)
             }
             guard case .success(let body) = outcome else {
-                return finishList(outcome, index: index, into: &output)
+                finishList(outcome, index: index, into: &output)
+                ended = true
+                return false
             }
             if list.isOKMode { output.send(body + "list_OK\n") } else if !body.isEmpty { output.send(body) }
-            index += 1
+            return true
         }
-        output.send("OK\n")
+        if !ended { output.send("OK\n") }
     }
 
     /// Ends a list's run at the command at `index`, which did not succeed.
@@ -346,14 +352,6 @@ public struct ClientSession: Sendable {
         pending = nil
         lineBuffer.removeAll()
         output.close()
-    }
-
-    /// The line as mpd sees it: cut at a NUL byte, trailing white space (and `\r`) removed.
-    private static func normalized(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var end = line.startIndex
-        while end < line.endIndex, line[end] != 0 { end += 1 }
-        while end > line.startIndex, Byte.isWhitespaceOrNull(line[end - 1]) { end -= 1 }
-        return line[line.startIndex..<end]
     }
 
     private enum Keyword {

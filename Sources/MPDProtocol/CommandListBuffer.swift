@@ -20,21 +20,28 @@ struct CommandListBuffer: Sendable {
         self.isOKMode = isOKMode
     }
 
-    /// The number of lines.
-    var count: Int { ends.count }
-
-    /// The line at `index`, without its `\n`.
-    func line(at index: Int) -> ArraySlice<UInt8> {
-        bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
-    }
-
     /// Adds a line; returns `false` if the list would exceed `limit` bytes (mpd then closes the connection).
-    mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {
+    mutating func add(_ line: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
         size += line.count + 1
         guard size <= limit else { return false }
         bytes.append(contentsOf: line)
         ends.append(bytes.count)
         if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(Bytes.firstWord(line)) }
         return true
+    }
+
+    /// Calls `body` with each line's index and bytes (valid during the call), in order,
+    /// until it returns false.
+    func forEachLine(_ body: (Int, UnsafeBufferPointer<UInt8>) -> Bool) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            var index = 0
+            while index < ends.count {
+                let end = ends[index]
+                guard body(index, UnsafeBufferPointer(rebasing: buffer[start..<end])) else { return }
+                start = end
+                index += 1
+            }
+        }
     }
 }

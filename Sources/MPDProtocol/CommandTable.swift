@@ -48,13 +48,13 @@ enum CommandTable {
         ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].compactMap { CommandName($0) })
 
     /// Whether `name` is the name of a command the session answers itself.
-    static func isProtocolLevelName(_ name: ArraySlice<UInt8>) -> Bool {
+    static func isProtocolLevelName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let key = CommandName(name) else { return false }
         return protocolLevelNames.contains(key)
     }
 
     /// The command a line consisting of exactly `name` stands for, if it takes no arguments.
-    static func argumentlessCommand(named name: ArraySlice<UInt8>) -> Command? {
+    static func argumentlessCommand(named name: UnsafeBufferPointer<UInt8>) -> Command? {
         guard let key = CommandName(name) else { return nil }
         return argumentless[key]
     }
@@ -197,19 +197,22 @@ struct CommandName: Hashable, Sendable {
     private let count: Int
 
     /// nil if `bytes` is empty or longer than any command name.
-    init?(_ bytes: ArraySlice<UInt8>) {
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
         count = bytes.count
         var index = 0
+        var shift: UInt64 = 0
         while index < count {
-            let byte = UInt64(bytes[bytes.startIndex + index])
-            if index < 8 { low |= byte << (8 * index) } else { high |= byte << (8 * (index - 8)) }
+            let byte = UInt64(bytes[index])
+            if shift < 64 { low |= byte &<< shift } else { high |= byte &<< (shift &- 64) }
+            shift &+= 8
             index += 1
         }
     }
 
     init?(_ name: String) {
-        self.init(Array(name.utf8)[...])
+        guard let key = Array(name.utf8).withUnsafeBufferPointer({ CommandName($0) }) else { return nil }
+        self = key
     }
 }
 

@@ -8,7 +8,7 @@ enum ParsedLine: Sendable {
     /// ACK of an invalid command name.
     case fatal(MPDError?)
 
-    init(_ line: ArraySlice<UInt8>) {
+    init(_ line: UnsafeBufferPointer<UInt8>) {
         if let command = CommandTable.argumentlessCommand(named: line) {
             self = .command(command)
             return

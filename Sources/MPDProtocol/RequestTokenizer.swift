@@ -133,23 +133,34 @@ enum Byte {
     }
 }
 
-/// Byte-string helpers written as plain loops: they run for every request line, and the
-/// generic `elementsEqual` is slow in debug builds.
+/// Byte-string helpers over a line's storage, written as plain loops: they run for every
+/// request line (and a command list may hold 400,000), and the generic collection
+/// algorithms are slow in debug builds.
 enum Bytes {
-    static func equal(_ line: ArraySlice<UInt8>, _ other: [UInt8]) -> Bool {
+    typealias Line = UnsafeBufferPointer<UInt8>
+
+    static func equal(_ line: Line, _ other: [UInt8]) -> Bool {
         guard line.count == other.count else { return false }
         var index = 0
         while index < other.count {
-            if line[line.startIndex + index] != other[index] { return false }
+            if line[index] != other[index] { return false }
             index += 1
         }
         return true
     }
 
+    /// The line as mpd sees it: cut at a NUL byte, trailing white space (and `\r`) removed.
+    static func normalized(_ line: Line) -> Line {
+        var end = 0
+        while end < line.count, line[end] != 0 { end += 1 }
+        while end > 0, Byte.isWhitespaceOrNull(line[end - 1]) { end -= 1 }
+        return Line(rebasing: line[0..<end])
+    }
+
     /// The line up to its first whitespace byte: the command name, if it is one.
-    static func firstWord(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var end = line.startIndex
-        while end < line.endIndex, !Byte.isWhitespaceOrNull(line[end]) { end += 1 }
-        return line[line.startIndex..<end]
+    static func firstWord(_ line: Line) -> Line {
+        var end = 0
+        while end < line.count, !Byte.isWhitespaceOrNull(line[end]) { end += 1 }
+        return Line(rebasing: line[0..<end])
     }
 }

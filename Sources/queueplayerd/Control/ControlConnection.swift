@@ -52,6 +52,8 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     private var readRequested = false
     /// The session asked to close (or the client overflowed): nothing more is run or written.
     private var isClosing = false
+    /// Something was written since the last flush.
+    private var hasUnflushedOutput = false
 
     init(controller: PlaybackController, events: ControlEvents) {
         self.controller = controller
@@ -67,7 +69,7 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             loop.execute { self.notify(changed) }
         }
         write(ClientSession.greeting)
-        context.flush()
+        flush(context)
         context.fireChannelActive()
     }
 
@@ -204,6 +206,8 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     /// Flushes, then drops the client if what the socket did not take is past the limit.
     private func flush(_ context: ChannelHandlerContext) {
+        guard hasUnflushedOutput else { return }
+        hasUnflushedOutput = false
         context.flush()
         if !isClosing, let unsent = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
            unsent > Self.maxOutputBufferSize {
@@ -224,5 +228,6 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     private func write(_ text: String) {
         guard let context else { return }
         context.write(wrapOutboundOut(context.channel.allocator.buffer(string: text)), promise: nil)
+        hasUnflushedOutput = true
     }
 }
