@@ -18,8 +18,9 @@
 /// * A line longer than `maxLineLength` bytes closes the connection (mpd's input buffer is full).
 /// * Malformed lines (empty, blank, not starting with a lower-case letter) close the connection
 ///   silently; a command name with a bad character gets an ACK and then a close.
-/// * Command lists are buffered until `command_list_end`, then run until the first error,
-///   whose ACK carries the 0-based index; `list_OK` follows each success in `ok` mode.
+/// * Command lists are buffered until `command_list_end` (at most `maxCommandListSize` bytes:
+///   past it the connection is closed), then run until the first error, whose ACK carries the
+///   0-based index; `list_OK` follows each success in `ok` mode.
 /// * While idling, only `noidle` is allowed; any other line closes the connection.
 ///   `noidle` when not idling is ignored without a reply.
 ///
