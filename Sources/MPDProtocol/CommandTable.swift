@@ -42,15 +42,24 @@ enum CommandTable {
         }
     })
 
-    /// The names of the commands ``Command/isHandledBySession`` marks: a command list whose
-    /// lines all start with one of them never needs the daemon.
-    static let protocolLevelNames: Set<CommandName> = Set(
-        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].compactMap { CommandName($0) })
+    /// The names of the commands ``Command/isHandledBySession`` marks, by length: a command
+    /// list whose lines all start with one of them never needs the daemon.
+    private static let protocolLevelNames: [Int: [[UInt8]]] = Dictionary(grouping:
+        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].map { Array($0.utf8) },
+        by: \.count)
+    private static let protocolLevelNamesByLength: [[[UInt8]]] = (0...16).map { protocolLevelNames[$0] ?? [] }
 
-    /// Whether `name` is the name of a command the session answers itself.
+    /// Whether `name` is the name of a command the session answers itself (checked for
+    /// every line of a list: no hashing, at most two comparisons of names of its length).
     static func isProtocolLevelName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let key = CommandName(name) else { return false }
-        return protocolLevelNames.contains(key)
+        guard name.count < protocolLevelNamesByLength.count else { return false }
+        let candidates = protocolLevelNamesByLength[name.count]
+        var index = 0
+        while index < candidates.count {
+            if Bytes.equal(name, candidates[index]) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// The command a line consisting of exactly `name` stands for, if it takes no arguments.

@@ -27,7 +27,7 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     typealias OutboundOut = ByteBuffer
 
     /// Bytes read from a client per turn of the event loop (one read per turn).
-    static let readSize = 512
+    static let readSize = 4096
 
     /// mpd's default `max_output_buffer_size` (8192 KiB): a client whose unsent output grows
     /// past it is disconnected. With backpressure only a single reply that large gets there.
