@@ -68,6 +68,14 @@ public struct ClientSession: Sendable {
     public var isIdle: Bool { idleState.isWaiting }
     /// Whether a command list is being collected.
     public var isCollectingCommandList: Bool { commandList != nil }
+    /// Whether the pending work holds a command ``Command/isExpensive`` marks.
+    public var isPendingWorkExpensive: Bool {
+        switch pending {
+        case .command(let command): command.isExpensive
+        case .list(let list): list.isExpensive
+        case nil: false
+        }
+    }
 
     /// What ``step()`` found at the front of the input.
     public enum Step: Hashable, Sendable {

@@ -116,6 +116,18 @@ public enum Command: Hashable, Sendable {
         }
     }
 
+    /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
+    /// `add`, `update`): a daemon may keep such commands from piling up ahead of cheap ones.
+    public var isExpensive: Bool {
+        switch self {
+        case .playlistinfo, .add, .update: true
+        default: false
+        }
+    }
+
+    /// The names of the commands ``isExpensive`` marks.
+    static let expensiveNames = ["playlistinfo", "add", "update"]
+
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
     public var isHandledBySession: Bool {
         switch self {

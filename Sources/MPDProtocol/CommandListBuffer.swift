@@ -13,6 +13,8 @@ struct CommandListBuffer: Sendable {
     /// Whether a line may need the daemon: its first word is not a protocol-level command
     /// name. A list of `ping`s can run without the daemon's queue.
     private(set) var needsExecutor = false
+    /// Whether a line is a command ``Command/isExpensive`` marks (by its first word).
+    private(set) var isExpensive = false
     /// mpd counts each line's length plus one against `max_command_list_size`.
     private var size = 0
 
@@ -26,7 +28,9 @@ struct CommandListBuffer: Sendable {
         guard size <= limit else { return false }
         bytes.append(contentsOf: line)
         ends.append(bytes.count)
-        if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(Bytes.firstWord(line)) }
+        let name = Bytes.firstWord(line)
+        if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(name) }
+        if needsExecutor && !isExpensive { isExpensive = CommandTable.isExpensiveName(name) }
         return true
     }
 

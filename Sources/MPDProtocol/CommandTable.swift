@@ -52,14 +52,28 @@ enum CommandTable {
     /// Whether `name` is the name of a command the session answers itself (checked for
     /// every line of a list: no hashing, at most two comparisons of names of its length).
     static func isProtocolLevelName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count < protocolLevelNamesByLength.count else { return false }
-        let candidates = protocolLevelNamesByLength[name.count]
+        contains(name, in: protocolLevelNamesByLength)
+    }
+
+    private static func contains(_ name: UnsafeBufferPointer<UInt8>, in namesByLength: [[[UInt8]]]) -> Bool {
+        guard name.count < namesByLength.count else { return false }
+        let candidates = namesByLength[name.count]
         var index = 0
         while index < candidates.count {
             if Bytes.equal(name, candidates[index]) { return true }
             index += 1
         }
         return false
+    }
+
+    private static let expensiveNamesByLength: [[[UInt8]]] = {
+        let names = Dictionary(grouping: Command.expensiveNames.map { Array($0.utf8) }, by: \.count)
+        return (0...16).map { names[$0] ?? [] }
+    }()
+
+    /// Whether `name` is the name of a command ``Command/isExpensive`` marks.
+    static func isExpensiveName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        contains(name, in: expensiveNamesByLength)
     }
 
     /// The command a line consisting of exactly `name` stands for, if it takes no arguments.

