@@ -22,6 +22,9 @@ import NIOCore
 /// * Input is read only when the session has no complete line left (the pipeline's `read`
 ///   is held back until then), at most ``readSize`` bytes per turn of the event loop, so a
 ///   client that floods commands takes turns with the others and its input stays bounded.
+///
+/// `@unchecked Sendable`: its mutable state belongs to the channel's event loop; the work
+/// items that run elsewhere take the lent session with them and come back with `execute`.
 final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
