@@ -1,8 +1,15 @@
 /// The protocol state machine of one client connection, free of I/O.
 ///
 /// The connection handler sends ``greeting`` on connect, feeds every received chunk to
-/// ``receive(_:executor:)``, reports every change of the daemon's state to every session with
-/// ``notify(_:)``, and performs the returned ``SessionAction``s in order.
+/// ``append(_:)`` and takes the requests one at a time with ``step()``: the session answers
+/// protocol-level lines itself, and hands back a command or a whole command list that needs
+/// the daemon as pending work, run with ``runPending(executor:)`` (on the daemon's thread).
+/// It reports every change of the daemon's state to every session with ``notify(_:)``, and
+/// performs the returned ``SessionAction``s in order. ``receive(_:executor:)`` does all of this
+/// for one chunk at once.
+///
+/// Taking one request at a time lets the connection stop between requests: while its client
+/// does not take its replies, it runs none of its further commands (backpressure).
 ///
 /// The session answers the protocol-level commands itself (`ping`, `close`, `idle`, `noidle`,
 /// command lists, `commands`, `notcommands`, `tagtypes`, `binarylimit`) and passes all others
@@ -11,8 +18,9 @@
 /// * A line longer than `maxLineLength` bytes closes the connection (mpd's input buffer is full).
 /// * Malformed lines (empty, blank, not starting with a lower-case letter) close the connection
 ///   silently; a command name with a bad character gets an ACK and then a close.
-/// * Command lists are buffered until `command_list_end`, then run until the first error,
-///   whose ACK carries the 0-based index; `list_OK` follows each success in `ok` mode.
+/// * Command lists are buffered until `command_list_end` (at most `maxCommandListSize` bytes:
+///   past it the connection is closed), then run until the first error, whose ACK carries the
+///   0-based index; `list_OK` follows each success in `ok` mode.
 /// * While idling, only `noidle` is allowed; any other line closes the connection.
 ///   `noidle` when not idling is ignored without a reply.
 ///
@@ -20,7 +28,14 @@
 /// var session = ClientSession()
 /// write(ClientSession.greeting)
 /// // on every read:
-/// for action in session.receive(bytes, executor: daemon) { perform(action) }
+/// session.append(bytes)
+/// reading: while clientTakesItsReplies {
+///     switch session.step() {
+///     case .needsInput: break reading                      // read more
+///     case .handled(let actions): perform(actions)
+///     case .ready: perform(session.runPending(executor: daemon))  // on the daemon's queue
+///     }
+/// }
 /// // whenever the engine reports changes (after the command that caused them has returned):
 /// for client in clients { for action in client.session.notify([.player]) { client.perform(action) } }
 /// // where perform(.send(text)) writes text and perform(.close) flushes and closes.
@@ -48,11 +63,34 @@ public struct ClientSession: Sendable {
 
     private var lineBuffer: LineBuffer
     private var commandList: CommandListBuffer?
+    /// A request taken from the input that needs ``runPending(executor:)``.
+    private var pending: Work?
 
     /// Whether the client is waiting in `idle`. mpd suspends its connection timeout meanwhile.
     public var isIdle: Bool { idleState.isWaiting }
     /// Whether a command list is being collected.
     public var isCollectingCommandList: Bool { commandList != nil }
+    /// Whether the pending work holds a command ``Command/isExpensive`` marks.
+    public var isPendingWorkExpensive: Bool {
+        switch pending {
+        case .command(let command): command.isExpensive
+        case .list(let list): list.isExpensive
+        case nil: false
+        }
+    }
+
+    /// What ``step()`` found at the front of the input.
+    public enum Step: Hashable, Sendable {
+        /// No complete line is buffered (or the session is closed): ``append(_:)`` more input.
+        case needsInput
+        /// Lines were handled by the session: perform these actions (there may be none, e.g.
+        /// for lines added to a command list, or a `noidle` outside idle).
+        case handled([SessionAction])
+        /// A command, or a complete command list, is ready: call ``runPending(executor:)``
+        /// before the next ``step()``. `needsExecutor` is false for a list of protocol-level
+        /// commands only, which never calls the executor (and need not run on its thread).
+        case ready(needsExecutor: Bool)
+    }
 
     /// Creates the state of a freshly connected client (send ``greeting`` first).
     ///
@@ -67,27 +105,74 @@ public struct ClientSession: Sendable {
 
     // MARK: Input
 
+    /// Buffers received bytes; nothing runs until ``step()``.
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        guard !isClosed else { return }
+        lineBuffer.append(bytes)
+    }
+
+    /// Takes the next complete line from the input: answers it if the session can, or makes
+    /// it (or the command list it ends) the pending work.
+    public mutating func step() -> Step {
+        precondition(pending == nil, "step() with work pending: call runPending(executor:) first")
+        guard !isClosed else { return .needsInput }
+        var output = Output()
+        // The line buffer is moved out while its lines are taken (they point into it).
+        var lines = lineBuffer
+        lineBuffer = LineBuffer(maxLineLength: lines.maxLineLength)
+        let stop = lines.forEachLine { line in
+            take(line, into: &output)
+            // Lines added to a command list have no reply: take them all in one step.
+            return commandList != nil && pending == nil && !isClosed && output.isEmpty
+        }
+        lineBuffer = lines
+        switch stop {
+        case .incomplete: return .needsInput  // nothing was sent: taking stops at output
+        case .tooLong: close(&output)
+        case .stopped: break
+        }
+        if isClosed { lineBuffer.removeAll() }
+        if let pending { return .ready(needsExecutor: pending.needsExecutor) }
+        return .handled(output.actions)
+    }
+
+    /// Runs the work ``step()`` made ready, calling `executor` for the commands the session
+    /// does not handle itself, in order. Returns what to send, and whether to close.
+    public mutating func runPending(
+        executor: (Command, CommandContext) throws(MPDError) -> Reply
+    ) -> [SessionAction] {
+        guard let work = pending else { return [] }
+        pending = nil
+        var output = Output()
+        switch work {
+        case .command(let command):
+            report(execute(command, index: 0, inList: false, executor: executor), into: &output)
+        case .list(let list):
+            run(list, into: &output, executor: executor)
+        }
+        return output.actions
+    }
+
+    /// Runs the pending work with the daemon's `executor`.
+    public mutating func runPending(executor: some CommandExecutor) -> [SessionAction] {
+        runPending { command, context throws(MPDError) in try executor.execute(command, context: context) }
+    }
+
     /// Feeds received bytes and runs every complete line, calling `executor` for the commands
     /// the session does not handle itself. Returns what to send, and whether to close, in order.
     public mutating func receive(
         _ bytes: some Collection<UInt8>,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) -> [SessionAction] {
-        guard !isClosed else { return [] }
+        append(bytes)
         var output = Output()
-        lineBuffer.append(bytes)
-        reading: while !isClosed {
-            switch lineBuffer.nextLine() {
-            case .line(let line):
-                process(line, into: &output, executor: executor)
-            case .tooLong:
-                close(&output)
-            case .incomplete:
-                break reading
+        while true {
+            switch step() {
+            case .needsInput: return output.actions
+            case .handled(let actions): output.append(actions)
+            case .ready: output.append(runPending(executor: executor))
             }
         }
-        if isClosed { lineBuffer.removeAll() }
-        return output.actions
     }
 
     /// Feeds received bytes, running the daemon's commands with `executor`.
@@ -104,45 +189,67 @@ public struct ClientSession: Sendable {
 
     // MARK: Lines
 
-    private mutating func process(
-        _ rawLine: ArraySlice<UInt8>, into output: inout Output,
-        executor: (Command, CommandContext) throws(MPDError) -> Reply
-    ) {
-        let line = Self.normalized(rawLine)
+    /// Work the session cannot finish by itself.
+    private enum Work: Sendable {
+        case command(Command)
+        case list(CommandListBuffer)
+
+        var needsExecutor: Bool {
+            switch self {
+            case .command: true
+            case .list(let list): list.needsExecutor
+            }
+        }
+    }
+
+    private mutating func take(_ rawLine: UnsafeBufferPointer<UInt8>, into output: inout Output) {
+        let line = Bytes.normalized(rawLine)
         guard let first = line.first, Byte.isLowercaseLetter(first) else {
             return close(&output)  // not the MPD protocol (mpd: "malformed command")
         }
-        if line.elementsEqual(Keyword.noidle) {
+        if Bytes.equal(line, Keyword.noidle) {
             if idleState.cancelWait() { output.send("OK\n") }
             return
         }
         if idleState.isWaiting {
             return close(&output)  // mpd: "command during idle"
         }
-        if var list = commandList {
-            if line.elementsEqual(Keyword.listEnd) {
+        if commandList != nil {
+            if Bytes.equal(line, Keyword.listEnd) {
+                pending = .list(commandList!)
                 commandList = nil
-                run(list, into: &output, executor: executor)
-            } else if list.add(line, limit: maxCommandListSize) {
-                commandList = list
-            } else {
+            } else if !commandList!.add(line, limit: maxCommandListSize) {
                 close(&output)
             }
             return
         }
-        if line.elementsEqual(Keyword.listBegin) {
+        if Bytes.equal(line, Keyword.listBegin) {
             commandList = CommandListBuffer(isOKMode: false)
-        } else if line.elementsEqual(Keyword.listOKBegin) {
+        } else if Bytes.equal(line, Keyword.listOKBegin) {
             commandList = CommandListBuffer(isOKMode: true)
         } else {
-            switch run(line, index: 0, inList: false, executor: executor) {
-            case .success(let body): output.send(body + "OK\n")
-            case .failure(let error): output.send(error.ackLine(index: 0))
-            case .idle(let immediateReply): output.send(immediateReply)
-            case .finish(let lastWords):
-                output.send(lastWords)
-                close(&output)
+            switch ParsedLine(line) {
+            case .command(let command):
+                if let outcome = answer(command) {
+                    report(outcome, into: &output)
+                } else {
+                    pending = .command(command)
+                }
+            case let failed:
+                report(outcome(of: failed, index: 0), into: &output)
             }
+        }
+    }
+
+    /// Sends the reply of a command outside a list.
+    private mutating func report(_ outcome: Outcome, into output: inout Output) {
+        switch outcome {
+        case .success(let body): output.send(body + "OK\n")
+        case .failure(let error): output.send(error.ackLine(index: 0))
+        case .idle(let immediateReply): output.send(immediateReply)
+        case .finish(let lastWords):
+            output.send(lastWords)
+            close(&output)
         }
     }
 
@@ -150,21 +257,40 @@ public struct ClientSession: Sendable {
         _ list: CommandListBuffer, into output: inout Output,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) {
-        for (index, line) in list.lines.enumerated() {
-            switch run(line[...], index: index, inList: true, executor: executor) {
-            case .success(let body):
-                output.send(list.isOKMode ? body + "list_OK\n" : body)
-            case .failure(let error):
-                return output.send(error.ackLine(index: index))
-            case .idle(let immediateReply):
-                // mpd enters idle mode; the rest of the list is dropped and no OK follows.
-                return output.send(immediateReply)
-            case .finish(let lastWords):
-                output.send(lastWords)
-                return close(&output)
+        var ended = false
+        list.forEachLine { index, line in
+            let outcome: Outcome
+            switch ParsedLine(line) {
+            case .command(let command):
+                outcome = answer(command) ?? execute(command, index: index, inList: true, executor: executor)
+            case let failed:
+                outcome = self.outcome(of: failed, index: index)
             }
+            guard case .success(let body) = outcome else {
+                finishList(outcome, index: index, into: &output)
+                ended = true
+                return false
+            }
+            if list.isOKMode { output.send(body + "list_OK\n") } else if !body.isEmpty { output.send(body) }
+            return true
         }
-        output.send("OK\n")
+        if !ended { output.send("OK\n") }
+    }
+
+    /// Ends a list's run at the command at `index`, which did not succeed.
+    private mutating func finishList(_ outcome: Outcome, index: Int, into output: inout Output) {
+        switch outcome {
+        case .success:
+            preconditionFailure("a successful command does not end a list")
+        case .failure(let error):
+            output.send(error.ackLine(index: index))
+        case .idle(let immediateReply):
+            // mpd enters idle mode; the rest of the list is dropped and no OK follows.
+            output.send(immediateReply)
+        case .finish(let lastWords):
+            output.send(lastWords)
+            close(&output)
+        }
     }
 
     // MARK: Commands
@@ -179,28 +305,16 @@ public struct ClientSession: Sendable {
         case finish(String)
     }
 
-    private mutating func run(
-        _ line: ArraySlice<UInt8>, index: Int, inList: Bool,
-        executor: (Command, CommandContext) throws(MPDError) -> Reply
-    ) -> Outcome {
-        let request: Request
-        do {
-            request = try Request.parse(line)
-        } catch {
-            switch error {
-            case .malformed: return .finish("")
-            case .invalidCommandName(let ack): return .finish(ack.ackLine(index: index))
-            case .invalidArgument(let ack): return .failure(ack)
-            }
+    private func outcome(of failed: ParsedLine, index: Int) -> Outcome {
+        switch failed {
+        case .command: preconditionFailure("a command is answered or executed")
+        case .failure(let error): .failure(error)
+        case .fatal(let ack): .finish(ack?.ackLine(index: index) ?? "")
         }
+    }
 
-        let command: Command
-        do {
-            command = try Command(request)
-        } catch {
-            return .failure(error)
-        }
-
+    /// The session's own answer to a protocol-level command; nil for the daemon's commands.
+    private mutating func answer(_ command: Command) -> Outcome? {
         switch command {
         case .ping, .notcommands, .binarylimit, .noidle:
             return .success("")
@@ -213,12 +327,19 @@ public struct ClientSession: Sendable {
         case .idle(let subsystems):
             return .idle(idleState.wait(for: subsystems).map(IdleState.reply(reporting:)) ?? "")
         default:
-            let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID)
-            do {
-                return .success(try executor(command, context).rendered(tagTypes: tagTypes))
-            } catch {
-                return .failure(error.attributed(to: command.name))
-            }
+            return nil
+        }
+    }
+
+    private func execute(
+        _ command: Command, index: Int, inList: Bool,
+        executor: (Command, CommandContext) throws(MPDError) -> Reply
+    ) -> Outcome {
+        let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID)
+        do {
+            return .success(try executor(command, context).rendered(tagTypes: tagTypes))
+        } catch {
+            return .failure(error.attributed(to: command.name))
         }
     }
 
@@ -239,15 +360,9 @@ public struct ClientSession: Sendable {
     private mutating func close(_ output: inout Output) {
         isClosed = true
         commandList = nil
+        pending = nil
+        lineBuffer.removeAll()
         output.close()
-    }
-
-    /// The line as mpd sees it: cut at a NUL byte, trailing white space (and `\r`) removed.
-    private static func normalized(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var line = line
-        if let nul = line.firstIndex(of: 0) { line = line[..<nul] }
-        while let last = line.last, Byte.isWhitespaceOrNull(last) { line = line.dropLast() }
-        return line
     }
 
     private enum Keyword {
@@ -266,10 +381,22 @@ public struct ClientSession: Sendable {
             text += more
         }
 
+        /// Whether nothing was sent or closed.
+        var isEmpty: Bool { text.isEmpty && finished.isEmpty }
+
         mutating func close() {
             if !text.isEmpty { finished.append(.send(text)) }
             text = ""
             finished.append(.close)
+        }
+
+        mutating func append(_ actions: [SessionAction]) {
+            for action in actions {
+                switch action {
+                case .send(let more): send(more)
+                case .close: close()
+                }
+            }
         }
 
         var actions: [SessionAction] {

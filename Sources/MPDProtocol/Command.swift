@@ -284,6 +284,23 @@ public enum Command: Hashable, Sendable {
         }
     }
 
+    /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
+    /// `add`, `update`): a daemon may keep such commands from piling up ahead of cheap ones.
+    public var isExpensive: Bool {
+        switch self {
+        case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
+             .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search, .findadd, .searchadd, .count,
+             .stats, .load, .listplaylistinfo:
+            true
+        default: false
+        }
+    }
+
+    /// The names of the commands ``isExpensive`` marks.
+    static let expensiveNames = ["playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind",
+                                 "playlistsearch", "lsinfo", "listall", "listallinfo", "listfiles", "list", "find",
+                                 "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo"]
+
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
     public var isHandledBySession: Bool {
         switch self {

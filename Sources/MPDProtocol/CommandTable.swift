@@ -29,6 +29,59 @@ enum CommandTable {
 
     static let listedNames: [String] = entries.values.filter(\.isListed).map(\.name).sorted()
 
+    /// The commands a line of just their name stands for (`ping`, `status`, ...): such a
+    /// line needs no tokenizing, no strings and no table lookup by string. Clients send them
+    /// by the thousand (keep-alive pings, polling), in lists up to 2 MiB long.
+    private static let argumentless: [CommandName: Command] = Dictionary(uniqueKeysWithValues: entries.values.compactMap { entry in
+        do throws(MPDError) {
+            try check(entry, count: 0)
+            let command = try entry.build([], ArgumentParsing(command: entry.name))
+            return CommandName(entry.name).map { ($0, command) }
+        } catch {
+            return nil
+        }
+    })
+
+    /// The names of the commands ``Command/isHandledBySession`` marks, by length: a command
+    /// list whose lines all start with one of them never needs the daemon.
+    private static let protocolLevelNames: [Int: [[UInt8]]] = Dictionary(grouping:
+        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].map { Array($0.utf8) },
+        by: \.count)
+    private static let protocolLevelNamesByLength: [[[UInt8]]] = (0...16).map { protocolLevelNames[$0] ?? [] }
+
+    /// Whether `name` is the name of a command the session answers itself (checked for
+    /// every line of a list: no hashing, at most two comparisons of names of its length).
+    static func isProtocolLevelName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        contains(name, in: protocolLevelNamesByLength)
+    }
+
+    private static func contains(_ name: UnsafeBufferPointer<UInt8>, in namesByLength: [[[UInt8]]]) -> Bool {
+        guard name.count < namesByLength.count else { return false }
+        let candidates = namesByLength[name.count]
+        var index = 0
+        while index < candidates.count {
+            if Bytes.equal(name, candidates[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    private static let expensiveNamesByLength: [[[UInt8]]] = {
+        let names = Dictionary(grouping: Command.expensiveNames.map { Array($0.utf8) }, by: \.count)
+        return (0...16).map { names[$0] ?? [] }
+    }()
+
+    /// Whether `name` is the name of a command ``Command/isExpensive`` marks.
+    static func isExpensiveName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        contains(name, in: expensiveNamesByLength)
+    }
+
+    /// The command a line consisting of exactly `name` stands for, if it takes no arguments.
+    static func argumentlessCommand(named name: UnsafeBufferPointer<UInt8>) -> Command? {
+        guard let key = CommandName(name) else { return nil }
+        return argumentless[key]
+    }
+
     /// mpd's `command_check_request`, including its choice of message.
     private static func check(_ entry: Entry, count: Int) throws(MPDError) {
         guard case .between(let min, let max) = entry.arity else { return }
@@ -162,6 +215,33 @@ enum CommandTable {
             return .binarylimit(limit)
         },
     ]
+}
+
+/// A command name of at most 16 bytes packed into two integers: a key that is cheap to
+/// make from a line's bytes and to hash.
+struct CommandName: Hashable, Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+    private let count: Int
+
+    /// nil if `bytes` is empty or longer than any command name.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
+        count = bytes.count
+        var index = 0
+        var shift: UInt64 = 0
+        while index < count {
+            let byte = UInt64(bytes[index])
+            if shift < 64 { low |= byte &<< shift } else { high |= byte &<< (shift &- 64) }
+            shift &+= 8
+            index += 1
+        }
+    }
+
+    init?(_ name: String) {
+        guard let key = Array(name.utf8).withUnsafeBufferPointer({ CommandName($0) }) else { return nil }
+        self = key
+    }
 }
 
 /// mpd's `uri_safe_local`: no empty segments, no `.` or `..` segments, not absolute.

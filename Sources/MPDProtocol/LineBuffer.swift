@@ -1,12 +1,17 @@
 /// Collects received bytes and hands out complete lines, whatever the chunking.
+///
+/// Linear in the bytes received: each byte is searched for `\n` once, lines are handed out
+/// in place (a buffer into the storage, no copy), and the unread rest (less than one line)
+/// is moved to the front only when no complete line is left.
 struct LineBuffer: Sendable {
-    enum Next {
-        /// A complete line, without its `\n`.
-        case line(ArraySlice<UInt8>)
+    /// Why ``forEachLine(_:)`` returned.
+    enum Stop {
+        /// The body asked to stop after a line.
+        case stopped
+        /// No complete line is left.
+        case incomplete
         /// A line longer than the limit, complete or not: the connection must be closed.
         case tooLong
-        /// No complete line yet.
-        case incomplete
     }
 
     let maxLineLength: Int
@@ -23,19 +28,34 @@ struct LineBuffer: Sendable {
         bytes.append(contentsOf: data)
     }
 
-    mutating func nextLine() -> Next {
-        if let newline = bytes[searchIndex...].firstIndex(of: Byte.newline) {
-            guard newline - readIndex <= maxLineLength else { return .tooLong }
-            let line = bytes[readIndex..<newline]
-            readIndex = newline + 1
-            searchIndex = readIndex
-            return .line(line)
+    /// Hands each complete line (without its `\n`) to `body`, as a buffer that is valid
+    /// during the call only, until `body` returns false or no complete line is left.
+    mutating func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Stop {
+        let limit = maxLineLength
+        var read = readIndex, search = searchIndex
+        let stop = bytes.withUnsafeBufferPointer { buffer -> Stop in
+            while true {
+                var newline = search
+                while newline < buffer.count, buffer[newline] != Byte.newline { newline += 1 }
+                guard newline < buffer.count else {
+                    search = buffer.count
+                    return buffer.count - read > limit ? .tooLong : .incomplete
+                }
+                guard newline - read <= limit else { return .tooLong }
+                let goOn = body(UnsafeBufferPointer(rebasing: buffer[read..<newline]))
+                read = newline + 1
+                search = read
+                if !goOn { return .stopped }
+            }
         }
-        guard bytes.count - readIndex <= maxLineLength else { return .tooLong }
-        bytes.removeSubrange(..<readIndex)
-        readIndex = 0
-        searchIndex = bytes.count
-        return .incomplete
+        readIndex = read
+        searchIndex = search
+        if stop == .incomplete && readIndex > 0 {
+            bytes.removeSubrange(..<readIndex)
+            searchIndex -= readIndex
+            readIndex = 0
+        }
+        return stop
     }
 
     mutating func removeAll() {

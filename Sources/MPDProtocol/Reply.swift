@@ -66,13 +66,21 @@ public struct Reply: Hashable, Sendable {
         for line in lines {
             switch line {
             case .field(let key, let value):
-                text += "\(ProtocolText.singleLine(key)): \(ProtocolText.singleLine(value))\n"
+                Self.write(ProtocolText.singleLine(key), ProtocolText.singleLine(value), to: &text)
             case .tag(let tag, let value) where tagTypes.contains(tag):
-                text += "\(tag.protocolName): \(ProtocolText.singleLine(value))\n"
+                Self.write(tag.protocolName, ProtocolText.singleLine(value), to: &text)
             case .tag:
                 continue
             }
         }
         return text
+    }
+
+    /// Appends `key: value\n` piece by piece (no interpolation: no temporary string per line).
+    private static func write(_ key: String, _ value: String, to text: inout String) {
+        text += key
+        text += ": "
+        text += value
+        text += "\n"
     }
 }

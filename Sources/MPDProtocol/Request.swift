@@ -23,8 +23,7 @@ public struct Request: Hashable, Sendable {
     /// Trailing whitespace, including a `\r`, is ignored; so is anything from a NUL byte on
     /// (mpd works on C strings). See ``RequestParseError`` for the three ways this can fail.
     public static func parse(_ line: some Collection<UInt8>) throws(RequestParseError) -> Request {
-        var tokenizer = RequestTokenizer(line: Array(line))
-        return try tokenizer.request()
+        try RequestTokenizer.request(line)
     }
 
     /// Tokenizes one request line given as text, without its `\n`.

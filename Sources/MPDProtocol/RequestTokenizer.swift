@@ -1,17 +1,36 @@
 /// Splits a request line into a ``Request`` with exactly the rules of mpd's `Tokenizer`.
+///
+/// It works on the line's storage in place with plain loops: a client may send hundreds of
+/// thousands of lines (a command list may hold 2 MiB of them), and every line is tokenized.
+/// It only lives inside ``request(_:)``, while the storage it points to is borrowed.
 struct RequestTokenizer {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// The end of the line once trailing whitespace and anything from a NUL byte on are cut.
+    private let end: Int
     private var position = 0
 
-    init(line: [UInt8]) {
-        var bytes = line
-        if let nul = bytes.firstIndex(of: 0) { bytes.removeSubrange(nul...) }
-        while let last = bytes.last, Byte.isWhitespaceOrNull(last) { bytes.removeLast() }
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        var end = 0
+        while end < bytes.count, bytes[end] != 0 { end += 1 }
+        while end > 0, Byte.isWhitespaceOrNull(bytes[end - 1]) { end -= 1 }
+        self.end = end
+    }
+
+    /// Tokenizes `line` (without its `\n`).
+    static func request(_ line: some Collection<UInt8>) throws(RequestParseError) -> Request {
+        let parsed = line.withContiguousStorageIfAvailable { buffer in Self.result(buffer) }
+        if let parsed { return try parsed.get() }
+        return try Array(line).withUnsafeBufferPointer { buffer in Self.result(buffer) }.get()
+    }
+
+    private static func result(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Request, RequestParseError> {
+        var tokenizer = RequestTokenizer(bytes: buffer)
+        do { return .success(try tokenizer.request()) } catch { return .failure(error) }
     }
 
     mutating func request() throws(RequestParseError) -> Request {
-        guard let first = bytes.first, Byte.isLowercaseLetter(first) else { throw .malformed }
+        guard end > 0, Byte.isLowercaseLetter(bytes[0]) else { throw .malformed }
         let name = try commandName()
         var arguments: [String] = []
         while true {
@@ -24,10 +43,14 @@ struct RequestTokenizer {
         return Request(name: name, arguments: arguments)
     }
 
-    private var isAtEnd: Bool { position == bytes.count }
+    private var isAtEnd: Bool { position == end }
 
     private mutating func skipWhitespace() {
         while !isAtEnd, Byte.isWhitespaceOrNull(bytes[position]) { position += 1 }
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     private mutating func commandName() throws(RequestParseError) -> String {
@@ -39,7 +62,7 @@ struct RequestTokenizer {
             }
             position += 1
         }
-        let name = String(decoding: bytes[start..<position], as: UTF8.self)
+        let name = text(start..<position)
         skipWhitespace()
         return name
     }
@@ -57,7 +80,7 @@ struct RequestTokenizer {
             }
             position += 1
         }
-        let argument = String(decoding: bytes[start..<position], as: UTF8.self)
+        let argument = text(start..<position)
         skipWhitespace()
         return argument
     }
@@ -83,28 +106,5 @@ struct RequestTokenizer {
         }
         skipWhitespace()
         return String(decoding: value, as: UTF8.self)
-    }
-}
-
-/// Byte classes used by mpd's tokenizer (`util/CharUtil.hxx`).
-enum Byte {
-    static let quote = UInt8(ascii: "\"")
-    static let backslash = UInt8(ascii: "\\")
-    static let newline = UInt8(ascii: "\n")
-
-    /// mpd's `IsWhitespaceOrNull`: every byte up to and including the space.
-    static func isWhitespaceOrNull(_ byte: UInt8) -> Bool { byte <= 0x20 }
-
-    static func isLowercaseLetter(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) }
-
-    /// Letters, digits and `_`: what a command name may contain after its first letter.
-    static func isWordCharacter(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
-            || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_")
-    }
-
-    /// What an unquoted argument may contain: anything visible except `"` and `'` (UTF-8 included).
-    static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte != quote && byte != UInt8(ascii: "'")
     }
 }

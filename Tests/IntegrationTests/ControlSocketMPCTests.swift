@@ -1,6 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The real `mpc` 0.34 against the daemon's control socket. Each invocation must print what it
 /// prints with mpd 0.23 (see /work/shared/reference/mpd-transcripts/) for `Media/`'s four items,
@@ -32,7 +35,7 @@ import Testing
         // `mpc play` (05): the first item from its start.
         expectPlayingStatus(try daemon.mpc("play"), song: morning, state: "playing",
                             position: 1, length: 4, total: 18, elapsed: 0...1)
-        usleep(1_200_000)
+        try daemon.waitForElapsed(atLeast: 1.2)
         // `mpc` (06) while playing: the time goes on.
         expectPlayingStatus(try daemon.mpc(), song: morning, state: "playing",
                             position: 1, length: 4, total: 18, elapsed: 1...2)
@@ -42,7 +45,12 @@ import Testing
         // `mpc pause` (08): `[paused]` and two spaces; the time stands still while paused (09).
         let pausedAt = expectPlayingStatus(try daemon.mpc("pause"), song: morning, state: "paused",
                                            position: 1, length: 4, total: 18, elapsed: 1...2)
-        usleep(1_100_000)
+        // Paused, `elapsed` stays exactly where it is for longer than a second of playing.
+        let pausedElapsed = replyValue(try daemon.waitForStatus { _ in true }, "elapsed")
+        let pausedSince = ChildProcess.now()
+        let moved = try daemon.waitForStatus(timeout: 1.1) { replyValue($0, "elapsed") != pausedElapsed }
+        #expect(replyValue(moved, "elapsed") == pausedElapsed && ChildProcess.now() - pausedSince >= 1.1,
+                "paused at \(pausedElapsed ?? "?"), then \(moved)")
         if let pausedAt {
             expectPlayingStatus(try daemon.mpc(), song: morning, state: "paused",
                                 position: 1, length: 4, total: 18, elapsed: pausedAt...pausedAt)
@@ -78,9 +86,8 @@ import Testing
                             position: 1, length: 4, total: 18, elapsed: 5...6)
 
         // `mpc idle` (21) waits; another mpc's `next` wakes it with `player`, and it exits 0.
-        let idle = try daemon.startMPC("idle")
+        let idle = try startIdlingMPC(daemon)
         defer { idle.terminate() }
-        usleep(500_000)
         #expect(idle.isRunning, "mpc idle returned before anything changed: \(idle.lines.map(\.text)) \(idle.standardError)")
         let nextAt = ChildProcess.now()
         expectPlayingStatus(try daemon.mpc("next"), song: evening, state: "playing",
@@ -91,9 +98,8 @@ import Testing
 
         // `mpc idle` while another mpc clears the queue during playback: `playlist` and `player`
         // in one reply (§6: "clear while playing → playlist + player in one reply").
-        let idleForClear = try daemon.startMPC("idle")
+        let idleForClear = try startIdlingMPC(daemon)
         defer { idleForClear.terminate() }
-        usleep(500_000)
         #expect(idleForClear.isRunning, "mpc idle returned before anything changed: \(idleForClear.lines.map(\.text))")
         // `mpc clear` (20): stopped, empty: only the options line.
         expectSuccess(try daemon.mpc("clear"), stdout: [volume])
@@ -117,16 +123,24 @@ import Testing
         defer { daemon.stop() }
         let first = "Now playing: \(Expect.media[0].file)", second = "Now playing: \(Expect.media[1].file)"
         try #require(daemon.process.waitForLine(timeout: 5) { $0 == first } != nil)
-        usleep(1_000_000)
+        try daemon.waitForElapsed(atLeast: 1.0)
         daemon.process.send(SIGUSR1)
         try #require(daemon.process.waitForLine(timeout: 2) { $0.hasPrefix("Background: 1.") } != nil)
         _ = try daemon.mpc("next")
         let moved = try #require(daemon.process.waitForLine(timeout: 2) { $0 == second })
-        usleep(600_000)
-        let after = daemon.process.lines.filter { $0.time > moved.time && $0.text.hasPrefix("Background: ") }
+        func linesAfterNext() -> [ChildProcess.Line] {
+            daemon.process.lines.filter { $0.time > moved.time && $0.text.hasPrefix("Background: ") }
+        }
+        let deadline = ChildProcess.now() + 5
+        while linesAfterNext().count < 40 && ChildProcess.now() < deadline {
+            var none = pollfd()
+            _ = poll(&none, 0, 10)
+        }
+        let after = Array(linesAfterNext().prefix(40))
         let values = after.compactMap { Double($0.text.dropFirst("Background: ".count)) }
         #expect((values.first ?? 1) <= 0.01, "the first line after `next`: \(after.first?.text ?? "none")")
-        #expect(values.count >= 40, "\(values.count) lines in 0.6 s after `next`")
+        #expect(values.count == 40 && after[after.count - 1].time - moved.time <= 0.6,
+                "\(values.count) lines, the 40th \(after.last.map { $0.time - moved.time } ?? -1) s after `next` (at most 0.6 s)")
         #expect(values.allSatisfy { $0 < 1 }, "every line after `next` counts from the next item's start: \(values.prefix(5))")
     }
 

@@ -180,3 +180,61 @@ func valueMap(_ pairs: [(key: String, value: String)]) -> [String: String] {
     for pair in pairs where values[pair.key] == nil { values[pair.key] = pair.value }
     return values
 }
+
+extension ControlDaemon {
+    /// Polls `status` (every 20 ms, on a raw connection of its own) until `condition` holds
+    /// for the reply or `timeout` seconds have passed; returns the last reply.
+    @discardableResult
+    func waitForStatus(timeout: Double = 5, until condition: ([String]) -> Bool) throws -> [String] {
+        let client = try self.client()
+        let deadline = ChildProcess.now() + timeout
+        var reply = try client.request("status")
+        while !condition(reply) && ChildProcess.now() < deadline {
+            var none = pollfd()
+            _ = poll(&none, 0, 20)
+            reply = try client.request("status")
+        }
+        return reply
+    }
+
+    /// Waits until the current song has played for at least `seconds` (by `status`'s `elapsed`).
+    func waitForElapsed(atLeast seconds: Double, timeout: Double = 5) throws {
+        let reply = try waitForStatus(timeout: timeout) { (replyValue($0, "elapsed").flatMap(Double.init) ?? -1) >= seconds }
+        guard (replyValue(reply, "elapsed").flatMap(Double.init) ?? -1) >= seconds else {
+            throw UnixSocketError("elapsed never reached \(seconds) s within \(timeout) s: \(reply)")
+        }
+    }
+}
+
+/// Whether process `pid` holds a connected Unix stream socket (its fds' socket inodes,
+/// looked up in `/proc/net/unix`, state 03: connected).
+func hasConnectedUnixSocket(_ pid: pid_t) -> Bool {
+    let directory = "/proc/\(pid)/fd"
+    let inodes = Set(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { fd -> Substring? in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(fd)"),
+              target.hasPrefix("socket:[") else { return nil }
+        return Substring(target.dropFirst("socket:[".count).dropLast())
+    })
+    guard !inodes.isEmpty, let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+    // Num RefCount Protocol Flags Type St Inode [Path]
+    return table.split(separator: "\n").dropFirst().contains { line in
+        let fields = line.split(separator: " ")
+        return fields.count >= 7 && fields[5] == "03" && inodes.contains(fields[6])
+    }
+}
+
+/// Starts `mpc idle` and waits until its connection to the daemon is established. The
+/// daemon accepts connections in order, and a client's pending changes are recorded from
+/// its connection on, so a command any later client sends is reported to this idle.
+func startIdlingMPC(_ daemon: ControlDaemon, timeout: Double = 5) throws -> ChildProcess {
+    let idle = try daemon.startMPC("idle")
+    let deadline = ChildProcess.now() + timeout
+    while !hasConnectedUnixSocket(idle.processIdentifier) {
+        guard ChildProcess.now() < deadline, idle.isRunning else {
+            throw UnixSocketError("mpc idle did not connect within \(timeout) s: \(idle.lines.map(\.text)) \(idle.standardError)")
+        }
+        var none = pollfd()
+        _ = poll(&none, 0, 5)
+    }
+    return idle
+}

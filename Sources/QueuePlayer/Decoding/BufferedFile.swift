@@ -1,4 +1,5 @@
 import CMPG123
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -35,6 +36,48 @@ final class BufferedFile: @unchecked Sendable {
     deinit {
         close(descriptor)
         buffer.deallocate()
+    }
+
+    /// Opens the file at `url` for reading, refusing what cannot be an MP3 item.
+    ///
+    /// The file is opened with `O_NONBLOCK` and checked with `fstat` before anything else:
+    /// a plain `open(2)` of a FIFO waits for a writer, which would hang whichever thread
+    /// opens it (the controller's queue during `add`, the player's loader) and with it the
+    /// daemon. Only a regular file is accepted; then `O_NONBLOCK` is cleared, so reads of
+    /// the file behave as usual.
+    static func open(_ url: URL) throws(DecoderError) -> BufferedFile {
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw DecoderError(url: url, reason: .fileNotFound) }
+            throw DecoderError(url: url, reason: .unreadable(String(cString: strerror(errno))))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw DecoderError(url: url, reason: .unreadable(reason))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            break
+        case S_IFDIR:
+            Glibc.close(fd)
+            throw DecoderError(url: url, reason: .unreadable("it is a directory"))
+        default:
+            Glibc.close(fd)
+            throw DecoderError(url: url, reason: .unreadable("not a regular file"))
+        }
+        if info.st_size == 0 {
+            Glibc.close(fd)
+            throw DecoderError(url: url, reason: .empty)
+        }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw DecoderError(url: url, reason: .unreadable(reason))
+        }
+        return BufferedFile(descriptor: fd, info: info)
     }
 
     /// The first `count` bytes of the file (fewer if it is shorter), nil if it cannot be read.

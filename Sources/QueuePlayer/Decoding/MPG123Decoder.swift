@@ -168,26 +168,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
 
     /// Opens the file for reading, refusing what cannot be an MP3 item with a precise reason.
     private static func openFile(_ url: URL) throws(DecoderError) -> BufferedFile {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw DecoderError(url: url, reason: .fileNotFound) }
-            throw DecoderError(url: url, reason: .unreadable(String(cString: strerror(errno))))
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw DecoderError(url: url, reason: .unreadable(reason))
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            Glibc.close(fd)
-            throw DecoderError(url: url, reason: .unreadable("it is a directory"))
-        }
-        if info.st_size == 0 {
-            Glibc.close(fd)
-            throw DecoderError(url: url, reason: .empty)
-        }
-        let file = BufferedFile(descriptor: fd, info: info)
+        let file = try BufferedFile.open(url)
         // libmpg123 skips junk to find a frame, which makes it "play" the PCM of a RIFF/WAVE file as noise.
         if let header = file.prefix(22), header.count == 22, header[0..<4].elementsEqual("RIFF".utf8),
            header[8..<12].elementsEqual("WAVE".utf8), header[12..<16].elementsEqual("fmt ".utf8),

@@ -1,3 +1,4 @@
+import Dispatch
 import MPDProtocol
 import NIOCore
 import Synchronization
@@ -5,130 +6,249 @@ import Synchronization
 /// One client of the control socket: feeds what it sends to its ``ClientSession``
 /// and writes back the replies.
 ///
-/// Commands run on the controller's queue; replies and idle wake-ups are
-/// written on the connection's event loop. A client that does not read its
-/// replies is not read from either, so its unread output stays bounded.
-final class ControlConnection: ChannelInboundHandler, @unchecked Sendable {
+/// Nothing here blocks the event loop, and one client cannot hold up the others:
+/// * Requests are taken from the session one at a time (``ClientSession/step()``). Lines the
+///   session answers itself are answered here, on the event loop. A command that needs the
+///   player, or a command list holding one, runs on the controller's queue (`async`; an
+///   expensive one through the ``ExpensiveCommandGate``, so that commands of other clients
+///   wait for at most one of those); a list of protocol-level commands only (a long list of
+///   `ping`s) on a background queue, so it holds neither the loop nor the controller.
+///   Meanwhile the session is lent to that work item; the reply is written back on the event
+///   loop, and only then is the client's next request taken, so its replies keep their order.
+/// * Backpressure: a request is taken only while the channel is writable, i.e. while the
+///   client's unread output is below the channel's high water mark. A client that does not
+///   read its replies therefore has at most that plus one reply waiting, and none of its
+///   further commands run. Past ``maxOutputBufferSize`` (a single reply that large) it is
+///   disconnected, as mpd drops a client whose output buffer overflows.
+/// * Input is read only when the session has no complete line left (the pipeline's `read`
+///   is held back until then), at most ``readSize`` bytes per turn of the event loop, so a
+///   client that floods commands takes turns with the others and its input stays bounded.
+///
+/// `@unchecked Sendable`: its mutable state belongs to the channel's event loop; the work
+/// items that run elsewhere take the lent session with them and come back with `execute`.
+final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// Bytes read from a client per turn of the event loop (one read per turn): a client
-    /// that floods commands takes turns with the others.
-    static let readSize = 512
+    /// Bytes read from a client per turn of the event loop (one read per turn).
+    static let readSize = 4096
 
-    // Touched only on the channel's event loop.
-    private var session = ClientSession()
-    private var context: ChannelHandlerContext?
+    /// mpd's default `max_output_buffer_size` (8192 KiB): a client whose unsent output grows
+    /// past it is disconnected. With backpressure only a single reply that large gets there.
+    static let maxOutputBufferSize = 8 * 1024 * 1024
+
+    /// Where lists of protocol-level commands run: off the event loop and off the controller.
+    private static let protocolQueue = DispatchQueue(label: "queueplayerd.control.protocol", attributes: .concurrent)
+
+    // Everything below is touched only on the channel's event loop.
     private let controller: PlaybackController
     private let events: ControlEvents
-    /// Requests that arrived while the client was not taking its replies; run later, a slice at a time.
-    private var backlog = ByteBuffer()
-    private var backlogTurnScheduled = false
-
-    /// The most input kept for a client that does not read its replies; beyond it the
-    /// client is disconnected (mpd likewise drops a client whose output buffer overflows).
-    static let backlogLimit = 64 * 1024
-
-    init(controller: PlaybackController, events: ControlEvents) {
-        self.controller = controller
-        self.events = events
-    }
+    private let gate: ExpensiveCommandGate
+    private var context: ChannelHandlerContext?
+    /// The client's protocol state; nil while it is lent to a command running off the loop.
+    private var session: ClientSession? = ClientSession()
+    /// Changes reported while the session was lent, delivered when it comes back.
+    private var changedWhileLent: Set<Subsystem> = []
+    /// Input that arrived while the session was lent (normally none: reads are held back).
+    private var inputWhileLent: ByteBuffer?
+    /// The session has no complete line: a read may be passed on.
+    private var wantsInput = true
+    /// The pipeline asked for a read that has not been passed on yet.
+    private var readRequested = false
+    /// The session asked to close (or the client overflowed): nothing more is run or written.
+    private var isClosing = false
+    /// Something was written since the last flush.
+    private var hasUnflushedOutput = false
 
     /// Numbers the clients, for per-client state such as message subscriptions.
     private static let nextClientID = Atomic<Int>(1)
+    /// This client's number (``ClientSession/clientID``).
+    private let clientID = ControlConnection.nextClientID.wrappingAdd(1, ordering: .relaxed).oldValue
+
+    init(controller: PlaybackController, events: ControlEvents, gate: ExpensiveCommandGate) {
+        self.controller = controller
+        self.events = events
+        self.gate = gate
+        session?.clientID = clientID
+    }
+
+    // MARK: Channel events
 
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
-        session.clientID = Self.nextClientID.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = context.eventLoop
-        events.subscribe(self, client: session.clientID) { [self] changed in
-            loop.execute { self.perform(self.session.notify(changed)) }
+        events.subscribe(self, client: clientID) { [self] changed in
+            loop.execute { self.notify(changed) }
         }
         write(ClientSession.greeting)
-        context.flush()
+        flush(context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         events.unsubscribe(self)
-        let (controller, client) = (controller, session.clientID)
+        let (controller, client) = (controller, clientID)
         controller.queue.async { controller.clientDidDisconnect(client) }
         self.context = nil
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard context.channel.isActive else { return }
         var buffer = unwrapInboundIn(data)
-        if !context.channel.isWritable || backlog.readableBytes > 0 {
-            // Replies are piling up unread: keep the requests, but do not run them now.
-            backlog.writeBuffer(&buffer)
-            if backlog.readableBytes > Self.backlogLimit { context.close(promise: nil) }
+        wantsInput = false
+        guard session != nil else {
+            inputWhileLent = inputWhileLent ?? context.channel.allocator.buffer(capacity: buffer.readableBytes)
+            inputWhileLent!.writeBuffer(&buffer)
             return
         }
-        run(buffer.readableBytesView)
+        session!.append(buffer.readableBytesView)
+        pump()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        // Backpressure: a client that does not read its replies is not read from either,
-        // so its unread output stays bounded (by the channel's high water mark).
-        _ = context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable)
-        if context.channel.isWritable { runBacklogSlice() }
+        if context.channel.isWritable { pump() }
         context.fireChannelWritabilityChanged()
     }
 
-    private func run(_ bytes: ByteBufferView) {
-        let actions = controller.queue.sync {
-            session.receive(bytes, executor: controller)
-        }
-        perform(actions)
-    }
-
-    /// Runs one read's worth of the kept requests, and schedules the next slice.
-    private func runBacklogSlice() {
-        guard let context, !backlogTurnScheduled, backlog.readableBytes > 0,
-              context.channel.isActive, context.channel.isWritable else { return }
-        let slice = backlog.readSlice(length: min(Self.readSize, backlog.readableBytes))!
-        backlog.discardReadBytes()
-        run(slice.readableBytesView)
-        guard backlog.readableBytes > 0 else { return }
-        backlogTurnScheduled = true
-        context.eventLoop.scheduleTask(in: .milliseconds(1)) { [self] in
-            backlogTurnScheduled = false
-            runBacklogSlice()
-        }
+    /// Holds the pipeline's read back until the session wants input (see ``passReadIfWanted()``).
+    func read(context: ChannelHandlerContext) {
+        readRequested = true
+        passReadIfWanted()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
 
+    // MARK: Requests
+
+    /// Takes requests from the session while the client takes its replies: answers those the
+    /// session handles, hands the next one that needs more off the loop, or asks for input.
+    private func pump() {
+        guard let context, !isClosing, session != nil else { return }
+        let channel = context.channel
+        while channel.isWritable {
+            switch session!.step() {
+            case .needsInput:
+                wantsInput = true
+                flush(context)
+                passReadIfWanted()
+                return
+            case .handled(let actions):
+                perform(actions)
+                if isClosing { return }
+            case .ready(let needsExecutor):
+                flush(context)
+                lend(needsExecutor: needsExecutor)
+                return
+            }
+        }
+        flush(context)
+    }
+
+    /// Runs the session's pending work off the event loop, and takes the session back with
+    /// the reply on the loop.
+    private func lend(needsExecutor: Bool) {
+        guard let context, let lent = session else { return }
+        session = nil
+        let loop = context.eventLoop
+        let controller = controller
+        let work: @Sendable () -> Void = { [self] in
+            var session = lent
+            let actions: [SessionAction]
+            if needsExecutor {
+                actions = session.runPending(executor: controller)
+            } else {
+                actions = session.runPending { command, _ throws(MPDError) in
+                    preconditionFailure("\(command.name) needs the controller's queue")
+                }
+            }
+            let returned = session
+            loop.execute { self.takeBack(returned, actions) }
+        }
+        if !needsExecutor {
+            Self.protocolQueue.async(execute: work)
+        } else if lent.isPendingWorkExpensive {
+            gate.submit(work)
+        } else {
+            controller.queue.async(execute: work)
+        }
+    }
+
+    private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {
+        session = returned
+        perform(actions)
+        if var input = inputWhileLent {
+            inputWhileLent = nil
+            session!.append(input.readSlice(length: input.readableBytes)!.readableBytesView)
+        }
+        if !changedWhileLent.isEmpty {
+            let changed = changedWhileLent
+            changedWhileLent = []
+            perform(session!.notify(changed))
+        }
+        pump()
+    }
+
+    private func notify(_ changed: Set<Subsystem>) {
+        guard session != nil else {
+            changedWhileLent.formUnion(changed)
+            return
+        }
+        let actions = session!.notify(changed)
+        perform(actions)
+        if let context, !actions.isEmpty { flush(context) }
+    }
+
+    /// Passes a held-back read on once the session has no complete line left, no work is
+    /// running for the client and the client takes its replies.
+    private func passReadIfWanted() {
+        guard let context, readRequested, wantsInput, session != nil, !isClosing,
+              context.channel.isWritable else { return }
+        readRequested = false
+        context.read()
+    }
+
+    // MARK: Output
+
     private func perform(_ actions: [SessionAction]) {
-        guard let context else { return }
+        guard !actions.isEmpty, let context, !isClosing else { return }
         for action in actions {
             switch action {
             case .send(let text):
                 write(text)
             case .close:
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
-                    channel.close(promise: nil)
-                }
+                close(context)
                 return
             }
         }
-        if !actions.isEmpty {
-            // A client that went away mid-reply: stop working for it at once (its unread
-            // commands would otherwise still be run, and their replies thrown away).
-            let flushed = context.eventLoop.makePromise(of: Void.self)
-            let channel = context.channel
-            flushed.futureResult.whenFailure { _ in channel.close(promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: flushed)
+    }
+
+    /// Flushes, then drops the client if what the socket did not take is past the limit.
+    private func flush(_ context: ChannelHandlerContext) {
+        guard hasUnflushedOutput else { return }
+        hasUnflushedOutput = false
+        context.flush()
+        if !isClosing, let unsent = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
+           unsent > Self.maxOutputBufferSize {
+            isClosing = true
+            context.close(promise: nil)
+        }
+    }
+
+    /// Closes the connection after what was written so far.
+    private func close(_ context: ChannelHandlerContext) {
+        isClosing = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 
     private func write(_ text: String) {
         guard let context else { return }
         context.write(wrapOutboundOut(context.channel.allocator.buffer(string: text)), promise: nil)
+        hasUnflushedOutput = true
     }
 }

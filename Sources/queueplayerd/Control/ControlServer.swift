@@ -19,10 +19,12 @@ final class ControlServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let controller: PlaybackController
     private let events: ControlEvents
+    private let gate: ExpensiveCommandGate
 
     init(controller: PlaybackController, events: ControlEvents) {
         self.controller = controller
         self.events = events
+        gate = ExpensiveCommandGate(queue: controller.queue)
     }
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
@@ -41,11 +43,12 @@ final class ControlServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
             // One bounded read per connection per turn of the loop: fairness between clients.
+            // The high water mark is where a client's unread replies stop its commands (ControlConnection).
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
             .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: ControlConnection.readSize))
-            .childChannelInitializer { [controller, events] channel in
+            .childChannelInitializer { [controller, events, gate] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ControlConnection(controller: controller, events: events))
+                    try channel.pipeline.syncOperations.addHandler(ControlConnection(controller: controller, events: events, gate: gate))
                 }
             }
         if let fd = Self.socketFromSystemd() {

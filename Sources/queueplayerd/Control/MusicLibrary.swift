@@ -12,7 +12,8 @@ struct MusicLibrary: Sendable {
     }
 
     /// The MP3 files `uri` names: one file, or a directory's files recursively,
-    /// sorted by path. `""` and `"/"` name the whole library.
+    /// sorted by path. `""` and `"/"` name the whole library. Only regular files count:
+    /// a FIFO or a device named `x.mp3` is not a song (opening it could block).
     func files(for uri: String) -> [URL]? {
         var relative = uri
         if relative.hasPrefix(root.path + "/") { relative.removeFirst(root.path.count + 1) }
@@ -24,7 +25,7 @@ struct MusicLibrary: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) else { return nil }
         if !isDirectory.boolValue {
-            return Self.isMP3(resolved) ? [resolved] : nil
+            return Self.isMP3(resolved) && MediaLibrary.isRegularFile(resolved) ? [resolved] : nil
         }
         return allFiles(under: resolved)
     }
@@ -34,7 +35,10 @@ struct MusicLibrary: Sendable {
 
     /// The path of `url` relative to the root (the `file:` of a song block).
     func uri(for url: URL) -> String {
-        let path = url.standardizedFileURL.path
+        // Standardizing is slow and runs for every song of a `playlistinfo`; queued URLs
+        // are standard already, unless they hold `.`, `..` or `//`.
+        var path = url.path
+        if path.contains("/.") || path.contains("//") { path = url.standardizedFileURL.path }
         return path.hasPrefix(root.path + "/") ? String(path.dropFirst(root.path.count + 1)) : path
     }
 
@@ -50,7 +54,7 @@ struct MusicLibrary: Sendable {
         for case let url as URL in enumerator where Self.isMP3(url) {
             // A symlink inside the library that points out of it is not part of it.
             let resolved = url.resolvingSymlinksInPath().standardizedFileURL
-            if contains(resolved) { found.append(resolved) }
+            if contains(resolved) && MediaLibrary.isRegularFile(resolved) { found.append(resolved) }
         }
         return found.sorted { uri(for: $0).compare(uri(for: $1), options: [.numeric]) == .orderedAscending }
     }

@@ -1,0 +1,86 @@
+import MPDProtocol
+import Testing
+
+/// ``ClientSession/step()``: one request at a time, so the connection can stop between
+/// requests (backpressure) and run the daemon's commands on the daemon's queue.
+@Suite struct SessionSteppingTests {
+    @Test func oneRequestAtATime() {
+        var session = ClientSession()
+        let daemon = FakeDaemon()
+        session.append("status\nping\nstatus\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(daemon.executed.isEmpty, "step() never runs the daemon's commands")
+        #expect(transcript(session.runPending(executor: daemon)) == "volume: 100\nstate: stop\nOK\n")
+        #expect(session.step() == .handled([.send("OK\n")]))
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(transcript(session.runPending(executor: daemon)) == "volume: 100\nstate: stop\nOK\n")
+        #expect(session.step() == .needsInput)
+        #expect(daemon.executed == [.status, .status])
+    }
+
+    @Test func listLinesAreTakenInOneStepAndTheListRunsAsOne() {
+        var session = ClientSession()
+        session.append("command_list_ok_begin\nping\nstatus\nping\n".utf8)
+        #expect(session.step() == .needsInput)
+        #expect(session.isCollectingCommandList)
+        session.append("command_list_end\nping\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(transcript(session.runPending(executor: FakeDaemon()))
+            == "list_OK\nvolume: 100\nstate: stop\nlist_OK\nlist_OK\nOK\n")
+        #expect(session.step() == .handled([.send("OK\n")]))
+    }
+
+    /// A list of protocol-level commands only is run without the daemon (off its queue).
+    @Test(arguments: ["ping", "close", "commands", "notcommands", "tagtypes", "tagtypes clear", "idle",
+                      "idle player", "binarylimit 64", "ping 1", "close x"])
+    func aListOfProtocolCommandsNeedsNoExecutor(line: String) {
+        var session = ClientSession()
+        session.append("command_list_begin\nping\n\(line)\ncommand_list_end\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: false))
+        _ = session.runPending { command, _ throws(MPDError) in
+            Issue.record("\(command) reached the executor")
+            return .empty
+        }
+    }
+
+    /// Every other command of the table makes the list need the daemon.
+    @Test func everyDaemonCommandMakesTheListNeedTheExecutor() {
+        let protocolLevel: Set = ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "binarylimit"]
+        let daemonCommands = Command.supportedNames.filter { !protocolLevel.contains($0) }
+        #expect(daemonCommands.count >= 20)
+        for name in daemonCommands + ["frobnicate", "pi!ng"] {
+            var session = ClientSession()
+            session.append("command_list_begin\nping\n\(name)\ncommand_list_end\n".utf8)
+            #expect(session.step() == .ready(needsExecutor: true), "\(name)")
+        }
+    }
+
+    /// A list that grows past the limit closes the connection at once, without a reply,
+    /// and nothing after it is taken.
+    @Test func aListPastTheLimitClosesAtOnce() {
+        var session = ClientSession(maxCommandListSize: 1000)
+        session.append(("command_list_begin\n" + String(repeating: "ping\n", count: 199)).utf8)
+        #expect(session.step() == .needsInput)
+        session.append("ping\nping\ncommand_list_end\nping\n".utf8)
+        #expect(session.step() == .handled([.close]))
+        #expect(session.isClosed)
+        session.append("ping\n".utf8)
+        #expect(session.step() == .needsInput)
+    }
+
+    /// Work whose cost grows with the queue or the library is marked, so the daemon can keep
+    /// it from piling up ahead of cheap commands.
+    @Test(arguments: [
+        ("playlistinfo\n", true), ("playlistinfo 0:5\n", true), ("add \"\"\n", true), ("update\n", true),
+        ("status\n", false), ("currentsong\n", false), ("play 1\n", false),
+        ("command_list_ok_begin\nstatus\ncurrentsong\ncommand_list_end\n", false),
+        ("command_list_begin\nadd \"a.mp3\"\nadd \"b.mp3\"\ncommand_list_end\n", true),
+        ("command_list_begin\nping\nstatus\nplaylistinfo\ncommand_list_end\n", true),
+    ])
+    func expensiveWorkIsMarked(input: String, isExpensive: Bool) {
+        var session = ClientSession()
+        session.append(input.utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.isPendingWorkExpensive == isExpensive)
+    }
+}
