@@ -108,6 +108,44 @@ import Glibc
         Self.expectPrompt(times, "with 100 clients")
     }
 
+    /// The control socket is the first thing to go: once the daemon says it is stopping, the
+    /// event loop closes the socket and every connection, while the audio already written to
+    /// the device (half a second of buffer, through a private PulseAudio) still plays out. A
+    /// client that connects then is refused, not greeted by a daemon about to vanish. Judged
+    /// over every attempt made while the daemon stops, in several repetitions.
+    @Test func theControlSocketClosesFirstWhileTheAudioPlaysOut() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        var lateGreetings: [Double] = []
+        var drains: [Double] = []
+        for _ in 0..<Self.repetitions {
+            let daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "alsa:pulsenull", "--no-state"],
+                                             environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+            try #require(waitUntil(timeout: 5) { (try? pulse.playbackStreamCount()) == 1 }, "playing through the device")
+            let sentAt = ChildProcess.now()
+            daemon.process.send(SIGTERM)
+            try #require(daemon.waitForStandardError(timeout: 5) { $0.contains("stopping") })
+            let stoppingAt = ChildProcess.now()
+            // Connect again and again until the daemon is gone.
+            while daemon.process.isRunning {
+                let attemptAt = ChildProcess.now()
+                guard let client = try? UnixSocketClient(path: daemon.socket) else { continue }
+                if (try? client.readLine(timeout: 0.5))??.hasPrefix("OK MPD ") == true, daemon.process.isRunning {
+                    lateGreetings.append(attemptAt - stoppingAt)
+                }
+                client.close()
+            }
+            #expect(daemon.process.wait(timeout: 5) == 0, "stderr: \(daemon.process.standardError)")
+            drains.append(ChildProcess.now() - sentAt)
+        }
+        // Attempts made within the first 0.1 s may still race the closing socket.
+        let late = lateGreetings.filter { $0 > 0.1 }
+        #expect(late.isEmpty, "greeted \(late.map { String(format: "%.3f", $0) }) s after \"stopping\"; exits after \(drains)")
+        // The property means something only if the daemon outlived that first 0.1 s.
+        let median = drains.sorted()[drains.count / 2]
+        #expect(median > 0.2, "the daemon exited \(drains) s after SIGTERM: no time to see the socket closed")
+    }
+
     /// `--once` stops on the same path as SIGTERM once the queue has played: status 0 after
     /// the life cycle's "stopping", with the control socket's clients disconnected.
     @Test func onceStopsOnTheSamePathWhenTheQueueEnds() throws {
