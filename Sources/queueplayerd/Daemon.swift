@@ -81,12 +81,21 @@ final class Daemon: @unchecked Sendable {
         // them means no client sees it empty (a socket-activated daemon's first client is already
         // waiting). It waits for the socket: a daemon that cannot listen plays nothing.
         let socketReady = DispatchSemaphore(value: 0)
+        let listening = Atomic<Bool>(false)
         controller.queue.async { [self] in
             socketReady.wait()
-            loadQueue()
+            if listening.load(ordering: .acquiring) { loadQueue() }
         }
-        // On failure the daemon exits with the error; the queue is never loaded.
-        let location = try server.start(path: socketPath)
+        // On failure the daemon stops with the error: the queue is never loaded (nor saved over),
+        // and the controller's queue is let go for the parts' teardown.
+        let location: String
+        do {
+            location = try server.start(path: socketPath)
+        } catch {
+            socketReady.signal()
+            throw error
+        }
+        listening.store(true, ordering: .releasing)
         socketReady.signal()
         controller.queue.sync {}
         logger.info("control socket: \(location)")

@@ -138,6 +138,25 @@ import Glibc
         #expect(daemon.process.standardError.contains("restored the queue"))
     }
 
+    /// A second daemon that cannot listen (the first answers on the socket) stops with an
+    /// error and leaves the first one's saved state alone.
+    @Test func aDaemonThatCannotListenSavesNothing() throws {
+        let stateHome = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: stateHome) }
+        let first = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+        try first.request("pause 1")
+        #expect(waitUntil(timeout: 5) { (try? ShutdownTests.readState(stateHome))?.paused == true })
+        let saved = try Data(contentsOf: stateHome.appendingPathComponent("queueplayerd/state.json"))
+
+        let second = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null", "--socket", first.socket],
+                                      environment: ["XDG_STATE_HOME": stateHome.path])
+        let status = second.wait(timeout: 10)
+        #expect(status != nil && status != 0, "stderr: \(second.standardError)")
+        #expect(second.standardError.contains("another queueplayerd is already listening"), "\(second.standardError)")
+        #expect(try Data(contentsOf: stateHome.appendingPathComponent("queueplayerd/state.json")) == saved)
+        #expect(try first.status()["state"] == "pause", "the first daemon goes on")
+    }
+
     @Test func noStateNeitherRestoresNorSaves() throws {
         let stateHome = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: stateHome) }
