@@ -35,6 +35,9 @@ final class StateKeeper: @unchecked Sendable {
     private var lastFailure: String?
     private var retryTimer: (any DispatchSourceTimer)?
     private var timer: (any DispatchSourceTimer)?
+    /// Set by ``start(events:)``: before it, the queue was never loaded and there is nothing of
+    /// ours to save (a daemon that could not listen must not overwrite the running one's state).
+    private var isStarted = false
     private var transport: Observation?
 
     init(store: StateStore, controller: PlaybackController, logger: Logger) {
@@ -82,6 +85,7 @@ final class StateKeeper: @unchecked Sendable {
     /// Starts saving on changes and while playing, each save inside a background task
     /// of the controller's application. Call on the controller's queue.
     func start(events: ControlEvents) {
+        isStarted = true
         // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player]) { save() }
@@ -96,6 +100,7 @@ final class StateKeeper: @unchecked Sendable {
 
     /// Saves now, synchronously (the daemon is stopping). Call on the controller's queue.
     func saveBeforeExit() {
+        guard isStarted else { return }
         timer?.cancel()
         timer = nil
         retryTimer?.cancel()
