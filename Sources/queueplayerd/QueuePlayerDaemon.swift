@@ -35,7 +35,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name, replacing a saved queue; it is also the music directory.", valueName: "DIR"))
     var media: String?
 
-    @Option(name: .long, help: ArgumentHelp("The music directory that control-socket clients add from (nothing is queued at start).", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The music directory that control-socket clients add from; at start, only a saved queue is queued.", valueName: "DIR"))
     var musicDirectory: String?
 
     @Option(name: .long, help: ArgumentHelp("The control socket (MPD protocol). Default: $XDG_RUNTIME_DIR/queueplayerd.sock.", valueName: "PATH"))

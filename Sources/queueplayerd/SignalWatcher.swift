@@ -51,7 +51,9 @@ final class SignalWatcher: @unchecked Sendable {
         action.__sigaction_handler.sa_handler = forwardSignal
         sigemptyset(&action.sa_mask)
         for signalNumber in handlers.keys { sigaddset(&action.sa_mask, signalNumber) }
-        // Restarted, not failed with EINTR: the other threads' blocking calls never see these signals.
+        // A system call the handler interrupts is restarted rather than failing with EINTR. (The
+        // handler runs on the main thread: libdispatch's workers, and the threads they start,
+        // block USR1 and USR2.)
         action.sa_flags = SA_RESTART
         for signalNumber in handlers.keys {
             guard sigaction(signalNumber, &action, nil) == 0 else {
