@@ -196,7 +196,16 @@ final class Daemon: @unchecked Sendable {
             parts.append(.init(service: service, successTerminationBehavior: endsTheDaemon ? .gracefullyShutdownGroup : .cancelGroup,
                                failureTerminationBehavior: .gracefullyShutdownGroup))
         }
-        part(DaemonPart("player") { player.close() })
+        // Closing waits for the device to play out what it holds (up to its buffer, half a second):
+        // on a queue of its own, not on one of the few threads Swift's tasks run on.
+        part(DaemonPart("player") {
+            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+                DispatchQueue(label: "queueplayerd.close").async {
+                    player.close()
+                    closed.resume()
+                }
+            }
+        })
         if let stateKeeper {
             part(DaemonPart("state keeper") { await controller.onQueue { stateKeeper.saveBeforeExit() } })
         }
