@@ -221,7 +221,8 @@ final class Daemon: @unchecked Sendable {
         })
         if configuration.exitWhenFinished { part(queueFinished, endsTheDaemon: true) }
         var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        // A part that hangs while stopping does not keep the daemon alive.
+        // A part that hangs while stopping does not keep the daemon alive: after 10 s the group
+        // cancels the parts, and 2 s later it ends the process (a `fatalError`, not status 0).
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()
