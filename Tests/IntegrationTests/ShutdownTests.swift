@@ -25,10 +25,10 @@ import Glibc
         return try JSONDecoder().decode(State.self, from: data)
     }
 
-    /// SIGTERM, then how long the daemon took to exit and with which status.
-    static func terminate(_ daemon: LifecycleDaemon) -> (status: Int32?, seconds: Double) {
+    /// SIGTERM (or `signal`), then how long the daemon took to exit and with which status.
+    static func terminate(_ daemon: LifecycleDaemon, with signal: Int32 = SIGTERM) -> (status: Int32?, seconds: Double) {
         let sentAt = ChildProcess.now()
-        daemon.process.send(SIGTERM)
+        daemon.process.send(signal)
         let status = daemon.process.wait(timeout: 5)
         return (status, ChildProcess.now() - sentAt)
     }
@@ -144,6 +144,23 @@ import Glibc
         // The property means something only if the daemon outlived that first 0.1 s.
         let median = drains.sorted()[drains.count / 2]
         #expect(median > 0.2, "the daemon exited \(drains) s after SIGTERM: no time to see the socket closed")
+    }
+
+    /// SIGINT (Ctrl-C) is SIGTERM's twin: status 0, the last change saved.
+    @Test func sigintStopsTheSameWay() throws {
+        var times: [Double] = []
+        for _ in 0..<Self.repetitions {
+            let stateHome = try TestMedia.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: stateHome) }
+            let daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+            try daemon.request("play 2")
+            let (status, seconds) = Self.terminate(daemon, with: SIGINT)
+            #expect(status == 0, "stderr: \(daemon.process.standardError)")
+            times.append(seconds)
+            #expect(try Self.readState(stateHome).current == 2)
+            #expect(daemon.process.standardError.contains("stopping"))
+        }
+        Self.expectPrompt(times, "SIGINT")
     }
 
     /// `--once` stops on the same path as SIGTERM once the queue has played: status 0 after
