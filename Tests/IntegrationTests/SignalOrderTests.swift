@@ -27,8 +27,8 @@ import Glibc
             daemon.process.send(SIGCONT)
             // Taken in order: four notifications, ending in the foreground. Out of order (USR2 first,
             // which changes nothing in the foreground, then USR1): two, ending in the background.
-            let all = daemon.notifications(endingWith: Self.toForeground, timeout: 2)
-            if Array(all.dropFirst(before)) != Self.toBackground + Self.toForeground {
+            let added = Self.notifications(of: daemon, since: before) { $0.count >= 4 }
+            if added != Self.toBackground + Self.toForeground {
                 failures.append(repetition)
                 // Back to the foreground for the next repetition.
                 daemon.process.send(SIGUSR2)
@@ -55,9 +55,8 @@ import Glibc
             }
             // Settled: nothing pending any more, and the foreground reached (or the wait ran out).
             try #require(Self.waitUntilNoSignalPending(daemon.process.processIdentifier), "the signals were delivered")
-            let settled = daemon.notifications(endingWith: Self.toForeground, timeout: 2)
+            let added = Self.notifications(of: daemon, since: before) { $0.count >= 4 && $0.suffix(2) == Self.toForeground[...] }
             let state = try daemon.status()["appstate"]
-            let added = Array(settled.dropFirst(before))
             let alternating = added.count % 4 == 0 && added == Array((0..<(added.count / 4)).map { _ in Self.toBackground + Self.toForeground }.joined())
             if state != "active" || !alternating {
                 failures.append("burst \(repetition) (\(pairs) pairs): \(state ?? "?"), \(added)")
@@ -66,6 +65,16 @@ import Glibc
             }
         }
         #expect(failures.isEmpty, "\(failures.count) of \(repetitions) bursts: \(failures.prefix(5))")
+    }
+
+    /// The notifications logged after the first `before`, once `done` holds for them (or after 2 s).
+    static func notifications(of daemon: LifecycleDaemon, since before: Int, until done: ([String]) -> Bool) -> [String] {
+        var added: [String] = []
+        _ = waitUntil(timeout: 2) {
+            added = Array(daemon.notifications.dropFirst(before))
+            return done(added)
+        }
+        return added
     }
 
     /// True once `/proc/PID/stat` shows the process in `state` (e.g. "T": stopped), within 2 s.
