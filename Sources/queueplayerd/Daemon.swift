@@ -136,6 +136,8 @@ final class Daemon: @unchecked Sendable {
                 controller.queue.async { [self] in
                     guard player.currentItem == nil && player.items().isEmpty else { return }
                     logger.info("the queue has finished")
+                    // At once, as the old exit did: no "Stopped" drawn while the parts stop.
+                    statusLine?.hide()
                     queueFinished.end()
                 }
             }
