@@ -8,6 +8,8 @@ BINDIR       ?= $(PREFIX)/bin
 UNITDIR      ?= $(HOME)/.config/systemd/user
 # A binary to install instead of a fresh release build (e.g. BINARY=.build/debug/queueplayerd).
 BINARY       ?=
+# Extra arguments for `swift test` (e.g. TESTFLAGS="--filter StateRestoreTests").
+TESTFLAGS    ?=
 
 .PHONY: all bootstrap build run test bench clean
 
@@ -24,9 +26,16 @@ run: build
 	$(SWIFT) run queueplayerd --media $(MEDIA) --output $(OUTPUT)
 
 ## Installs what is missing, builds, and runs every test (unit and integration).
+## The tests run with a scratch HOME and XDG directories (made here, removed after): nothing
+## they do reads or writes the user's own saved state, control socket or settings.
 test: bootstrap
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	@scratch=$$(mktemp -d -t queueplayerd-test.XXXXXX) || exit 1; \
+	  trap 'rm -rf "$$scratch"' EXIT; \
+	  mkdir -m 0700 "$$scratch/home" "$$scratch/state" "$$scratch/runtime" "$$scratch/config"; \
+	  echo "HOME=$$scratch/home XDG_STATE_HOME=$$scratch/state XDG_RUNTIME_DIR=$$scratch/runtime XDG_CONFIG_HOME=$$scratch/config"; \
+	  HOME="$$scratch/home" XDG_STATE_HOME="$$scratch/state" XDG_RUNTIME_DIR="$$scratch/runtime" \
+	  XDG_CONFIG_HOME="$$scratch/config" $(SWIFT) test --skip-build --no-parallel $(TESTFLAGS)
 
 clean:
 	rm -rf .build

@@ -4,16 +4,23 @@ import Foundation
 import Logging
 import MPDProtocol
 import QueuePlayer
+import ServiceLifecycle
 import Synchronization
 
 /// The composition root: a player, its observers, the control socket, the
 /// application life cycle, the saved state, and the signals that steer them.
+///
+/// ``run(socketPath:)`` runs the parts as the services of one `ServiceGroup`: the control
+/// server's part sets everything up and serves; SIGTERM, SIGINT or (with `--once`) the end of
+/// the queue tears them down in the reverse of their order: systemd is told the daemon
+/// stops, the status line goes, the control socket closes its clients and its event loop,
+/// the state is saved, and the player lets what was written play out and closes.
 final class Daemon: @unchecked Sendable {
     /// How the daemon was asked to run.
     struct Configuration {
         /// Files to queue at start (from `--media` or the command line).
         var files: [URL]
-        /// True if the files were named on the command line: they replace a saved queue.
+        /// True if the files were asked for (FILE arguments, or `--media DIR`): they replace a saved queue.
         var filesAreExplicit: Bool
         var exitWhenFinished: Bool
         var backgroundMode: Application.BackgroundMode
@@ -36,6 +43,8 @@ final class Daemon: @unchecked Sendable {
     private let systemd = SystemdService()
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
+    /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
+    private let queueFinished = DaemonPart(endingOnRequest: "queue")
 
     init(configuration: Configuration, library: MusicLibrary, sink: any AudioSink, logger: Logger) {
         player = QueuePlayer(sink: sink)
@@ -59,10 +68,12 @@ final class Daemon: @unchecked Sendable {
         self.logger = logger
     }
 
-    func start(socketPath: String) throws {
+    /// Sets everything up and serves: the socket listens and the queue is loaded.
+    private func start(socketPath: String) throws {
         if configuration.exitWhenFinished && configuration.files.isEmpty {
             logger.info("nothing to play")
-            exit(0)
+            queueFinished.end()
+            return
         }
         observePlayer()
         connectLifecycle()
@@ -71,12 +82,21 @@ final class Daemon: @unchecked Sendable {
         // them means no client sees it empty (a socket-activated daemon's first client is already
         // waiting). It waits for the socket: a daemon that cannot listen plays nothing.
         let socketReady = DispatchSemaphore(value: 0)
+        let listening = Atomic<Bool>(false)
         controller.queue.async { [self] in
             socketReady.wait()
-            loadQueue()
+            if listening.load(ordering: .acquiring) { loadQueue() }
         }
-        // On failure the daemon exits with the error; the queue is never loaded.
-        let location = try server.start(path: socketPath)
+        // On failure the daemon stops with the error: the queue is never loaded (nor saved over),
+        // and the controller's queue is let go for the parts' teardown.
+        let location: String
+        do {
+            location = try server.start(path: socketPath)
+        } catch {
+            socketReady.signal()
+            throw error
+        }
+        listening.store(true, ordering: .releasing)
         socketReady.signal()
         controller.queue.sync {}
         logger.info("control socket: \(location)")
@@ -118,7 +138,9 @@ final class Daemon: @unchecked Sendable {
                 controller.queue.async { [self] in
                     guard player.currentItem == nil && player.items().isEmpty else { return }
                     logger.info("the queue has finished")
-                    stop(saving: false)
+                    // At once, as the old exit did: no "Stopped" drawn while the parts stop.
+                    statusLine?.hide()
+                    queueFinished.end()
                 }
             }
             events.post([.player])
@@ -157,29 +179,68 @@ final class Daemon: @unchecked Sendable {
         })
     }
 
+    /// SIGUSR1 and SIGUSR2, in order, on the controller's queue. SIGTERM and SIGINT are the
+    /// service group's (``run()``).
     private func watchSignals() {
-        let logger = logger
         // Signals are handled on the controller's queue, where the application lives.
         let signals = SignalWatcher(queue: controller.queue)
         signals.watch(SIGUSR1) { [lifecycle] in lifecycle.enterBackground() }
         signals.watch(SIGUSR2) { [lifecycle] in lifecycle.enterForeground() }
-        for stop in [SIGTERM, SIGINT] {
-            signals.watch(stop) { [self] in
-                logger.info("stopping")
-                self.stop(saving: true)
-            }
-        }
         signals.start()
         retained.append(signals)
     }
 
-    /// Saves the state (unless the queue simply finished), lets what was written play
-    /// out, and exits 0. Runs on the controller's queue.
-    private func stop(saving: Bool) {
-        if saving { stateKeeper?.saveBeforeExit() }
-        systemd.willStop()
-        statusLine?.hide()
-        player.close()
-        exit(0)
+    /// Starts the daemon and runs its parts until SIGTERM, SIGINT or the end of the queue
+    /// (`--once`), then tears them down, last part first; returns once all are down (the daemon
+    /// exits 0). Throws if the daemon cannot start (the control socket cannot listen).
+    func run(socketPath: String) async throws {
+        let (player, controller, server, systemd, logger) = (player, controller, server, systemd, logger)
+        var parts: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        func part(_ service: DaemonPart, endsTheDaemon: Bool = false) {
+            parts.append(.init(service: service, successTerminationBehavior: endsTheDaemon ? .gracefullyShutdownGroup : .cancelGroup,
+                               failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        // Closing waits for the device to play out what it holds (up to its buffer, half a second):
+        // on a queue of its own, not on one of the few threads Swift's tasks run on.
+        part(DaemonPart("player") {
+            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+                DispatchQueue(label: "queueplayerd.close").async {
+                    player.close()
+                    closed.resume()
+                }
+            }
+        })
+        if let stateKeeper {
+            part(DaemonPart("state keeper") { await controller.onQueue { stateKeeper.saveBeforeExit() } })
+        }
+        part(DaemonPart("control server", start: { [self] in try start(socketPath: socketPath) }) {
+            do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
+        })
+        if let statusLine {
+            part(DaemonPart("status line") { await controller.onQueue { statusLine.hide() } })
+        }
+        part(DaemonPart("systemd") {
+            logger.info("stopping")
+            systemd.willStop()
+        })
+        if configuration.exitWhenFinished { part(queueFinished, endsTheDaemon: true) }
+        var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A part that hangs while stopping does not keep the daemon alive: after 10 s the group
+        // cancels the parts, and 2 s later it ends the process (a `fatalError`, not status 0).
+        group.maximumGracefulShutdownDuration = .seconds(10)
+        group.maximumCancellationDuration = .seconds(2)
+        try await ServiceGroup(configuration: group).run()
+    }
+}
+
+extension PlaybackController {
+    /// Runs `body` on the controller's queue and waits for it without blocking a thread.
+    fileprivate func onQueue(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async {
+                body()
+                done.resume()
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// `queueplayerd`: plays a queue of MP3 files through ALSA, like an iOS app with
 /// the audio background mode.
 @main
-struct QueuePlayerDaemon: ParsableCommand {
+struct QueuePlayerDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queueplayerd",
         abstract: "A headless, gapless MP3 queue player for ALSA.",
@@ -22,17 +22,20 @@ struct QueuePlayerDaemon: ParsableCommand {
             background, where it prints "Background: <seconds>" every 10 ms while playing; SIGUSR2 \
             brings it back. In the background, with nothing playing and no background task left, it \
             is suspended once its background time is spent: the audio device is closed until a \
-            control command (play, next, ...) wakes it. SIGTERM or SIGINT stop it.
+            control command (play, next, ...) wakes it. SIGTERM or SIGINT stop it (status 0): \
+            the state is saved, clients are disconnected, and what was written plays out.
 
             The queue, the current item, its position and play/pause are saved under \
-            $XDG_STATE_HOME/queueplayerd/ and restored at the next start, unless FILE arguments \
-            are given (they are played instead), --once is given, or --no-state.
+            $XDG_STATE_HOME/queueplayerd/ and restored at the next start, unless --media DIR or \
+            FILE arguments are given (they are played instead, and saved from then on), --once \
+            is given, or --no-state. To resume the saved queue, start without --media and FILE \
+            (with --music-directory DIR for the clients' library).
             """)
 
-    @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name; it is also the music directory.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name, replacing a saved queue; it is also the music directory.", valueName: "DIR"))
     var media: String?
 
-    @Option(name: .long, help: ArgumentHelp("The music directory that control-socket clients add from (nothing is queued at start).", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The music directory that control-socket clients add from; at start, only a saved queue is queued.", valueName: "DIR"))
     var musicDirectory: String?
 
     @Option(name: .long, help: ArgumentHelp("The control socket (MPD protocol). Default: $XDG_RUNTIME_DIR/queueplayerd.sock.", valueName: "PATH"))
@@ -75,7 +78,7 @@ struct QueuePlayerDaemon: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StandardErrorLogHandler.standardError(label: label)
             handler.logLevel = ProcessInfo.processInfo.environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
@@ -96,14 +99,14 @@ struct QueuePlayerDaemon: ParsableCommand {
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
         let sink = try OutputFactory.makeSink(for: output, logger: logger)
         let configuration = Daemon.Configuration(
-            files: urls, filesAreExplicit: !files.isEmpty, exitWhenFinished: once,
+            // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
+            files: urls, filesAreExplicit: media != nil || !files.isEmpty, exitWhenFinished: once,
             backgroundMode: backgroundModes.mode, backgroundTime: backgroundTime,
             stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()))
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
                             sink: sink, logger: logger)
-        try daemon.start(socketPath: socket ?? ControlServer.defaultPath())
-        dispatchMain()
+        try await daemon.run(socketPath: socket ?? ControlServer.defaultPath())
     }
 }
 

@@ -3,13 +3,20 @@ import Dispatch
 import Glibc
 #endif
 
-/// Delivers POSIX signals as ordinary callbacks on a queue, in the order they arrived.
+/// Delivers POSIX signals as ordinary callbacks on a queue, in the order they were handled.
 ///
 /// The signal handler does one async-signal-safe thing: it writes the signal's
 /// number into a pipe (the self-pipe trick). A Dispatch read source drains the
 /// pipe on ``queue`` and calls the handlers, so no work runs in a signal context
 /// and a burst such as USR1 USR2 USR1 is seen in that order, not coalesced per
 /// signal as separate Dispatch signal sources would be.
+///
+/// The handlers are installed with `sigaction`, every watched signal in `sa_mask`:
+/// while one handler runs, the others wait. With `signal()` they did not, and two
+/// signals pending at once (the kernel takes the lower number, USR1, first) had the
+/// second handler stacked on top of the first: it wrote its byte first, so a pending
+/// USR1+USR2 pair was seen as USR2 then USR1 and a burst ending in USR2 ended in the
+/// background. Masked, a pending pair is always handled USR1 then USR2.
 final class SignalWatcher: @unchecked Sendable {
     private let queue: DispatchQueue
     private var handlers: [Int32: @Sendable () -> Void] = [:]
@@ -40,8 +47,18 @@ final class SignalWatcher: @unchecked Sendable {
         }
         source.activate()
         self.source = source
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = forwardSignal
+        sigemptyset(&action.sa_mask)
+        for signalNumber in handlers.keys { sigaddset(&action.sa_mask, signalNumber) }
+        // A system call the handler interrupts is restarted rather than failing with EINTR. (The
+        // handler runs on the main thread: libdispatch's workers, and the threads they start,
+        // block USR1 and USR2.)
+        action.sa_flags = SA_RESTART
         for signalNumber in handlers.keys {
-            signal(signalNumber, forwardSignal)
+            guard sigaction(signalNumber, &action, nil) == 0 else {
+                fatalError("cannot handle signal \(signalNumber): \(String(cString: strerror(errno)))")
+            }
         }
     }
 }

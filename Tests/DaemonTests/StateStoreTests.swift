@@ -45,6 +45,30 @@ import Testing
         #expect(store.load() == .none)
     }
 
+    /// A full device: the temporary file is /dev/full (a symbolic link planted where the store
+    /// writes it). The error names the real reason, and the old state stays as it was.
+    @Test func aFullDeviceIsReportedAsSuchAndTheOldStateIsKept() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = StateStore(file: directory.appendingPathComponent("state.json"))
+        let old = SavedState(queue: ["/music/a.mp3"], current: 0, position: 1, paused: false)
+        try store.save(old)
+        let temporary = directory.appendingPathComponent(".state.json.\(getpid()).tmp")
+        try FileManager.default.createSymbolicLink(atPath: temporary.path, withDestinationPath: "/dev/full")
+        // A stale errno from an earlier failed call must not be what is reported.
+        errno = ENOENT
+        var new = old
+        new.position = 2
+        #expect {
+            try store.save(new)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("No space left on device")
+                && text.contains(temporary.path) && !text.contains("No such file or directory")
+        }
+        #expect(store.load() == .loaded(old))
+    }
+
     @Test func theDefaultFileFollowsXDGStateHome() {
         #expect(StateStore.defaultFile(environment: ["XDG_STATE_HOME": "/x/state"]).path == "/x/state/queueplayerd/state.json")
         #expect(StateStore.defaultFile(environment: [:]).path.hasSuffix("/.local/state/queueplayerd/state.json"))

@@ -4,6 +4,31 @@ import TestSupport
 import Glibc
 #endif
 
+/// True once `condition` holds, polled every 10 ms up to `timeout` seconds.
+func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = ChildProcess.now() + timeout
+    while !condition() {
+        if ChildProcess.now() > deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}
+
+/// A scratch music directory with `song.mp3` (the first sample) and 2000 hard links to it
+/// under `copies/`: enough files that an `update` reading their tags outlasts a signal's or a
+/// command's round trip many times over. Remove `library` when done.
+func makeLargeLibrary() throws -> (library: URL, song: URL) {
+    let library = try TestMedia.scratchDirectory()
+    let song = library.appendingPathComponent("song.mp3")
+    try FileManager.default.copyItem(at: TestMedia.all[0], to: song)
+    let copies = library.appendingPathComponent("copies")
+    try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
+    for index in 0..<2_000 {
+        try FileManager.default.linkItem(at: song, to: copies.appendingPathComponent(String(format: "copy-%04d.mp3", index)))
+    }
+    return (library, song)
+}
+
 /// A `queueplayerd` started with any arguments, its control socket in a scratch
 /// directory, its state under a given (or scratch) `XDG_STATE_HOME`, logging at debug level.
 final class LifecycleDaemon {

@@ -13,13 +13,15 @@ import Glibc
         let stateHome = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: stateHome) }
         let arguments = ["--media", TestMedia.directory.path, "--output", "null"]
+        // Restarts resume: no --media, which would replace the saved queue.
+        let restart = ["--music-directory", TestMedia.directory.path, "--output", "null"]
 
         // Play into the second item, then stop gracefully.
         var daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
         try daemon.waitForStatus(timeout: 5) { $0["state"] == "play" }
         try daemon.request("next")
-        usleep(2_500_000)
-        var before = try daemon.status()
+        var before = try daemon.waitForStatus(timeout: 10) { $0["song"] == "1" && Self.elapsed($0) >= 2.5 }
+        try #require(before["song"] == "1" && Self.elapsed(before) >= 2.5)
         let stoppedAt = ChildProcess.now()
         daemon.process.send(SIGTERM)
         let status = daemon.process.wait(timeout: 2)
@@ -27,18 +29,20 @@ import Glibc
         let file = stateHome.appendingPathComponent("queueplayerd/state.json")
         #expect(FileManager.default.fileExists(atPath: file.path))
 
-        daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
+        daemon = try LifecycleDaemon(restart, stateHome: stateHome)
         var after = try daemon.status()
         #expect(after["song"] == "1" && before["song"] == "1")
         #expect(after["state"] == "play")
         #expect(abs(Self.elapsed(after) - Self.elapsed(before)) <= 0.5, "was at \(Self.elapsed(before)) s, resumed at \(Self.elapsed(after)) s")
 
-        // Play on past a periodic save, then crash.
-        usleep(6_500_000)
+        // Play on past a periodic save (the file's position moves on by itself), then crash.
+        let resumedAt = Self.elapsed(after)
+        #expect(waitUntil(timeout: 12) { ((try? ShutdownTests.readState(stateHome))?.position ?? 0) > resumedAt + 1 },
+                "a periodic save while playing")
         before = try daemon.status()
         daemon.process.send(SIGKILL)
         daemon.process.wait(timeout: 2)
-        daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
+        daemon = try LifecycleDaemon(restart, stateHome: stateHome)
         after = try daemon.status()
         #expect(after["song"] == before["song"])
         let lost = Self.elapsed(before) - Self.elapsed(after)
@@ -49,7 +53,7 @@ import Glibc
         before = try daemon.status()
         daemon.process.send(SIGTERM)
         #expect(daemon.process.wait(timeout: 2) == 0)
-        daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
+        daemon = try LifecycleDaemon(restart, stateHome: stateHome)
         after = try daemon.status()
         #expect(after["state"] == "pause")
         #expect(after["song"] == before["song"])
@@ -65,9 +69,9 @@ import Glibc
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try content.write(to: directory.appendingPathComponent("state.json"), atomically: true, encoding: .utf8)
 
-            let daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
-            let status = try daemon.waitForStatus(timeout: 5) { $0["state"] == "play" }
-            #expect(status["state"] == "play" && status["song"] == "0", "it starts on --media as if nothing was saved")
+            let daemon = try LifecycleDaemon(["--music-directory", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+            let status = try daemon.status()
+            #expect(status["state"] == "stop" && status["playlistlength"] == "0", "it starts as if nothing was saved")
             #expect(daemon.process.standardError.contains("warning"), "\(daemon.process.standardError)")
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             let aside = try #require(names.first { $0.hasPrefix("state.json.unusable-") }, "\(names)")
@@ -86,18 +90,72 @@ import Glibc
         let arguments = ["--media", library.path, "--output", "null"]
         var daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
         try daemon.request("play 2")
-        usleep(1_000_000)
-        let before = try daemon.status()
+        let before = try daemon.waitForStatus(timeout: 5) { $0["song"] == "2" && Self.elapsed($0) >= 1 }
+        try #require(before["song"] == "2")
         daemon.process.send(SIGTERM)
         #expect(daemon.process.wait(timeout: 2) == 0)
         try FileManager.default.removeItem(at: library.appendingPathComponent(TestMedia.all[0].lastPathComponent))
 
-        daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
+        daemon = try LifecycleDaemon(["--music-directory", library.path, "--output", "null"], stateHome: stateHome)
         let after = try daemon.status()
         #expect(after["playlistlength"] == "3")
         #expect(after["song"] == "1", "the third item is now the second")
         #expect(abs(Self.elapsed(after) - Self.elapsed(before)) <= 0.5)
         #expect(daemon.process.standardError.contains("dropped from the saved queue, it no longer exists: \(library.path)/\(TestMedia.all[0].lastPathComponent)"))
+    }
+
+    /// `make run` is `--media Media`: a state saved while another directory played must not
+    /// replace what was asked for. `--media DIR` plays DIR from its first item, and saves that.
+    @Test func mediaReplacesAQueueSavedFromAnotherDirectory() throws {
+        let stateHome = try TestMedia.scratchDirectory()
+        let library = try TestMedia.scratchDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: stateHome)
+            try? FileManager.default.removeItem(at: library)
+        }
+        let other = library.appendingPathComponent("other.mp3")
+        try FileManager.default.copyItem(at: TestMedia.all[1], to: other)
+        var daemon = try LifecycleDaemon(["--media", library.path, "--output", "null"], stateHome: stateHome)
+        try daemon.request("pause 1")
+        daemon.process.send(SIGTERM)
+        #expect(daemon.process.wait(timeout: 5) == 0)
+        let saved = try ShutdownTests.readState(stateHome)
+        try #require(saved.queue == [other.path])
+
+        daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+        let status = try daemon.waitForStatus(timeout: 5) { $0["state"] == "play" }
+        #expect(status["state"] == "play" && status["song"] == "0" && status["playlistlength"] == "\(TestMedia.all.count)",
+                "Media/ plays from its first item: \(status)")
+        #expect(!daemon.process.standardError.contains("restored the queue"), "\(daemon.process.standardError)")
+        #expect(waitUntil(timeout: 5) { (try? ShutdownTests.readState(stateHome))?.queue == TestMedia.all.map(\.path) },
+                "and Media/ is what is saved from then on")
+
+        // Without --media or FILE arguments, the saved queue comes back.
+        daemon.process.send(SIGTERM)
+        #expect(daemon.process.wait(timeout: 5) == 0)
+        daemon = try LifecycleDaemon(["--music-directory", library.path, "--output", "null"], stateHome: stateHome)
+        #expect(try daemon.status()["playlistlength"] == "\(TestMedia.all.count)")
+        #expect(daemon.process.standardError.contains("restored the queue"))
+    }
+
+    /// A second daemon that cannot listen (the first answers on the socket) stops with an
+    /// error and leaves the first one's saved state alone.
+    @Test func aDaemonThatCannotListenSavesNothing() throws {
+        let stateHome = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: stateHome) }
+        let first = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+        try first.request("pause 1")
+        #expect(waitUntil(timeout: 5) { (try? ShutdownTests.readState(stateHome))?.paused == true })
+
+        let second = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null", "--socket", first.socket],
+                                      environment: ["XDG_STATE_HOME": stateHome.path])
+        let status = second.wait(timeout: 10)
+        #expect(status != nil && status != 0, "stderr: \(second.standardError)")
+        #expect(second.standardError.contains("another queueplayerd is already listening"), "\(second.standardError)")
+        // The first daemon's queue, not the second's empty one (the position may still have been saved again).
+        let state = try ShutdownTests.readState(stateHome)
+        #expect(state.queue == TestMedia.all.map(\.path) && state.current == 0 && state.paused, "\(state)")
+        #expect(try first.status()["state"] == "pause", "the first daemon goes on")
     }
 
     @Test func noStateNeitherRestoresNorSaves() throws {

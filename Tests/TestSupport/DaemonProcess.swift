@@ -21,6 +21,8 @@ public final class ChildProcess: Sendable {
     }
 
     public let processIdentifier: pid_t
+    /// The child's own home and XDG directories, if it inherited the test's environment.
+    private let scratchDirectory: URL?
     private let output = OutputCollector()
     private let exitStatus = Mutex<Int32?>(nil)
     private let readersDone = DispatchGroup()
@@ -36,21 +38,39 @@ public final class ChildProcess: Sendable {
         return TestMedia.repository.appendingPathComponent(".build/debug/queueplayerd").path
     }
 
+    /// The variables that locate a user's own files: a child never inherits them.
+    public static let userDirectoryVariables = ["HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME"]
+
     /// Starts the daemon with `arguments`; `environment` entries are added to the test's own.
-    /// Unless the test chooses, the daemon gets a runtime and a state directory of its
-    /// own, so its default control socket and saved state never meet another daemon's.
+    /// Its home, state, runtime and configuration directories are fresh (see ``init(program:_:environment:inheritEnvironment:captureOutput:)``).
     public convenience init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        var environment = environment
-        for variable in ["XDG_RUNTIME_DIR", "XDG_STATE_HOME"] where environment[variable] == nil {
-            environment[variable] = try TestMedia.scratchDirectory().path
-        }
         try self.init(program: ChildProcess.daemonPath, arguments, environment: environment)
     }
 
     /// Starts the program at `path` with `arguments`; `environment` entries are added to
     /// the test's own (or replace it entirely when `inheritEnvironment` is false).
+    ///
+    /// An inheriting child gets `HOME`, `XDG_STATE_HOME`, `XDG_RUNTIME_DIR` and `XDG_CONFIG_HOME`
+    /// in a fresh scratch directory, removed when the child is gone, unless `environment` names
+    /// them: nothing a test starts (a daemon, or a daemon behind `script` or
+    /// `systemd-socket-activate`) reads or writes the user's own saved state, socket or settings,
+    /// and no two children meet in them.
     public init(program path: String, _ arguments: [String], environment: [String: String] = [:],
                 inheritEnvironment: Bool = true, captureOutput: Bool = true) throws {
+        var environment = environment
+        if inheritEnvironment {
+            let scratch = try TestMedia.scratchDirectory()
+            for (variable, name) in zip(Self.userDirectoryVariables, ["home", "state", "runtime", "config"])
+            where environment[variable] == nil {
+                let directory = scratch.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                environment[variable] = directory.path
+            }
+            scratchDirectory = scratch
+        } else {
+            scratchDirectory = nil
+        }
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
@@ -149,7 +169,10 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    deinit { terminate() }
+    deinit {
+        terminate()
+        if let scratchDirectory { try? FileManager.default.removeItem(at: scratchDirectory) }
+    }
 
     // MARK: - Private
 

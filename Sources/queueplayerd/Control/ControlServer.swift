@@ -67,6 +67,11 @@ final class ControlServer: Sendable {
         return path
     }
 
+    /// Closes the socket and every client's connection, and stops the event loop.
+    func shutdown() async throws {
+        try await group.shutdownGracefully()
+    }
+
     // MARK: - Private
 
     /// fd 3 when systemd passed exactly this process a socket (sd_listen_fds).

@@ -11,16 +11,33 @@ import QueuePlayer
 /// Lives on the controller's queue. Each save snapshots the state there and
 /// writes it on a queue of its own, inside a background task of the controller's application,
 /// so a save that began just before the daemon went to the background still finishes.
+///
+/// A state counts as saved only once its write succeeded. A failed write (a full disk, a
+/// read-only directory) is retried on the next change and on a timer that backs off from
+/// ``retryDelays``'s first to its last delay, so a paused daemon whose disk fills and frees
+/// again still gets its last change onto the disk, and a `kill -9` then loses nothing.
 final class StateKeeper: @unchecked Sendable {
     /// How often the position is saved while playing.
     static let playingInterval: Double = 5
+    /// Seconds before each retry of a failed save; the last one repeats.
+    static let retryDelays: [Double] = [1, 2, 4, 8, 16, 30]
 
     private let store: StateStore
     private let controller: PlaybackController
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
+    /// The state on disk, as far as this daemon knows (restored, or written successfully).
     private var lastSaved: SavedState?
+    /// The last state handed to the write queue whose write has not finished yet.
+    private var inFlight: SavedState?
+    /// Failed saves in a row; the retry timer runs while this is above 0.
+    private var failures = 0
+    private var lastFailure: String?
+    private var retryTimer: (any DispatchSourceTimer)?
     private var timer: (any DispatchSourceTimer)?
+    /// Set by ``start(events:)``: before it, the queue was never loaded and there is nothing of
+    /// ours to save (a daemon that could not listen must not overwrite the running one's state).
+    private var isStarted = false
     private var transport: Observation?
 
     init(store: StateStore, controller: PlaybackController, logger: Logger) {
@@ -68,6 +85,7 @@ final class StateKeeper: @unchecked Sendable {
     /// Starts saving on changes and while playing, each save inside a background task
     /// of the controller's application. Call on the controller's queue.
     func start(events: ControlEvents) {
+        isStarted = true
         // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player]) { save() }
@@ -82,10 +100,15 @@ final class StateKeeper: @unchecked Sendable {
 
     /// Saves now, synchronously (the daemon is stopping). Call on the controller's queue.
     func saveBeforeExit() {
+        guard isStarted else { return }
         timer?.cancel()
         timer = nil
+        retryTimer?.cancel()
+        retryTimer = nil
         let state = snapshot()
-        writeQueue.sync { write(state) }
+        if let failure = writeQueue.sync(execute: { write(state) }) {
+            logger.error("cannot save the state before stopping: \(failure)")
+        }
     }
 
     private func setSavesWhilePlaying(_ playing: Bool) {
@@ -103,20 +126,59 @@ final class StateKeeper: @unchecked Sendable {
 
     private func save() {
         let state = snapshot()
-        guard state != lastSaved else { return }
-        lastSaved = state
+        guard state != lastSaved, state != inFlight else { return }
+        inFlight = state
         let activity = controller.application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
-            write(state)
-            activity.end()
+            let failure = write(state)
+            controller.queue.async { [self] in
+                finished(state, failure: failure)
+                activity.end()
+            }
         }
     }
 
-    private func write(_ state: SavedState) {
+    /// Records how a write of `state` ended. On the controller's queue, in the order written.
+    private func finished(_ state: SavedState, failure: String?) {
+        if inFlight == state { inFlight = nil }
+        guard let failure else {
+            lastSaved = state
+            if failures > 0 { logger.notice("saved the state again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
+            failures = 0
+            lastFailure = nil
+            retryTimer?.cancel()
+            retryTimer = nil
+            return
+        }
+        failures += 1
+        if failure != lastFailure {
+            logger.error("cannot save the state: \(failure); retrying")
+            lastFailure = failure
+        }
+        scheduleRetry()
+    }
+
+    /// One retry, after the delay for the number of failures so far.
+    private func scheduleRetry() {
+        retryTimer?.cancel()
+        let delay = Self.retryDelays[min(failures, Self.retryDelays.count) - 1]
+        let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+        timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
+        timer.setEventHandler { [self] in
+            retryTimer = nil
+            save()
+        }
+        timer.activate()
+        retryTimer = timer
+    }
+
+    /// Writes `state`; what went wrong, if anything. On the write queue.
+    private func write(_ state: SavedState) -> String? {
         do {
             try store.save(state)
+            return nil
         } catch {
-            logger.error("cannot save the state: \(error.localizedDescription)")
+            return "\(error)"
         }
     }
 
