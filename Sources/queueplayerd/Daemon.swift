@@ -111,7 +111,7 @@ final class Daemon: @unchecked Sendable {
             if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
         }
         stateKeeper?.start(events: events)
-        controller.updater.buildIfNeeded()
+        controller.updater.buildIfNeeded(in: controller.application)
         statusLine?.show()
     }
 

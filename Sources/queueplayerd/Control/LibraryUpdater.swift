@@ -47,15 +47,20 @@ final class LibraryUpdater: @unchecked Sendable {
     var uptime: Int { Int(Date().timeIntervalSince(startedAt)) }
 
     /// Builds the database if none was saved, quietly: no job number, no idle event (a
-    /// client that connects meanwhile finds it filling). Call once, on the controller's queue.
-    func buildIfNeeded() {
+    /// client that connects meanwhile finds it filling). It runs as a background task of
+    /// `application`, so a daemon suspended meanwhile stops it (the next `update` builds).
+    /// Call once, on the controller's queue.
+    func buildIfNeeded(in application: any ApplicationContext) {
         guard database.updated == 0 else { return }
+        let activity = application.beginBackgroundActivity(named: "build the song database")
         DispatchQueue.global(qos: .utility).async { [self] in
-            guard let built = scan(keeping: nil, isCancelled: { false }) else { return }
-            save(built)
+            let built = scan(keeping: nil) { activity.isExpired }
+            if let built { save(built) }
             queue.async { [self] in
                 // An `update` that finished first has the newer picture.
-                if database.updated == 0 { database = built }
+                if let built, database.updated == 0 { database = built }
+                if built == nil { logger.info("the song database was not built: the background time ran out; run update") }
+                activity.end()
             }
         }
     }
