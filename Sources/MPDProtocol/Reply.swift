@@ -21,10 +21,6 @@ public struct Reply: Hashable, Sendable {
         lines = []
     }
 
-    /// A body made of plain fields, in order.
-    public init(_ fields: KeyValuePairs<String, String>) {
-        lines = fields.map { .field(key: $0.key, value: $0.value) }
-    }
 
     /// An empty body, for commands that only act (`play`, `add`, ...).
     public static let empty = Reply()

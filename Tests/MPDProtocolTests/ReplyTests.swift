@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct ReplyTests {
     @Test func fieldsRenderInOrder() {
-        var reply = Reply(["outputid": "0", "outputname": "Null Output"])
+        var reply = Reply()
+        reply.append("outputid", "0")
+        reply.append("outputname", "Null Output")
         reply.append("plugin", "null")
         reply.append("outputenabled", 1)
         #expect(reply.rendered() == "outputid: 0\noutputname: Null Output\nplugin: null\noutputenabled: 1\n")

@@ -21,7 +21,10 @@ final class FakeDaemon: CommandExecutor {
             guard uri.hasPrefix("track") else { throw .noSuchDirectory }
             return .empty
         case .status:
-            return Reply(["volume": "100", "state": isPlaying ? "play" : "stop"])
+            var reply = Reply()
+            reply.append("volume", "100")
+            reply.append("state", isPlaying ? "play" : "stop")
+            return reply
         case .currentsong:
             var reply = Reply()
             reply.append(FakeDaemon.track1)
@@ -36,7 +39,9 @@ final class FakeDaemon: CommandExecutor {
             }
             return reply
         case .update:
-            return Reply(["updating_db": "2"])
+            var reply = Reply()
+            reply.append("updating_db", "2")
+            return reply
         default:
             return .empty
         }

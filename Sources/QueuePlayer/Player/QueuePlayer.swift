@@ -5,8 +5,8 @@ import Synchronization
 /// A player of a queue of items, shaped like AVFoundation's `AVQueuePlayer`.
 ///
 /// Items play one after another through an ``AudioSink`` without a sample
-/// added or lost between them. `currentItem`, `rate`, `timeControlStatus`
-/// and `status` can be observed with ``observe(_:options:changeHandler:)``;
+/// added or lost between them. `currentItem`, `rate`, `timeControlStatus` and
+/// `queuedItems` can be observed with ``observe(_:options:changeHandler:)``;
 /// time observers report the *audible* position.
 ///
 /// Every change is made on one internal serial queue; observation handlers run
@@ -38,11 +38,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         case outputUnavailable
     }
 
-    /// Whether the player can play at all.
-    public enum Status: Sendable, Hashable {
-        case unknown, readyToPlay, failed
-    }
-
     /// Posted (object: the player) when the output fails, once per outage: it cannot be
     /// opened, or it died under a write (what it held is lost; playback will go on from
     /// where it was audible). The player waits (``WaitingReason/outputUnavailable``) and
@@ -72,7 +67,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         var rate: Float = 0
         var timeControlStatus: TimeControlStatus = .paused
         var reasonForWaitingToPlay: WaitingReason?
-        var status: Status = .readyToPlay
         var actionAtItemEnd: ActionAtItemEnd = .advance
     }
 
@@ -90,8 +84,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public var timeControlStatus: TimeControlStatus { published.withLock { $0.timeControlStatus } }
     /// Why the player waits, when ``timeControlStatus`` is `.waitingToPlayAtSpecifiedRate`. Observable.
     public var reasonForWaitingToPlay: WaitingReason? { published.withLock { $0.reasonForWaitingToPlay } }
-    /// Whether the player can play. Observable.
-    public var status: Status { published.withLock { $0.status } }
     /// What happens at the end of an item.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { published.withLock { $0.actionAtItemEnd } }
@@ -121,8 +113,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var nextRenderID: UInt64 = 0
     /// Items handed to the render thread in this generation, by render id.
     var handoffs: [UInt64: RenderItem] = [:]
-    /// What the render thread decodes now, and what we asked it to continue with.
-    var decodingID: UInt64?
+    /// The item we asked the render thread to continue with.
     var requestedNextID: UInt64?
     var rendererIdle = true
     /// The head of the queue as ``makeHeadCurrent()`` opened it, until a load takes its decoder.
@@ -282,12 +273,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             updateTimeControlStatus()
             scheduleWakeUp()
         }
-    }
-
-    /// Whether `item` may be inserted after `afterItem` (not already queued).
-    public func canInsert(_ item: PlayerItem, after afterItem: PlayerItem?) -> Bool {
-        let queued = items()
-        return !queued.contains(item) && (afterItem == nil || queued.contains(afterItem!))
     }
 
     /// Removes `item` from the queue; removing the current item moves on to the next.
