@@ -2,7 +2,9 @@
 import PackageDescription
 
 // The libFuzzer drivers: one executable per target of FuzzTargets (in the root package).
-// Built only by `make fuzz`, with `-sanitize=fuzzer,address -parse-as-library`, in Fuzz/.build.
+// Built only by `make fuzz`, with `-sanitize=fuzzer,address`, in Fuzz/.build.
+let driverDependencies: [Target.Dependency] = ["CFuzzerDriver", .product(name: "FuzzTargets", package: "queueplayerd")]
+
 let package = Package(
     name: "queueplayerd-fuzz",
     platforms: [.macOS(.v15)],
@@ -10,9 +12,10 @@ let package = Package(
         .package(name: "queueplayerd", path: ".."),
     ],
     targets: [
-        .executableTarget(name: "FuzzMPDSession", dependencies: [.product(name: "FuzzTargets", package: "queueplayerd")]),
-        .executableTarget(name: "FuzzSavedState", dependencies: [.product(name: "FuzzTargets", package: "queueplayerd")]),
-        .executableTarget(name: "FuzzMP3Decoder", dependencies: [.product(name: "FuzzTargets", package: "queueplayerd")]),
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(name: "FuzzMPDSession", dependencies: driverDependencies),
+        .executableTarget(name: "FuzzSavedState", dependencies: driverDependencies),
+        .executableTarget(name: "FuzzMP3Decoder", dependencies: driverDependencies),
     ],
     swiftLanguageModes: [.v6]
 )
