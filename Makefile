@@ -65,10 +65,11 @@ fuzz: bootstrap
 	Fuzz/run-fuzzers $(FUZZ_SECONDS)
 
 ## Runs the unit tests (all but IntegrationTests) under ThreadSanitizer, then AddressSanitizer,
-## each in a build directory of its own; fails if either fails.
+## each in a build directory of its own; fails if either fails. Toolchain leaks: Tests/lsan-suppressions.txt.
 check-sanitizers: bootstrap
 	@status=0; for run in thread:.build-tsan address:.build-asan; do \
 	  set -- $$(echo $$run | tr : ' '); \
 	  echo "$(SWIFT) test --sanitize=$$1 --scratch-path $$2 --no-parallel --skip IntegrationTests"; \
-	  $(SWIFT) test --sanitize=$$1 --scratch-path $$2 --no-parallel --skip IntegrationTests || status=1; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	    $(SWIFT) test --sanitize=$$1 --scratch-path $$2 --no-parallel --skip IntegrationTests || status=1; \
 	done; exit $$status
