@@ -62,3 +62,23 @@ install:
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/queueplayerd" \
 	  "$(DESTDIR)$(UNITDIR)/queueplayerd.service" "$(DESTDIR)$(UNITDIR)/queueplayerd.socket"
+
+.PHONY: fuzz check-sanitizers
+
+FUZZ_SECONDS ?= 60
+
+## Builds the libFuzzer targets (Fuzz/, a package of their own) and runs each for FUZZ_SECONDS
+## from its committed seeds; new inputs and crashers go to .build/fuzz/ (see Fuzz/README.md).
+fuzz: bootstrap
+	cd Fuzz && $(SWIFT) build -Xswiftc -sanitize=fuzzer,address
+	Fuzz/run-fuzzers $(FUZZ_SECONDS)
+
+## Runs the unit tests (all but IntegrationTests) under ThreadSanitizer, then AddressSanitizer,
+## each in a build directory of its own; fails if either fails. Toolchain leaks: Tests/lsan-suppressions.txt.
+check-sanitizers: bootstrap
+	@status=0; for run in thread:.build-tsan address:.build-asan; do \
+	  set -- $$(echo $$run | tr : ' '); \
+	  echo "$(SWIFT) test --sanitize=$$1 --scratch-path $$2 --no-parallel --skip IntegrationTests"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	    $(SWIFT) test --sanitize=$$1 --scratch-path $$2 --no-parallel --skip IntegrationTests || status=1; \
+	done; exit $$status

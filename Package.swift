@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
         .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
         .executable(name: "queueplayerd", targets: ["queueplayerd"]),
+        // For the fuzzers in Fuzz/, a package of their own so that the normal build does not pay for them.
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +45,9 @@ let package = Package(
         // The iOS-style application life cycle: states, notifications, background tasks, suspension.
         .target(name: "AppLifecycle", dependencies: ["QueuePlayer"]),
 
+        // What the daemon saves across restarts, and the validation of a saved file: pure, so it can be fuzzed.
+        .target(name: "DaemonState"),
+
         // The daemon: composition root.
         .executableTarget(
             name: "queueplayerd",
@@ -50,6 +55,7 @@ let package = Package(
                 "QueuePlayer",
                 "AppLifecycle",
                 "MPDProtocol",
+                "DaemonState",
                 "CShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -64,8 +70,12 @@ let package = Package(
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
-        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd"]),
+        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
+
+        // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.
+        .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState"], path: "Fuzz/Targets"),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "DaemonState"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import DaemonState
 import Testing
 @testable import queueplayerd
 

@@ -1,3 +1,4 @@
+import DaemonState
 import Foundation
 import Testing
 @testable import queueplayerd

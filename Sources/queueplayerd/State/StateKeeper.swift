@@ -1,3 +1,4 @@
+import DaemonState
 import Dispatch
 import Foundation
 import Logging

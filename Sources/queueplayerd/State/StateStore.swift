@@ -1,3 +1,4 @@
+import DaemonState
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -35,12 +36,10 @@ struct StateStore: Sendable {
     func load() -> LoadResult {
         guard let data = FileManager.default.contents(atPath: file.path) else { return .none }
         let reason: String
-        do {
-            let state = try JSONDecoder().decode(SavedState.self, from: data)
-            if state.version <= SavedState.currentVersion, state.version >= 1 { return .loaded(state) }
-            reason = "it is from a newer queueplayerd (version \(state.version))"
+        do throws(SavedStateError) {
+            return .loaded(try SavedState(validating: data))
         } catch {
-            reason = "it cannot be read (\(Self.describe(error)))"
+            reason = error.reason
         }
         let aside = file.path + ".unusable-\(Int(Date().timeIntervalSince1970))"
         _ = rename(file.path, aside)
@@ -124,14 +123,5 @@ struct StateStore: Sendable {
             return Int32(candidate.code)
         }
         return EIO
-    }
-
-    private static func describe(_ error: Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): return context.debugDescription
-        case DecodingError.keyNotFound(let key, _): return "no \(key.stringValue)"
-        case DecodingError.typeMismatch(_, let context): return context.debugDescription
-        default: return "\(error)"
-        }
     }
 }

@@ -1,26 +1,32 @@
-import Foundation
-
 /// What the daemon remembers across restarts: the queue, where it was in it, and
 /// whether it was playing.
-struct SavedState: Codable, Equatable, Sendable {
+public struct SavedState: Codable, Equatable, Sendable {
     /// The format this daemon writes; a file with a higher version is from a newer daemon.
-    static let currentVersion = 1
+    public static let currentVersion = 1
 
-    var version = SavedState.currentVersion
+    public var version = SavedState.currentVersion
     /// The queued files, as absolute paths, in order.
-    var queue: [String]
+    public var queue: [String]
     /// The position of the current item in `queue`, if any.
-    var current: Int?
+    public var current: Int?
     /// Seconds into the current item.
-    var position: Double
+    public var position: Double
     /// True if playback was paused (or stopped) rather than playing.
-    var paused: Bool
+    public var paused: Bool
+
+    public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool) {
+        self.version = version
+        self.queue = queue
+        self.current = current
+        self.position = position
+        self.paused = paused
+    }
 }
 
 extension SavedState {
     /// This state without the files `isGone` rejects, and those files. The current
     /// item keeps its place among the files left, or there is none if it is gone itself.
-    func droppingFiles(where isGone: (String) -> Bool) -> (state: SavedState, dropped: [String]) {
+    public func droppingFiles(where isGone: (String) -> Bool) -> (state: SavedState, dropped: [String]) {
         var kept = self
         kept.queue = []
         var droppedPositions: [Int] = []

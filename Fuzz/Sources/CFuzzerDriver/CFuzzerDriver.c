@@ -1,0 +1,2 @@
+// Only the header matters: LLVMFuzzerRunDriver is in libFuzzer (-sanitize=fuzzer).
+#include "CFuzzerDriver.h"
