@@ -100,7 +100,11 @@ enum MPDSessionFuzzTarget {
                 _ = MediaTime(seconds: seconds)
                 return .empty
             case .status:
-                return Reply(["volume": "-1", "state": "stop", "playlistlength": "\(Self.queueLength)"])
+                var reply = Reply()
+                reply.append("volume", "-1")
+                reply.append("state", "stop")
+                reply.append("playlistlength", Self.queueLength)
+                return reply
             case .currentsong, .playlistinfo:
                 let positions: Range<Int>
                 if case .playlistinfo(let range) = command {
@@ -124,18 +128,24 @@ enum MPDSessionFuzzTarget {
                     finding = "delete \(range) removed \(positions)"
                 }
                 return .empty
-            case .add(let uri):
+            case .add(let uri, _):
                 guard uri.isEmpty || uri.hasPrefix("track") else { throw .noSuchDirectory }
                 return .empty
             case .setvol:
                 throw .noMixer
             case .outputs:
-                return Reply(["outputid": "0", "outputname": "default", "outputenabled": "1"])
+                var reply = Reply()
+                reply.append("outputid", 0)
+                reply.append("outputname", "default")
+                reply.append("outputenabled", 1)
+                return reply
             case .enableoutput(let id), .disableoutput(let id):
                 guard id == 0 else { throw .noSuchOutput }
                 return .empty
             case .update:
-                return Reply(["updating_db": "1"])
+                var reply = Reply()
+                reply.append("updating_db", 1)
+                return reply
             default:
                 return .empty
             }
