@@ -14,11 +14,10 @@ import time
 
 import mpd
 
+import steps
+from steps import emit
+
 SOCKET = sys.argv[1]
-
-
-def emit(step, **fields):
-    print(json.dumps({"step": step, **fields}), flush=True)
 
 
 def pairs(value):
@@ -30,13 +29,7 @@ def pairs(value):
 
 
 def run(step, function):
-    try:
-        value = function()
-    except Exception as error:  # every failure is reported, the script goes on
-        emit(step, error="%s: %s" % (type(error).__name__, error))
-        return None
-    emit(step, ok=pairs(value))
-    return value
+    return steps.run(step, function, shape=pairs)
 
 
 def connect():

@@ -7,27 +7,16 @@ The daemon must have been started with --music-directory Media/ and an empty que
 database built. Prints one JSON object per line: {"step": NAME, "ok": VALUE} or
 {"step": NAME, "error": "Type: message"}; MPDClientsTests.swift checks them.
 """
-import json
 import sys
 import threading
 
 import mpd
 
+from steps import emit, run
+
 SOCKET = sys.argv[1]
 
 
-def emit(step, **fields):
-    print(json.dumps({"step": step, **fields}), flush=True)
-
-
-def run(step, function):
-    try:
-        value = function()
-    except Exception as error:  # every failure is reported, the script goes on
-        emit(step, error="%s: %s" % (type(error).__name__, error))
-        return None
-    emit(step, ok=value)
-    return value
 
 
 client = mpd.MPDClient()
