@@ -44,6 +44,12 @@ extension SavedState {
         guard state.position.isFinite, state.position >= 0, state.position <= Self.maximumPosition else {
             throw SavedStateError(reason: "its position \(state.position) s is not a time in a file")
         }
+        if let modes = state.modes {
+            let values = ["0", "1", "oneshot"]
+            guard values.contains(modes.single), values.contains(modes.consume), (0...100).contains(modes.volume) else {
+                throw SavedStateError(reason: "its modes (single \(modes.single), consume \(modes.consume), volume \(modes.volume)) are not MPD's")
+            }
+        }
         self = state
     }
 

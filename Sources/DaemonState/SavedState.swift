@@ -13,13 +13,38 @@ public struct SavedState: Codable, Equatable, Sendable {
     public var position: Double
     /// True if playback was paused (or stopped) rather than playing.
     public var paused: Bool
+    /// The play modes and the mixer, as `status` shows them (`repeat: 1`, `single: oneshot`,
+    /// `volume: 70`). Absent from files written before they were kept: then the defaults.
+    public var modes: Modes?
 
-    public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool) {
+    /// The play modes and the software mixer's volume.
+    public struct Modes: Codable, Equatable, Sendable {
+        public var repeats: Bool
+        public var random: Bool
+        /// `0`, `1` or `oneshot`.
+        public var single: String
+        /// `0`, `1` or `oneshot`.
+        public var consume: String
+        /// 0 to 100.
+        public var volume: Int
+
+        public init(repeats: Bool = false, random: Bool = false, single: String = "0", consume: String = "0", volume: Int = 100) {
+            self.repeats = repeats
+            self.random = random
+            self.single = single
+            self.consume = consume
+            self.volume = volume
+        }
+    }
+
+    public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool,
+                modes: Modes? = nil) {
         self.version = version
         self.queue = queue
         self.current = current
         self.position = position
         self.paused = paused
+        self.modes = modes
     }
 }
 

@@ -83,6 +83,10 @@ public enum Command: Hashable, Sendable {
     case single(SingleMode)
     /// `consume 0|1|oneshot`.
     case consume(ConsumeMode)
+    /// `volume CHANGE`: -100...100 relative to the current volume.
+    case volume(Int)
+    /// `getvol`.
+    case getvol
     /// `crossfade SECONDS`: only 0 is supported (this player is gapless, not cross-fading).
     case crossfade(Int)
     /// `mixrampdb DB`.
@@ -231,6 +235,8 @@ public enum Command: Hashable, Sendable {
         case .random: "random"
         case .single: "single"
         case .consume: "consume"
+        case .volume: "volume"
+        case .getvol: "getvol"
         case .crossfade: "crossfade"
         case .mixrampdb: "mixrampdb"
         case .mixrampdelay: "mixrampdelay"

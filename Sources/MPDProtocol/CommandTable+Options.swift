@@ -1,5 +1,5 @@
 extension CommandTable {
-    /// Play options that are not the queue's, and partitions.
+    /// Play options that are not the queue's, the software mixer, and partitions.
     static let optionEntries: [Entry] = [
         entry("crossfade", .exactly(1)) { arguments, parse throws(MPDError) in .crossfade(try parse.unsigned(arguments[0])) },
         entry("mixrampdb", .exactly(1)) { arguments, parse throws(MPDError) in .mixrampdb(try parse.float(arguments[0])) },
@@ -8,6 +8,14 @@ extension CommandTable {
             if arguments[0].lowercased() == "nan" { return .mixrampdelay(nil) }
             return .mixrampdelay(try parse.float(arguments[0]))
         },
+        entry("volume", .exactly(1)) { arguments, parse throws(MPDError) in
+            let change = try parse.integer(arguments[0])
+            guard (-100...100).contains(change) else {
+                throw MPDError(.argument, "Number too large: \(arguments[0])", command: "volume")
+            }
+            return .volume(change)
+        },
+        simple("getvol", .getvol),
         entry("replay_gain_mode", .exactly(1)) { arguments, _ throws(MPDError) in .replayGainMode(arguments[0]) },
         simple("replay_gain_status", .replayGainStatus),
         simple("listpartitions", .listpartitions),

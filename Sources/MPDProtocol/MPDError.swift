@@ -42,6 +42,4 @@ extension MPDError {
     public static let noSuchDirectory = MPDError(.noExist, "No such directory")
     /// `No such audio output` (code 50): `enableoutput`/`disableoutput` with an unknown id.
     public static let noSuchOutput = MPDError(.noExist, "No such audio output")
-    /// `No mixer` as mpd sends it for `setvol` without a mixer: code 5, not 52 (observed).
-    public static let noMixer = MPDError(.unknown, "No mixer")
 }

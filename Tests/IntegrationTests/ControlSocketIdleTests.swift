@@ -67,7 +67,7 @@ import Testing
         let stopped = try #require(stoppedAfter, "never stopped: \(final)")
         #expect(stopped >= itemSeconds - 0.5 && stopped <= itemSeconds + 1.0, "the queue ended \(stopped) s after the advance")
         // mpd's status at the end of the queue: stopped, no current song (transcript 55); then the life cycle's key.
-        #expect(replyPairs(final).map(\.key) == ["repeat", "random", "single", "consume", "partition", "playlist",
+        #expect(replyPairs(final).map(\.key) == ["volume", "repeat", "random", "single", "consume", "partition", "playlist",
                                                   "playlistlength", "mixrampdb", "state", "appstate"], "status: \(final)")
         #expect(replyValue(final, "playlistlength") == "2", "status: \(final)")
         #expect(daemon.process.lines.map(\.text) == ["Now playing: a-first.mp3", "Now playing: b-second.mp3"])

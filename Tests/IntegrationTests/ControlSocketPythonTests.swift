@@ -63,7 +63,7 @@ import Testing
 
     /// mpd's status keys, in mpd's order, for a daemon without a mixer.
     /// mpd's keys, then queueplayerd's `appstate` (python-mpd2 takes extra keys as they come).
-    static let stoppedEmptyKeys = ["repeat", "random", "single", "consume", "partition", "playlist",
+    static let stoppedEmptyKeys = ["volume", "repeat", "random", "single", "consume", "partition", "playlist",
                                    "playlistlength", "mixrampdb", "state", "appstate"]
     static let playingKeys = Array(stoppedEmptyKeys.dropLast()) + ["song", "songid", "time", "elapsed", "bitrate", "duration",
                                                                     "audio", "nextsong", "nextsongid", "appstate"]

@@ -147,7 +147,7 @@ func expectPlayingStatus(_ run: ToolRun, song: String, state: String, position: 
 
 enum ControlSocketExpectations {
     /// mpc's third line for a daemon without a mixer and with every option off (transcript 52).
-    static let volumeLine = "volume: n/a   repeat: off   random: off   single: off   consume: off"
+    static let volumeLine = "volume:100%   repeat: off   random: off   single: off   consume: off"
     static let artist = "queueplayerd project"
     static let album = "queueplayerd samples"
     /// `Media/`'s items: file, Title, whole seconds (mpd's `time:` total), `duration:`.

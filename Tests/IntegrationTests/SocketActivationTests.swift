@@ -21,7 +21,7 @@ import Testing
         // The first client starts the daemon.
         let mpc = try ChildProcess(program: "/usr/bin/mpc", ["status"], environment: ["MPD_HOST": socket])
         #expect(mpc.wait(timeout: 10) == 0, "mpc: \(mpc.standardError) / activator: \(activator.standardError)")
-        #expect(mpc.lines.map(\.text) == ["volume: n/a   repeat: off   random: off   single: off   consume: off"])
+        #expect(mpc.lines.map(\.text) == ["volume:100%   repeat: off   random: off   single: off   consume: off"])
         #expect(activator.standardError.contains("the socket passed by systemd"))
         #expect(!FileManager.default.fileExists(atPath: ownSocket), "the daemon must not bind a socket of its own")
     }

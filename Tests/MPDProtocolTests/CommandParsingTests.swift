@@ -178,14 +178,14 @@ import Testing
         #expect(Command.supportedNames == [
             "add", "addid", "binarylimit", "channels", "clear", "close", "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find",
-            "findadd", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
+            "findadd", "getvol", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
             "next", "notcommands", "outputs", "partition", "pause", "ping", "play", "playid", "playlistadd",
             "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages",
             "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
             "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
-            "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "unsubscribe", "update", "urlhandlers",
+            "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {
             if case .failure(let error) = parse(name) {

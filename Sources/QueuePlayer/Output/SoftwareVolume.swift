@@ -12,14 +12,21 @@ public enum SoftwareVolume {
     /// The gain of 100 %: samples unchanged.
     public static let unity: Int32 = 1024
 
-    /// The gain for a volume of `percent` (clamped to 0...100).
-    public static func gain(percent: Int) -> Int32 {
+    /// The linear volume (0 to 1, as `QueuePlayer.volume` takes it) for a mixer setting of
+    /// `percent` (clamped to 0...100), along MPD's curve: (e^(v/25) - 1) / (e^4 - 1).
+    public static func linearVolume(percent: Int) -> Float {
         let volume = Double(min(max(percent, 0), 100))
-        if volume >= 100 { return unity }
-        // MPD's curve: (e^(v/25) - 1) / (e^4 - 1), scaled to 1024.
-        let curve = (exp(volume / 25) - 1) / (exp(4) - 1)
-        return Int32((curve * Double(unity)).rounded())
+        if volume >= 100 { return 1 }
+        return Float((exp(volume / 25) - 1) / (exp(4) - 1))
     }
+
+    /// The gain for a linear `volume` (clamped to 0...1): exactly ``unity`` at 1.
+    public static func gain(linear volume: Float) -> Int32 {
+        Int32((Double(min(max(volume, 0), 1)) * Double(unity)).rounded())
+    }
+
+    /// The gain for a mixer setting of `percent`.
+    public static func gain(percent: Int) -> Int32 { gain(linear: linearVolume(percent: percent)) }
 
     /// Scales `samples` in place by `gain` / 1024, rounding to nearest and clamping to the
     /// 16-bit range. Does nothing at unity gain.
@@ -30,5 +37,4 @@ public enum SoftwareVolume {
             samples[index] = Int16(clamping: scaled)
         }
     }
-
 }

@@ -84,6 +84,13 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public var timeControlStatus: TimeControlStatus { published.withLock { $0.timeControlStatus } }
     /// Why the player waits, when ``timeControlStatus`` is `.waitingToPlayAtSpecifiedRate`. Observable.
     public var reasonForWaitingToPlay: WaitingReason? { published.withLock { $0.reasonForWaitingToPlay } }
+    /// The audio's volume, 0 (silent) to 1 (as decoded), applied in the render path by a
+    /// software mixer (``SoftwareVolume``): at 1 the output is bit-exact. A change is heard
+    /// once the audio already in the device has played (up to its buffer).
+    public var volume: Float {
+        get { Float(renderer.gain.load(ordering: .relaxed)) / Float(SoftwareVolume.unity) }
+        set { renderer.gain.store(SoftwareVolume.gain(linear: newValue), ordering: .relaxed) }
+    }
     /// What happens at the end of an item.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { published.withLock { $0.actionAtItemEnd } }

@@ -27,6 +27,8 @@ final class Renderer: @unchecked Sendable {
     let mailbox: RenderMailbox
     let position = StreamPosition()
     let phase = Atomic<UInt8>(Phase.working.rawValue)
+    /// The software volume's gain in 1/1024 (``SoftwareVolume``), read once per chunk.
+    let gain = Atomic<Int32>(SoftwareVolume.unity)
     private let sink: any AudioSink
     private let events: RenderEventRing
     private let finished = DispatchSemaphore(value: 0)
@@ -151,6 +153,11 @@ final class Renderer: @unchecked Sendable {
         pendingOffset = 0
         pendingFrames = frames
         pendingBytesPerFrame = item.decoder.format.bytesPerFrame
+        let gain = gain.load(ordering: .relaxed)
+        if gain != SoftwareVolume.unity {
+            let samples = buffer.bindMemory(to: Int16.self)
+            SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * item.decoder.format.channelCount)]))
+        }
     }
 
     /// Hands decoded frames to the sink: one (possibly blocking) write.

@@ -69,8 +69,14 @@ struct PlayerCommands: CommandHandler {
             var reply = Reply()
             reply.append("replay_gain_mode", "off")
             return reply
-        case .setvol:
-            throw MPDError.noMixer
+        case .setvol(let percent):
+            controller.setVolume(percent)
+        case .volume(let change):
+            controller.setVolume(min(max(controller.volume + change, 0), 100))
+        case .getvol:
+            var reply = Reply()
+            reply.append("volume", controller.volume)
+            return reply
         default:
             return nil
         }

@@ -14,6 +14,7 @@ struct StatusReport {
         let elapsed = player.currentTime().seconds
         controller.syncWithPlayer()
         var reply = Reply()
+        reply.append("volume", controller.volume)
         reply.append("repeat", queue.repeats ? 1 : 0)
         reply.append("random", queue.random ? 1 : 0)
         reply.append("single", queue.single.rawValue)

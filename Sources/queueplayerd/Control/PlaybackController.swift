@@ -1,3 +1,4 @@
+import DaemonState
 import Dispatch
 import Foundation
 import Logging
@@ -43,6 +44,8 @@ final class PlaybackController: @unchecked Sendable {
     private var nowPlaying: Handoff?
     private var lookahead: Handoff?
     var outputEnabled = true
+    /// The software mixer's volume, 0 to 100 (`setvol`); 100 leaves the audio bit-exact.
+    private(set) var volume = 100
     /// `mixrampdb`: kept and reported; MixRamp itself is off while `mixrampdelay` is `nan`.
     var mixrampdb = 0.0
     /// `update`'s scans of the music directory.
@@ -263,6 +266,24 @@ final class PlaybackController: @unchecked Sendable {
         body(&playQueue)
         scheduleLookahead()
         events.post([.options])
+    }
+
+    /// Puts back the modes and volume a saved state had (before its queue is appended).
+    func restore(_ modes: SavedState.Modes) {
+        playQueue.setRepeat(modes.repeats)
+        playQueue.setRandom(modes.random)
+        playQueue.setSingle(SingleMode(rawValue: modes.single) ?? .off)
+        playQueue.setConsume(ConsumeMode(rawValue: modes.consume) ?? .off)
+        setVolume(modes.volume)
+    }
+
+    /// Sets the software mixer's volume (MPD's curve, ``SoftwareVolume``).
+    func setVolume(_ percent: Int) {
+        let percent = min(max(percent, 0), 100)
+        guard percent != volume else { return }
+        volume = percent
+        player.volume = SoftwareVolume.linearVolume(percent: percent)
+        events.post([.mixer])
     }
 
     // MARK: - Song blocks

@@ -69,6 +69,7 @@ final class StateKeeper: @unchecked Sendable {
             }
             let urls = kept.queue.map { URL(fileURLWithPath: $0) }
             let current = kept.current
+            if let modes = state.modes { controller.restore(modes) }
             controller.append(urls)
             if let current, current < urls.count {
                 controller.startPlayback(at: current, from: state.position, paused: state.paused)
@@ -89,7 +90,7 @@ final class StateKeeper: @unchecked Sendable {
         isStarted = true
         // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
-            if !subsystems.isDisjoint(with: [.playlist, .player]) { save() }
+            if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer]) { save() }
         }
         // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
         let player = controller.player
@@ -185,9 +186,12 @@ final class StateKeeper: @unchecked Sendable {
 
     private func snapshot() -> SavedState {
         let position = controller.currentPosition
+        let queue = controller.playQueue
         return SavedState(queue: controller.queuedFiles.map(\.path),
                           current: position,
                           position: position != nil ? controller.player.currentTime().seconds : 0,
-                          paused: controller.playState != .play)
+                          paused: controller.playState != .play,
+                          modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
+                                                  consume: queue.consume.rawValue, volume: controller.volume))
     }
 }
