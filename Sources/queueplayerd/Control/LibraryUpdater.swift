@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import MPDProtocol
+import Synchronization
 
 /// Keeps the ``SongDatabase`` of the music directory: loads it at start, and on `update`
 /// (or `rescan`) walks the directory in a background task, off the controller's queue.
@@ -24,6 +25,9 @@ final class LibraryUpdater: @unchecked Sendable {
     private let file: URL?
     private var lastJob = 0
     private var running = false
+    /// Set when an `update` starts: the first build, if still running, stops (the update
+    /// builds the same database), so two scans never compete.
+    private let initialBuildSuperseded = Atomic<Bool>(false)
     private let startedAt = Date()
 
     /// The songs as the last finished update left them.
@@ -54,12 +58,14 @@ final class LibraryUpdater: @unchecked Sendable {
         guard database.updated == 0 else { return }
         let activity = application.beginBackgroundActivity(named: "build the song database")
         DispatchQueue.global(qos: .utility).async { [self] in
-            let built = scan(keeping: nil) { activity.isExpired }
+            let built = scan(keeping: nil) { activity.isExpired || initialBuildSuperseded.load(ordering: .relaxed) }
             if let built { save(built) }
             queue.async { [self] in
                 // An `update` that finished first has the newer picture.
                 if let built, database.updated == 0 { database = built }
-                if built == nil { logger.info("the song database was not built: the background time ran out; run update") }
+                if built == nil && !initialBuildSuperseded.load(ordering: .relaxed) {
+                    logger.info("the song database was not built: the background time ran out; run update")
+                }
                 activity.end()
             }
         }
@@ -70,6 +76,7 @@ final class LibraryUpdater: @unchecked Sendable {
         lastJob += 1
         let job = lastJob
         running = true
+        initialBuildSuperseded.store(true, ordering: .relaxed)
         events.post([.update])
         let previous = database
         let activity = application.beginBackgroundActivity(named: "update")
