@@ -225,4 +225,33 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
         #expect(Set(queue.entries.map(\.song)) == Set((0..<10).map { "s\($0)" }))
         #expect(queue.entries.prefix(2).map(\.song) == ["s0", "s1"], "outside the range nothing moves")
     }
+
+    @Test func playingAChosenSongInRandomModeSkipsNoOtherSong() {
+        let songs = (0..<10).map { "s\($0)" }
+        for seed: UInt64 in 1...10 {
+            var queue = Self.queue(songs, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            var heard = ["s0"] + Self.playOn(&queue, limit: 3)
+            // The user picks a song not yet heard: it plays next, and every other song still plays after it.
+            let unheard = songs.filter { !heard.contains($0) }
+            let chosen = unheard[unheard.count / 2]
+            queue.makeCurrent(queue.entries.firstIndex { $0.song == chosen })
+            heard += [chosen] + Self.playOn(&queue)
+            #expect(Set(heard) == Set(songs) && heard.count == songs.count, "seed \(seed): \(heard)")
+        }
+    }
+
+    @Test func aSongAddedInRandomModeDoesNotDisplaceTheQueuedOne() {
+        for seed: UInt64 in 1...20 {
+            var queue = Self.queue((0..<8).map { "s\($0)" }, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            let queued = queue.nextPosition
+            queue.setQueued(queued)
+            let queuedSong = queued.map { queue.entries[$0].song }
+            queue.insert("new")
+            #expect(queue.nextPosition.map { queue.entries[$0].song } == queuedSong, "seed \(seed)")
+        }
+    }
 }

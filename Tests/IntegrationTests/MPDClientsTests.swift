@@ -53,6 +53,18 @@ import Testing
         _ = try daemon.mpc("clear")
         _ = try daemon.mpc("load", "mix")
         #expect(try daemon.mpc("playlist", "-f", "%file%").stdout == kept, "a stored playlist loads in its order")
+
+        // `next` is the user asking for another song: single mode aside, and past the end, stopped with no song.
+        _ = try daemon.mpc("repeat", "on")
+        _ = try daemon.mpc("single", "on")
+        _ = try daemon.mpc("play", "1")
+        _ = try daemon.mpc("next")
+        #expect(try daemon.mpc("current", "-f", "%file%").stdout == [kept[1]], "single + repeat: next moves on")
+        _ = try daemon.mpc("repeat", "off")
+        _ = try daemon.mpc("single", "off")
+        _ = try daemon.mpc("play", "3")
+        _ = try daemon.mpc("next")
+        #expect(try daemon.mpc("status").stdout == [ControlSocketExpectations.volumeLine], "next on the last song stops")
         _ = try daemon.mpc("rm", "mix")
         #expect(try daemon.mpc("lsplaylists").stdout.isEmpty)
 

@@ -8,11 +8,12 @@ struct StatusReport {
     func reply() -> Reply {
         let controller = controller
         let player = controller.player
-        let queue = controller.playQueue
         // First: reading the time brings the player's timeline up to date, so an item that
-        // has just ended is not reported as current with its time reset.
+        // has just ended is not reported as current with its time reset; then the controller
+        // catches up with it, and only then is the queue read.
         let elapsed = player.currentTime().seconds
         controller.syncWithPlayer()
+        let queue = controller.playQueue
         var reply = Reply()
         reply.append("volume", controller.volume)
         reply.append("repeat", queue.repeats ? 1 : 0)
@@ -39,7 +40,7 @@ struct StatusReport {
             reply.append("duration", seconds: duration)
             if let format = item.format { reply.append("audio", "\(format.sampleRate):16:\(format.channelCount)") }
         }
-        if state != .stop, let next = queue.nextPosition {
+        if let next = queue.nextPosition {
             reply.append("nextsong", next)
             reply.append("nextsongid", queue.entries[next].id)
         }

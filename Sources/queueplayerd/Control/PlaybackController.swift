@@ -170,19 +170,31 @@ final class PlaybackController: @unchecked Sendable {
         events.post([.player])
     }
 
-    /// `next`: the song that follows in play order, or stop at the end.
+    /// `next`: the song that follows in play order (single mode aside, as with mpd: the user
+    /// wants another song), or stop at the end of the queue with no current song.
     func next() throws(MPDError) {
-        guard let position = currentPosition else { throw MPDError.notPlaying }
+        guard let position = currentPosition, let playing = nowPlaying else { throw MPDError.notPlaying }
         application.commandNeedsPlayer()
-        if lookahead != nil {
-            player.advanceToNextItem()
-            syncWithPlayer()
-            // As mpd does, moving to another song plays it.
-            if outputEnabled { player.play() }
-        } else {
+        guard let following = nextPosition(after: position) else {
             consumeIfNeeded(position)
             stop()
+            playQueue.makeCurrent(nil)
+            return
         }
+        let single = playQueue.single
+        defer { if playQueue.single != single { playQueue.setSingle(single); scheduleLookahead() } }
+        let followingID = playQueue.entries[following].id
+        if lookahead?.id == followingID {
+            // Onto the look-ahead the player already holds: removing the song being heard
+            // moves on only if it still is (the player may have moved on by itself).
+            player.remove(playing.item)
+            syncWithPlayer()
+        } else {
+            consumeIfNeeded(position)
+            if let at = playQueue.position(ofID: followingID) { startPlayback(at: at) }
+        }
+        // As mpd does, moving to another song plays it.
+        if outputEnabled { player.play() }
     }
 
     /// `previous`: the song before in play order (see ``PlayQueue/previousPosition``).
@@ -237,10 +249,13 @@ final class PlaybackController: @unchecked Sendable {
         playQueue.remove(range)
         queueChanged()
         if let current, range.contains(current) {
-            if let id = successorID, let position = playQueue.position(ofID: id) {
-                startPlayback(at: position, paused: wasPaused)
+            let successorPosition = successorID.flatMap { playQueue.position(ofID: $0) }
+            if let position = successorPosition, !wasPaused {
+                startPlayback(at: position)
             } else {
+                // Paused (or nothing follows): mpd stops, its current song the one that followed.
                 stop()
+                playQueue.makeCurrent(successorPosition)
             }
         }
     }
@@ -337,13 +352,14 @@ final class PlaybackController: @unchecked Sendable {
     /// Single mode without repeat: at the end of a song the player moves to the next one
     /// and pauses there, as mpd's player pauses at the song border.
     private func itemDidPlayToEnd(_ item: PlayerItem) {
+        syncWithPlayer()
         guard item === nowPlaying?.item else { return }
         consecutiveFailures = 0
         finishedSeconds += item.duration?.seconds ?? 0
         guard playQueue.stopsAtSongEnd else { return }
         if lookahead != nil {
-            player.advanceToNextItem()
             player.pause()
+            player.remove(item)
             syncWithPlayer()
         } else {
             if let position = currentPosition { consumeIfNeeded(position) }
@@ -353,7 +369,7 @@ final class PlaybackController: @unchecked Sendable {
 
     /// A song that could not be opened or decoded: playback goes on with the one after it.
     private func itemFailed(_ item: PlayerItem) {
-        defer { syncWithPlayer() }
+        syncWithPlayer()
         guard let failed = lookahead, item === failed.item else { return }
         lookahead = nil
         consecutiveFailures += 1
@@ -378,6 +394,7 @@ final class PlaybackController: @unchecked Sendable {
         if let lookahead, lookahead.id == wanted?.id { return }
         if let lookahead { player.remove(lookahead.item) }
         lookahead = nil
+        playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
         let item = PlayerItem(url: wanted.song.url)
         lookahead = Handoff(item: item, id: wanted.id)

@@ -37,6 +37,8 @@ struct PlayQueue<Song: Sendable>: Sendable {
     private var randomOrder: [Int]?
     /// The id of the current song (`song:`/`songid:` in `status`), if any.
     private(set) var currentID: Int?
+    /// The id of the song queued after the current one (``setQueued(_:)``).
+    private var queuedID: Int?
     private var positions: [Int: Int] = [:]
     private var nextID = 1
     private var generator: any RandomNumberGenerator & Sendable
@@ -67,8 +69,8 @@ struct PlayQueue<Song: Sendable>: Sendable {
         entries.insert(Entry(id: id, song: song, version: version, priority: priority), at: position)
         markShifted(from: position)
         if var order = randomOrder {
-            // A new song goes somewhere among the songs not yet played, within its priority group.
-            let start = (currentID.flatMap { order.firstIndex(of: $0) }).map { $0 + 1 } ?? 0
+            // A new song goes somewhere among the songs not yet played or queued, within its priority group.
+            let start = ((queuedID ?? currentID).flatMap { order.firstIndex(of: $0) }).map { $0 + 1 } ?? 0
             let slot = Int.random(in: start...order.count, using: &generator)
             order.insert(id, at: slot)
             randomOrder = order
@@ -177,8 +179,26 @@ struct PlayQueue<Song: Sendable>: Sendable {
     // MARK: - Playing
 
     /// Makes the song at `position` current (nil: none), as `play N` does.
+    ///
+    /// In random mode the chosen song moves in the random order to just after the song that
+    /// was current (to the front when none was), as MPD's `MoveOrderToCurrent` does: the songs
+    /// not yet played stay ahead of it, so none is skipped.
     mutating func makeCurrent(_ position: Int?) {
-        currentID = position.map { entries[$0].id }
+        let chosen = position.map { entries[$0].id }
+        if let chosen, var order = randomOrder, chosen != currentID, let from = order.firstIndex(of: chosen) {
+            order.remove(at: from)
+            let after = currentID.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            order.insert(chosen, at: after)
+            randomOrder = order
+        }
+        currentID = chosen
+        queuedID = nil
+    }
+
+    /// The song the player was handed to follow the current one (its look-ahead, decoded
+    /// ahead of time): a song added in random mode is placed after it, so it is not displaced.
+    mutating func setQueued(_ position: Int?) {
+        queuedID = position.map { entries[$0].id }
     }
 
     /// True where MPD's player pauses at the end of the current song instead of going on
