@@ -3,7 +3,8 @@ import Synchronization
 
 /// A sink that passes everything to another sink and, on the render thread, records
 /// what that sink says about its stream right after each write and drain step: the time,
-/// the frames it has accepted and its delay.
+/// the frames it has accepted and its delay. It can also report underruns the inner sink
+/// did not have (``simulateUnderrun()``), as a device that ran dry would.
 ///
 /// This is the reference a pacing test compares the player's reported time with. It must
 /// come from the render thread: the sink's contract lets only that thread ask for the
@@ -30,6 +31,7 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Measurement>
     private let capacity: Int
     private let count = Atomic<Int>(0)
+    private let simulatedUnderruns = Atomic<Int>(0)
 
     /// Wraps `inner`, keeping at most `capacity` measurements (later ones are not recorded).
     public init(wrapping inner: any AudioSink, capacity: Int = 100_000) {
@@ -45,6 +47,13 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
         let recorded = count.load(ordering: .acquiring)
         return Array(UnsafeBufferPointer(start: slots, count: recorded))
     }
+
+    /// Adds one to the underruns the sink reports, as if its device had run dry and been restarted.
+    public func simulateUnderrun() {
+        simulatedUnderruns.add(1, ordering: .relaxed)
+    }
+
+    public var underruns: Int { inner.underruns + simulatedUnderruns.load(ordering: .relaxed) }
 
     public var name: String { inner.name }
     public var clock: any PlaybackClock { inner.clock }
