@@ -87,6 +87,7 @@ import Glibc
         let before = daemon.contextSwitches
         usleep(1_000_000)
         let switches = daemon.contextSwitches - before
+        print("suspended: \(switches) context switches in a second")
         #expect(switches <= 2, "\(switches) context switches in a second of suspension")
         #expect(!daemon.process.lines.contains { $0.text.hasPrefix("Background:") })
 

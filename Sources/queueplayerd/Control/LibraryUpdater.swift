@@ -105,7 +105,8 @@ final class LibraryUpdater: @unchecked Sendable {
     /// anew. Nil if `isCancelled` turned true first.
     private func scan(keeping previous: SongDatabase?, isCancelled: () -> Bool) -> SongDatabase? {
         var next = SongDatabase(root: library.root.path)
-        for url in library.allFiles() {
+        guard let files = library.allFiles(isCancelled: isCancelled) else { return nil }
+        for url in files {
             if isCancelled() { return nil }
             var info = stat()
             guard stat(url.path, &info) == 0 else { continue }

@@ -27,11 +27,15 @@ struct MusicLibrary: Sendable {
         if !isDirectory.boolValue {
             return Self.isMP3(resolved) && MediaLibrary.isRegularFile(resolved) ? [resolved] : nil
         }
-        return allFiles(under: resolved)
+        return allFiles(under: resolved) ?? []
     }
 
     /// Every MP3 file in the library, for `update`.
-    func allFiles() -> [URL] { allFiles(under: root) }
+    func allFiles() -> [URL] { allFiles(under: root) ?? [] }
+
+    /// Every MP3 file in the library, or nil once `isCancelled` turns true (checked for each
+    /// entry of the walk, so a background task stops promptly).
+    func allFiles(isCancelled: () -> Bool) -> [URL]? { allFiles(under: root, isCancelled: isCancelled) }
 
     /// The path of `url` relative to the root (the `file:` of a song block).
     func uri(for url: URL) -> String {
@@ -46,17 +50,18 @@ struct MusicLibrary: Sendable {
         url.path == root.path || url.path.hasPrefix(root.path + "/")
     }
 
-    private func allFiles(under directory: URL) -> [URL] {
+    private func allFiles(under directory: URL, isCancelled: () -> Bool = { false }) -> [URL]? {
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
             return []
         }
-        var found: [URL] = []
+        var found: [(uri: String, url: URL)] = []
         for case let url as URL in enumerator where Self.isMP3(url) {
+            if isCancelled() { return nil }
             // A symlink inside the library that points out of it is not part of it.
             let resolved = url.resolvingSymlinksInPath().standardizedFileURL
-            if contains(resolved) && MediaLibrary.isRegularFile(resolved) { found.append(resolved) }
+            if contains(resolved) && MediaLibrary.isRegularFile(resolved) { found.append((uri(for: resolved), resolved)) }
         }
-        return found.sorted { uri(for: $0).compare(uri(for: $1), options: [.numeric]) == .orderedAscending }
+        return found.sorted { $0.uri.compare($1.uri, options: [.numeric]) == .orderedAscending }.map(\.url)
     }
 
     private static func isMP3(_ url: URL) -> Bool {
