@@ -103,8 +103,11 @@ final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
         }
         identifier.withLock {
             $0 = application.beginBackgroundTask(name: name) {
-                // Ended here, synchronously, as UIKit asks of an expiration handler; the work stops at its next check.
-                if activity.expire() { application.endBackgroundTask(identifier.withLock { $0 }) }
+                // Ended here, synchronously, as UIKit asks of an expiration handler; the work stops at
+                // its next check. Also when the work has just ended on its own: its `end()` hops to this
+                // queue and may not have run yet (ending twice does nothing).
+                _ = activity.expire()
+                application.endBackgroundTask(identifier.withLock { $0 })
             }
         }
         return activity
