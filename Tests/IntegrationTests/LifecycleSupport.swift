@@ -121,3 +121,25 @@ final class LifecycleDaemon {
         }
     }
 }
+
+/// A private PulseAudio server and a daemon playing a one-minute tone into it through ALSA's
+/// pulse plugin (`device`: `pulsenull`, or `pulsenull_xrun`), as the device-fault tests need.
+struct PulsePlayingDaemon {
+    let pulse: PulseServer
+    let daemon: LifecycleDaemon
+    private let directory: URL
+
+    init(device: String) throws {
+        pulse = try PulseServer()
+        directory = try TestMedia.scratchDirectory()
+        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
+        daemon = try LifecycleDaemon(["--output", "alsa:\(device)", "--no-state", tone.path],
+                                     environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+    }
+
+    /// Stops the server and removes the tone; the daemon ends when it is released.
+    func stop() {
+        pulse.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -6,13 +6,9 @@ import Testing
 /// daemon says so, waits without spinning, and plays on from where it was heard.
 @Suite(.serialized) struct OutputRecoveryTests {
     @Test func playbackGoesOnFromWhereItWasWhenTheSoundServerComesBack() throws {
-        let pulse = try PulseServer()
-        defer { pulse.stop() }
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
-        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull", "--no-state", tone.path],
-                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        let setup = try PulsePlayingDaemon(device: "pulsenull")
+        defer { setup.stop() }
+        let (pulse, daemon) = (setup.pulse, setup.daemon)
 
         let playing = try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 2 }
         try #require(playing.elapsedSeconds >= 2, "never played: \(playing); stderr: \(daemon.process.standardError)")

@@ -10,13 +10,9 @@ import Glibc
 /// goes on from where it was, through ALSA's pulse plugin.
 @Suite(.serialized) struct UnderrunRecoveryTests {
     @Test func aStormOfStallsIsRecoveredFromAndTheReportedUnderrunsAreLogged() throws {
-        let pulse = try PulseServer()
-        defer { pulse.stop() }
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
-        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull_xrun", "--no-state", tone.path],
-                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        let setup = try PulsePlayingDaemon(device: "pulsenull_xrun")
+        defer { setup.stop() }
+        let (pulse, daemon) = (setup.pulse, setup.daemon)
         try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
 
         // Three stalls, each longer than the device's 0.5 s buffer: every one is recovered from.
@@ -60,13 +56,9 @@ import Glibc
     /// at what was written, and the daemon waits for it without spinning (it used to re-run
     /// its position wake-up at once, over and over: 70 % of a core), then plays on.
     @Test func aStalledSoundServerIsWaitedForWithoutSpinning() throws {
-        let pulse = try PulseServer()
-        defer { pulse.stop() }
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tone = try TestMedia.makeTone(seconds: 60, in: directory, name: "minute")
-        let daemon = try LifecycleDaemon(["--output", "alsa:pulsenull", "--no-state", tone.path],
-                                         environment: ["ALSA_CONFIG_PATH": pulse.alsaConfigPath])
+        let setup = try PulsePlayingDaemon(device: "pulsenull")
+        defer { setup.stop() }
+        let (pulse, daemon) = (setup.pulse, setup.daemon)
         try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" && $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
         let server = try #require(pulse.processIdentifier)
 
