@@ -84,3 +84,50 @@ import Testing
         #expect(session.isPendingWorkExpensive == isExpensive)
     }
 }
+
+/// ``Command/isExpensive`` (a single command, typed) and the list check by name
+/// (``CommandTable``'s byte comparison, so a 2 MiB list is never parsed twice) are two
+/// statements of one rule: they must agree on every command the daemon executes.
+@Suite struct ExpensiveMarkAgreementTests {
+    /// One valid line per command the daemon executes; a new command needs one here.
+    static let examples: [String: String] = [
+        "add": "add \"a.mp3\"", "addid": "addid \"a.mp3\" 0", "channels": "channels", "clear": "clear",
+        "config": "config", "consume": "consume 1", "count": "count artist x", "crossfade": "crossfade 0",
+        "currentsong": "currentsong", "decoders": "decoders", "delete": "delete 0:2", "deleteid": "deleteid 3",
+        "disableoutput": "disableoutput 0", "enableoutput": "enableoutput 0", "find": "find \"(artist == 'x')\"",
+        "findadd": "findadd artist x", "getvol": "getvol", "list": "list album group albumartist",
+        "listall": "listall", "listallinfo": "listallinfo \"\"", "listfiles": "listfiles", "listpartitions": "listpartitions",
+        "listplaylist": "listplaylist mix", "listplaylistinfo": "listplaylistinfo mix", "listplaylists": "listplaylists",
+        "load": "load mix 0:2", "lsinfo": "lsinfo", "mixrampdb": "mixrampdb 0", "mixrampdelay": "mixrampdelay nan",
+        "move": "move 0:2 3", "moveid": "moveid 1 0", "next": "next", "outputs": "outputs", "partition": "partition default",
+        "pause": "pause 1", "play": "play 0", "playid": "playid 1", "playlistadd": "playlistadd mix \"a.mp3\"",
+        "playlistclear": "playlistclear mix", "playlistdelete": "playlistdelete mix 0", "playlistfind": "playlistfind artist x",
+        "playlistid": "playlistid 1", "playlistinfo": "playlistinfo 0:5", "playlistmove": "playlistmove mix 0 1",
+        "playlistsearch": "playlistsearch any x", "plchanges": "plchanges 0", "plchangesposid": "plchangesposid 0",
+        "previous": "previous", "prio": "prio 10 0:2", "prioid": "prioid 10 1", "random": "random 1",
+        "readmessages": "readmessages", "rename": "rename mix mux", "repeat": "repeat 1", "replay_gain_mode": "replay_gain_mode off",
+        "replay_gain_status": "replay_gain_status", "rescan": "rescan", "rm": "rm mix", "save": "save mix",
+        "search": "search any x", "searchadd": "searchadd any x", "seek": "seek 0 1.5", "seekcur": "seekcur +1",
+        "seekid": "seekid 1 2", "sendmessage": "sendmessage c m", "setvol": "setvol 50", "shuffle": "shuffle",
+        "single": "single oneshot", "stats": "stats", "status": "status", "stop": "stop", "subscribe": "subscribe c",
+        "swap": "swap 0 1", "swapid": "swapid 1 2", "unsubscribe": "unsubscribe c", "update": "update \"dir\"",
+        "urlhandlers": "urlhandlers", "volume": "volume -5",
+    ]
+
+    static let protocolLevel: Set = ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "binarylimit"]
+
+    @Test func everyExecutedCommandHasAnExample() {
+        #expect(Set(Self.examples.keys) == Set(Command.supportedNames).subtracting(Self.protocolLevel))
+    }
+
+    @Test(arguments: examples.values.sorted())
+    func aCommandAloneAndInAListAreMarkedAlike(line: String) {
+        var alone = ClientSession()
+        alone.append("\(line)\n".utf8)
+        #expect(alone.step() == .ready(needsExecutor: true), "\(line) must parse")
+        var listed = ClientSession()
+        listed.append("command_list_begin\nping\n\(line)\ncommand_list_end\n".utf8)
+        #expect(listed.step() == .ready(needsExecutor: true))
+        #expect(alone.isPendingWorkExpensive == listed.isPendingWorkExpensive, "\(line)")
+    }
+}
