@@ -30,6 +30,17 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// A file name may begin or end with spaces: the playlist keeps it as it is, as mpd does.
+    @Test func spacesAtTheEdgesOfAFileNameAreKeptAndCRLFIsANewline() throws {
+        let scratch = try Scratch()
+        let playlists = scratch.playlists
+        try playlists.save([" leading.mp3", "dir/trailing .mp3"], as: "spaces")
+        #expect(try playlists.songs(in: "spaces") == [" leading.mp3", "dir/trailing .mp3"])
+        try Data("a.mp3\r\n# comment\r\n\r\nb c.mp3\r\n".utf8)
+            .write(to: playlists.directory.appendingPathComponent("windows.m3u"))
+        #expect(try playlists.songs(in: "windows") == ["a.mp3", "b c.mp3"])
+    }
+
     @Test func saveModes() throws {
         let playlists = try Scratch().playlists
         try playlists.save(["a.mp3"], as: "p")
@@ -93,7 +104,7 @@ import Testing
             to: playlists.directory.appendingPathComponent("hand.m3u"), atomically: true, encoding: .utf8)
         try "x".write(to: playlists.directory.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: playlists.directory.appendingPathComponent("dir.m3u"), withIntermediateDirectories: true)
-        #expect(try playlists.songs(in: "hand") == ["one.mp3", "two.mp3"])
+        #expect(try playlists.songs(in: "hand") == ["one.mp3", "  two.mp3"], "taken as they are, as mpd reads them")
         #expect(try playlists.list().map(\.name) == ["hand", "made"])
     }
 }

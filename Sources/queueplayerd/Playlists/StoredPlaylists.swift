@@ -45,7 +45,9 @@ struct StoredPlaylists: Sendable {
         }
     }
 
-    /// `listplaylist` / `load`: the playlist's song URIs, in order.
+    /// `listplaylist` / `load`: the playlist's song URIs, in order. Lines are taken as they
+    /// are, as mpd reads them: a file name may begin or end with spaces. (A CRLF ending is one
+    /// newline character in Swift, so playlists written on Windows read right too.)
     func songs(in name: String) throws(MPDError) -> [String] {
         let file = try path(of: name)
         guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -53,7 +55,7 @@ struct StoredPlaylists: Sendable {
         }
         return String(decoding: data, as: UTF8.self)
             .split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map(String.init)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
