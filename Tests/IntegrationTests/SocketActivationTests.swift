@@ -10,13 +10,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let socket = directory.appendingPathComponent("activated.sock").path
         let ownSocket = directory.appendingPathComponent("never-bound.sock").path
+        // systemd-socket-activate clears the environment of what it starts: the daemon's
+        // private home and XDG directories must be passed on by name (`-E`), or it would read
+        // and write the user's own (found by a test run on a machine where the daemon had run).
+        let state = directory.appendingPathComponent("state")
+        let passOn = ChildProcess.userDirectoryVariables.flatMap { ["-E", $0] }
         let activator = try ChildProcess(
             program: "/usr/bin/systemd-socket-activate",
-            ["-l", socket, ChildProcess.daemonPath, "--music-directory", TestMedia.directory.path,
-             "--output", "null", "--socket", ownSocket])
+            ["-l", socket] + passOn + [ChildProcess.daemonPath, "--music-directory", TestMedia.directory.path,
+             "--output", "null", "--socket", ownSocket],
+            environment: ["XDG_STATE_HOME": state.path])
         defer { activator.terminate() }
-        let deadline = ChildProcess.now() + 5
-        while !FileManager.default.fileExists(atPath: socket) && ChildProcess.now() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
 
         // The first client starts the daemon.
         let mpc = try ChildProcess(program: "/usr/bin/mpc", ["status"], environment: ["MPD_HOST": socket])
@@ -24,5 +29,10 @@ import Testing
         #expect(mpc.lines.map(\.text) == ["volume:100%   repeat: off   random: off   single: off   consume: off"])
         #expect(activator.standardError.contains("the socket passed by systemd"))
         #expect(!FileManager.default.fileExists(atPath: ownSocket), "the daemon must not bind a socket of its own")
+
+        // It keeps its song database in the state directory it was given, not in the user's.
+        let database = state.appendingPathComponent("queueplayerd/database.json").path
+        let saved = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: database) }
+        #expect(saved, "no \(database): the daemon did not get the test's XDG_STATE_HOME")
     }
 }
