@@ -215,7 +215,11 @@ func hasConnectedUnixSocket(_ pid: pid_t) -> Bool {
               target.hasPrefix("socket:[") else { return nil }
         return Substring(target.dropFirst("socket:[".count).dropLast())
     })
-    guard !inodes.isEmpty, let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+    // Read to the end: /proc reports a size of 0, and String(contentsOfFile:) then stops at
+    // the first page, before the newest sockets (the mpc just started) on a busy machine.
+    guard !inodes.isEmpty, let handle = FileHandle(forReadingAtPath: "/proc/net/unix"),
+          let data = try? handle.readToEnd() else { return false }
+    let table = String(decoding: data, as: UTF8.self)
     // Num RefCount Protocol Flags Type St Inode [Path]
     return table.split(separator: "\n").dropFirst().contains { line in
         let fields = line.split(separator: " ")
@@ -231,7 +235,7 @@ func startIdlingMPC(_ daemon: ControlDaemon, timeout: Double = 5) throws -> Chil
     let deadline = ChildProcess.now() + timeout
     while !hasConnectedUnixSocket(idle.processIdentifier) {
         guard ChildProcess.now() < deadline, idle.isRunning else {
-            throw UnixSocketError("mpc idle did not connect within \(timeout) s: \(idle.lines.map(\.text)) \(idle.standardError)")
+            throw UnixSocketError("mpc idle did not connect within \(timeout) s (running: \(idle.isRunning)): \(idle.lines.map(\.text)) \(idle.standardError)")
         }
         var none = pollfd()
         _ = poll(&none, 0, 5)

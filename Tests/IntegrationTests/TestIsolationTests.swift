@@ -27,6 +27,20 @@ import Glibc
         return String(cString: directory)
     }
 
+    /// A child gets its standard input, output and error, nothing else of the test process's:
+    /// `swift test` passes the test runner connected sockets without close-on-exec, and a child
+    /// holding one looked connected before it had connected anywhere (an `mpc idle` taken as
+    /// listening missed the change it was started to see, 2 runs in 15 with a core loaded).
+    @Test func aChildInheritsOnlyItsStandardDescriptors() throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let child = try ChildProcess(program: "/bin/sleep", ["30"])
+        defer { child.terminate() }
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd")
+        #expect(Set(descriptors) == ["0", "1", "2"])
+    }
+
     @Test func aDaemonGetsItsOwnHomeAndXDGDirectories() throws {
         let daemon = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null"])
         defer { daemon.terminate() }

@@ -27,6 +27,16 @@ public final class ChildProcess: Sendable {
     private let exitStatus = Mutex<Int32?>(nil)
     private let readersDone = DispatchGroup()
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 on): every descriptor from
+    /// `fd` up is closed in the child. Looked up at run time because Swift's Glibc module does
+    /// not export it; spawning fails loudly (`ChildProcessError`) rather than leak if it is missing.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return { _, _ in ENOSYS }
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    }()
+
     /// The freshly built daemon: `QUEUEPLAYERD` if set, else next to the test bundle.
     public static var daemonPath: String {
         if let path = ProcessInfo.processInfo.environment["QUEUEPLAYERD"] { return path }
@@ -87,6 +97,13 @@ public final class ChildProcess: Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        // Nothing else of the test process's: `swift test` hands the test runner connected
+        // sockets that are not close-on-exec, and a child holding them looks connected (to
+        // `hasConnectedUnixSocket`) before it has connected anywhere, and keeps the runner's
+        // channel open after the test process is gone.
+        guard Self.addCloseFrom(&actions, 3) == 0 else {
+            throw ChildProcessError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34 or later needed)")
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
