@@ -4,7 +4,7 @@ import Testing
 
 /// The commands beyond mpc's basics, driven by the real clients: mpc for what it has
 /// (modes, moves, the database, stored playlists), python-mpd2 for the rest (ids, versions,
-/// filters, priorities, messages), and ncmpcpp in a terminal as a person would use it.
+/// filters, priorities, messages). The terminal clients are in ``TerminalClientsTests``.
 @Suite(.serialized) struct MPDClientsTests {
     typealias Steps = ControlSocketPythonTests.Steps
 
@@ -116,59 +116,5 @@ import Testing
         let messages = steps.ok("readmessages") as? [[String: String]]
         #expect(messages == [["channel": "queueplayerd", "message": "{\"aps\":{\"content-available\":1}}"]])
         #expect(steps.results["sendmessage-nobody"]?.error?.contains("nobody is subscribed") == true)
-    }
-
-    /// ncmpcpp as a person uses it: its screens open and fill, keys act on the daemon, and
-    /// no `MPD: ...` error ever shows on its status line; the daemon stays idle meanwhile.
-    @Test func ncmpcppShowsTheQueueBrowserAndLibraryAndPlaysAChosenSong() throws {
-        let daemon = try Self.daemonWithDatabase()
-        defer { daemon.stop() }
-        _ = try daemon.mpc("add", "/")
-        let terminal = try TerminalSession(["/usr/bin/ncmpcpp"], environment: ["MPD_HOST": daemon.socket, "HOME": daemon.directory.path])
-        defer { terminal.close() }
-        func noError(_ screen: String) -> Bool { !screen.contains("MPD:") && !screen.contains("unknown command") }
-
-        let queue = terminal.waitForScreen { $0.contains("Night (pluck and sine, E-flat major)") }
-        try #require(queue != nil, "the queue's titles never showed:\n\(terminal.screen())")
-        #expect(noError(queue!), "\(queue!)")
-
-        // Down twice, Enter: the third song plays.
-        try terminal.send("Down", "Down", "Enter")
-        let status = try ControlSocketQuery.waitForValue(daemon, key: "song", equals: "2")
-        #expect(status, "Enter on the third song did not play it")
-        #expect(terminal.waitForScreen { $0.contains("Playing:") } != nil)
-
-        try terminal.send("2")   // the browser
-        let browser = terminal.waitForScreen { $0.contains("Browse: /") && $0.contains("Noon (pluck, G major, 22 kHz mono)") }
-        #expect(browser != nil && noError(browser!), "\(terminal.screen())")
-        try terminal.send("4")   // the media library
-        let library = terminal.waitForScreen { $0.contains("queueplayerd project") }
-        #expect(library != nil && noError(library!), "\(terminal.screen())")
-        try terminal.send("p")   // pause
-        #expect(try ControlSocketQuery.waitForValue(daemon, key: "state", equals: "pause"))
-        try terminal.send("1")
-        #expect(noError(terminal.screen()), "\(terminal.screen())")
-
-        // A client that redraws and idles costs the daemon next to nothing.
-        let pid = daemon.process.processIdentifier
-        let before = try #require(ProcessStatistics.cpuSeconds(pid))
-        let start = ChildProcess.now()
-        _ = terminal.waitForScreen(timeout: 2) { _ in false }
-        let cpu = (try #require(ProcessStatistics.cpuSeconds(pid)) - before) / (ChildProcess.now() - start)
-        #expect(cpu < 0.2, "the daemon used \(cpu * 100) % of a core with ncmpcpp connected")
-    }
-}
-
-/// Small polls of the daemon's `status` over a raw connection.
-enum ControlSocketQuery {
-    /// Waits until `status` shows `key: value`; false after `timeout` seconds.
-    static func waitForValue(_ daemon: ControlDaemon, key: String, equals value: String, timeout: Double = 5) throws -> Bool {
-        let client = try daemon.client()
-        let deadline = ChildProcess.now() + timeout
-        repeat {
-            if replyValue(try client.request("status"), key) == value { return true }
-            usleep(20_000)
-        } while ChildProcess.now() < deadline
-        return false
     }
 }
