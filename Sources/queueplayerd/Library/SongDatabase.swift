@@ -38,19 +38,26 @@ struct SongDatabase: Codable, Sendable, Equatable {
                      tags: tagValues.map { SongInfo.Tag($0.type, $0.value) }, duration: duration)
         }
 
-        /// The values of `type` (the URI for `file`); `[""]` when the song has none.
+        /// The values of `type` (the URI for `file`), or of the first of its fallback tags the
+        /// song has (`list albumartist` shows the Artist of a song without AlbumArtist, as
+        /// MPD's `VisitTagWithFallbackOrEmpty`); `[""]` when the song has none of them.
         func values(of key: FilterKey) -> [String] {
             switch key {
             case .file: return [uri]
             case .tag(let type):
-                let found = tags.filter { $0.type == type.rawValue }.map(\.value)
-                return found.isEmpty ? [""] : found
+                for candidate in [type] + type.fallbacks {
+                    let found = tags.filter { $0.type == candidate.rawValue }.map(\.value)
+                    if !found.isEmpty { return found }
+                }
+                return [""]
             default: return [""]
             }
         }
     }
 
-    static let currentVersion = 1
+    /// 2: the tags MPD reads from ID3 beyond the first six (AlbumArtist, Composer, Disc, ...);
+    /// a database of an older version is built anew, so its songs gain them.
+    static let currentVersion = 2
     var version = SongDatabase.currentVersion
     /// The music directory the URIs are relative to: a database of another directory is not used.
     var root: String
