@@ -152,12 +152,15 @@ final class LibraryUpdater: @unchecked Sendable {
             guard stat(url.path, &info) == 0 else { continue }
             let uri = library.uri(for: url)
             let modified = Int64(info.st_mtim.tv_sec)
+            let nanoseconds = modified * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             let size = Int64(info.st_size)
-            if !rereadAll, let known = previous.records[uri], known.modified == modified, known.size == size {
+            if !rereadAll, let known = previous.records[uri], known.modifiedNanoseconds == nanoseconds, known.size == size {
                 next.records[uri] = known
                 continue
             }
-            next.records[uri] = Self.record(uri: uri, modified: modified, size: size, details: songIndex.details(of: url))
+            var record = Self.record(uri: uri, modified: modified, size: size, details: songIndex.details(of: url))
+            record.modifiedNanoseconds = nanoseconds
+            next.records[uri] = record
         }
         next.updated = Int64(Date().timeIntervalSince1970)
         return next

@@ -13,8 +13,12 @@ struct SongDatabase: Codable, Sendable, Equatable {
     struct Record: Codable, Sendable, Equatable, FilterableSong {
         /// The path relative to the music directory.
         var uri: String
-        /// Modification time (seconds since 1970) and size: what says a file changed.
+        /// Modification time (seconds since 1970), as `Last-Modified` shows it.
         var modified: Int64
+        /// The modification time in nanoseconds and the size: what says a file changed. Whole
+        /// seconds are not enough: a file retagged within the second it was read in keeps them
+        /// (and often its size too: a tag editor rewrites the tag within its padding).
+        var modifiedNanoseconds: Int64 = 0
         var size: Int64
         var duration: Double?
         var format: String?
