@@ -299,7 +299,8 @@ public enum Command: Hashable, Sendable {
     }
 
     /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
-    /// `add`, `update`): a daemon may keep such commands from piling up ahead of cheap ones.
+    /// `add`, `update`), or reads a file (`albumart`, `readpicture`: up to `binarylimit` bytes,
+    /// 8 MiB at most): a daemon may keep such commands from piling up ahead of cheap ones.
     public var isExpensive: Bool {
         switch self {
         case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
