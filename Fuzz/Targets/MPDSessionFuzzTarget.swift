@@ -57,6 +57,8 @@ enum MPDSessionFuzzTarget {
                 try FuzzFinding.require(index == actions.count - 1, "actions after a close: \(actions)")
             case .send(let text):
                 try FuzzFinding.require(text.hasSuffix("\n"), "a reply that is not whole lines: \(text.debugDescription)")
+            case .sendBytes(let bytes):
+                try FuzzFinding.require(bytes.last == UInt8(ascii: "\n"), "a binary payload without its newline")
             }
         }
         try FuzzFinding.require(session.isClosed == (actions.last == .close), "isClosed disagrees with the actions")
@@ -71,6 +73,7 @@ enum MPDSessionFuzzTarget {
         actions.map { action in
             switch action {
             case .send(let text): text
+            case .sendBytes(let bytes): String(decoding: bytes, as: UTF8.self)
             case .close: "<close>"
             }
         }.joined()

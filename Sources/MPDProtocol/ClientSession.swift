@@ -44,6 +44,9 @@ public struct ClientSession: Sendable {
     /// The first bytes of every connection. mpd 0.23.12 announces protocol version 0.23.5.
     public static let greeting = "OK MPD 0.23.5\n"
 
+    /// mpd's default `binarylimit`: the payload of one binary reply, until the client sets another.
+    public static let defaultBinaryLimit = 8192
+
     /// mpd's default `max_command_list_size` (2048 KiB).
     public static let defaultMaxCommandListSize = 2048 * 1024
 
@@ -60,6 +63,8 @@ public struct ClientSession: Sendable {
     public private(set) var idleState = IdleState()
     /// The tags this client's song blocks carry (`tagtypes`); all of them on connect.
     public private(set) var tagTypes: Set<TagType> = Set(TagType.allCases)
+    /// The most payload bytes of one binary reply this client takes (`binarylimit`).
+    public private(set) var binaryLimit = ClientSession.defaultBinaryLimit
 
     private var lineBuffer: LineBuffer
     private var commandList: CommandListBuffer?
@@ -244,7 +249,10 @@ public struct ClientSession: Sendable {
     /// Sends the reply of a command outside a list.
     private mutating func report(_ outcome: Outcome, into output: inout Output) {
         switch outcome {
-        case .success(let body): output.send(body + "OK\n")
+        case .success(let body, let binary):
+            output.send(body)
+            if let binary { output.send(binary: binary) }
+            output.send("OK\n")
         case .failure(let error): output.send(error.ackLine(index: 0))
         case .idle(let immediateReply): output.send(immediateReply)
         case .finish(let lastWords):
@@ -266,12 +274,14 @@ public struct ClientSession: Sendable {
             case let failed:
                 outcome = self.outcome(of: failed, index: index)
             }
-            guard case .success(let body) = outcome else {
+            guard case .success(let body, let binary) = outcome else {
                 finishList(outcome, index: index, into: &output)
                 ended = true
                 return false
             }
-            if list.isOKMode { output.send(body + "list_OK\n") } else if !body.isEmpty { output.send(body) }
+            if !body.isEmpty { output.send(body) }
+            if let binary { output.send(binary: binary) }
+            if list.isOKMode { output.send("list_OK\n") }
             return true
         }
         if !ended { output.send("OK\n") }
@@ -296,8 +306,8 @@ public struct ClientSession: Sendable {
     // MARK: Commands
 
     private enum Outcome {
-        /// The reply body; the caller adds `OK` or `list_OK`.
-        case success(String)
+        /// The reply body, and the payload of a binary reply; the caller adds `OK` or `list_OK`.
+        case success(String, binary: [UInt8]? = nil)
         case failure(MPDError)
         /// The client now idles; the text is the immediate idle reply, if any.
         case idle(String)
@@ -316,7 +326,10 @@ public struct ClientSession: Sendable {
     /// The session's own answer to a protocol-level command; nil for the daemon's commands.
     private mutating func answer(_ command: Command) -> Outcome? {
         switch command {
-        case .ping, .notcommands, .binarylimit, .noidle:
+        case .ping, .notcommands, .noidle:
+            return .success("")
+        case .binarylimit(let limit):
+            binaryLimit = limit
             return .success("")
         case .close:
             return .finish("")
@@ -335,9 +348,11 @@ public struct ClientSession: Sendable {
         _ command: Command, index: Int, inList: Bool,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) -> Outcome {
-        let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID)
+        let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID,
+                                     binaryLimit: binaryLimit)
         do {
-            return .success(try executor(command, context).rendered(tagTypes: tagTypes))
+            let reply = try executor(command, context)
+            return .success(reply.rendered(tagTypes: tagTypes), binary: reply.binary)
         } catch {
             return .failure(error.attributed(to: command.name))
         }
@@ -381,6 +396,14 @@ public struct ClientSession: Sendable {
             text += more
         }
 
+        /// `binary: N`, the bytes, and a newline (the bytes are not text: an action of their own).
+        mutating func send(binary: [UInt8]) {
+            text += "binary: \(binary.count)\n"
+            finished.append(.send(text))
+            text = ""
+            finished.append(.sendBytes(binary + [Byte.newline]))
+        }
+
         /// Whether nothing was sent or closed.
         var isEmpty: Bool { text.isEmpty && finished.isEmpty }
 
@@ -394,6 +417,10 @@ public struct ClientSession: Sendable {
             for action in actions {
                 switch action {
                 case .send(let more): send(more)
+                case .sendBytes(let bytes):
+                    if !text.isEmpty { finished.append(.send(text)) }
+                    text = ""
+                    finished.append(.sendBytes(bytes))
                 case .close: close()
                 }
             }

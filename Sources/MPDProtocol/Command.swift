@@ -179,6 +179,12 @@ public enum Command: Hashable, Sendable {
     case urlhandlers
     /// `decoders`: the decoder plugins and their suffixes and MIME types.
     case decoders
+    /// `albumart URI OFFSET`: a chunk of the cover file (`cover.png`, `cover.jpg`, ...) in the
+    /// song's directory, as a binary reply of at most `binarylimit` bytes.
+    case albumart(uri: String, offset: Int)
+    /// `readpicture URI OFFSET`: a chunk of the picture embedded in the song's tag (the first
+    /// ID3v2 `APIC`), as a binary reply; an empty reply if it has none.
+    case readpicture(uri: String, offset: Int)
 
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
@@ -195,7 +201,7 @@ public enum Command: Hashable, Sendable {
     case idle([Subsystem])
     /// *session* `noidle`. A `noidle` line is normally intercepted before parsing; see ``ClientSession``.
     case noidle
-    /// *session* `binarylimit SIZE`: accepted and validated; this daemon never sends binary data.
+    /// *session* `binarylimit SIZE`: the most payload bytes of one binary reply (`albumart`, `readpicture`).
     case binarylimit(Int)
 
     /// The command name as it appears on the wire and in `{command}` of an ACK.
@@ -279,6 +285,8 @@ public enum Command: Hashable, Sendable {
         case .stats: "stats"
         case .urlhandlers: "urlhandlers"
         case .decoders: "decoders"
+        case .albumart: "albumart"
+        case .readpicture: "readpicture"
         case .ping: "ping"
         case .close: "close"
         case .commands: "commands"
@@ -291,12 +299,13 @@ public enum Command: Hashable, Sendable {
     }
 
     /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
-    /// `add`, `update`): a daemon may keep such commands from piling up ahead of cheap ones.
+    /// `add`, `update`), or reads a file (`albumart`, `readpicture`: up to `binarylimit` bytes,
+    /// 8 MiB at most): a daemon may keep such commands from piling up ahead of cheap ones.
     public var isExpensive: Bool {
         switch self {
         case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
              .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search, .findadd, .searchadd, .count,
-             .stats, .load, .listplaylistinfo:
+             .stats, .load, .listplaylistinfo, .albumart, .readpicture:
             true
         default: false
         }
@@ -305,7 +314,8 @@ public enum Command: Hashable, Sendable {
     /// The names of the commands ``isExpensive`` marks.
     static let expensiveNames = ["playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind",
                                  "playlistsearch", "lsinfo", "listall", "listallinfo", "listfiles", "list", "find",
-                                 "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo"]
+                                 "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo",
+                                 "albumart", "readpicture"]
 
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
     public var isHandledBySession: Bool {

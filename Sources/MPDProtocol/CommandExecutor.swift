@@ -21,11 +21,15 @@ public struct CommandContext: Hashable, Sendable {
     /// Which client sent the command (``ClientSession/clientID``): per-client state such as
     /// message subscriptions is kept by it.
     public var clientID: Int
+    /// The most payload bytes one binary reply may carry (`binarylimit`; MPD's default 8192).
+    public var binaryLimit: Int
 
     /// Creates a context; the session makes one per executed command.
-    public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil, clientID: Int = 0) {
+    public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil, clientID: Int = 0,
+                binaryLimit: Int = ClientSession.defaultBinaryLimit) {
         self.tagTypes = tagTypes
         self.listIndex = listIndex
         self.clientID = clientID
+        self.binaryLimit = binaryLimit
     }
 }

@@ -15,6 +15,9 @@ public struct Reply: Hashable, Sendable {
 
     /// The lines in the order they will be sent.
     public private(set) var lines: [Line]
+    /// The payload of a binary reply (`albumart`, `readpicture`): sent after the lines as
+    /// `binary: N`, the N bytes, and a newline, as MPD's `Response::WriteBinary`.
+    public private(set) var binary: [UInt8]?
 
     /// An empty body: the reply is just `OK`.
     public init() {
@@ -49,6 +52,11 @@ public struct Reply: Hashable, Sendable {
     /// Appends a song block as `currentsong` and `playlistinfo` send it.
     public mutating func append(_ song: SongInfo) {
         song.appendLines(to: &self)
+    }
+
+    /// Makes this a binary reply carrying `bytes` (at most the client's `binarylimit`).
+    public mutating func setBinary(_ bytes: [UInt8]) {
+        binary = bytes
     }
 
     /// Appends all lines of another reply.

@@ -168,7 +168,7 @@ public struct SongFilter: Sendable, Hashable {
 extension TagType {
     /// The tags whose values stand in for this one when a song lacks it, in order (MPD's
     /// `ApplyTagFallback`).
-    var fallbacks: [TagType] {
+    public var fallbacks: [TagType] {
         switch self {
         case .albumArtistSort: [.albumArtist, .artistSort, .artist]
         case .albumArtist, .artistSort: [.artist]

@@ -176,13 +176,13 @@ import Testing
 
     @Test func supportedNamesAreSortedAndComplete() {
         #expect(Command.supportedNames == [
-            "add", "addid", "binarylimit", "channels", "clear", "close", "commands", "config", "consume", "count",
+            "add", "addid", "albumart", "binarylimit", "channels", "clear", "close", "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
             "next", "notcommands", "outputs", "partition", "pause", "ping", "play", "playid", "playlistadd",
             "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
-            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages",
+            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages", "readpicture",
             "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
             "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
             "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "unsubscribe", "update", "urlhandlers", "volume",

@@ -67,6 +67,7 @@ func transcript(_ actions: [SessionAction]) -> String {
     actions.map { action in
         switch action {
         case .send(let text): text
+        case .sendBytes(let bytes): String(decoding: bytes, as: UTF8.self)
         case .close: "<close>"
         }
     }.joined()

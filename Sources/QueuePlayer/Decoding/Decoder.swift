@@ -45,6 +45,16 @@ public struct ItemMetadata: Sendable, Hashable {
         self.date = date
         self.genre = genre
     }
+
+    /// The common tags of an ID3 tag: ID3v2's frames, or ID3v1's fields where those are missing.
+    public init(_ id3: ID3Tags) {
+        self.init(title: id3.values(of: "TIT2").first ?? id3.version1?.title,
+                  artist: id3.values(of: "TPE1").first ?? id3.version1?.artist,
+                  album: id3.values(of: "TALB").first ?? id3.version1?.album,
+                  track: id3.values(of: "TRCK").first,
+                  date: (id3.values(of: "TDRC") + id3.values(of: "TYER")).first,
+                  genre: id3.values(of: "TCON").first)
+    }
 }
 
 import struct Foundation.URL

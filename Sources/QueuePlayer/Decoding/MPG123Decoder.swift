@@ -27,6 +27,8 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     public let format: AudioFormat
     public let frameCount: Int64
     public let metadata: ItemMetadata
+    /// Every ID3 text frame of the file, for whoever presents tags beyond ``metadata``.
+    public let id3: ID3Tags
 
     /// The stream's nominal bit rate in kbit/s (an average for VBR), if known.
     public let bitRate: Int?
@@ -113,7 +115,8 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         } else {
             bitRate = nil
         }
-        metadata = Self.readTags(handle)
+        id3 = ID3Tags.read(handle)
+        metadata = ItemMetadata(id3)
         opened = true
     }
 
@@ -164,7 +167,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
 
     // MARK: - Private
 
-    private static let initializeLibrary: Void = { _ = mpg123_init() }()
+    static let initializeLibrary: Void = { _ = mpg123_init() }()
 
     /// Opens the file for reading, refusing what cannot be an MP3 item with a precise reason.
     private static func openFile(_ url: URL) throws(DecoderError) -> BufferedFile {
@@ -183,52 +186,6 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         let code = mpg123_errcode(handle)
         if code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue { return fallback }
         return String(cString: mpg123_strerror(handle))
-    }
-
-    private static func readTags(_ handle: OpaquePointer) -> ItemMetadata {
-        var v1: UnsafeMutablePointer<mpg123_id3v1>?
-        var v2: UnsafeMutablePointer<mpg123_id3v2>?
-        guard mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue else { return ItemMetadata() }
-        var tags = ItemMetadata()
-        if let v2 = v2?.pointee {
-            tags.title = string(v2.title)
-            tags.artist = string(v2.artist)
-            tags.album = string(v2.album)
-            tags.date = string(v2.year)
-            tags.genre = string(v2.genre)
-            for index in 0..<Int(v2.texts) {
-                let text = v2.text[index]
-                if withUnsafeBytes(of: text.id, { Array($0) }) == Array("TRCK".utf8) {
-                    tags.track = string(withUnsafePointer(to: text.text) { $0 })
-                }
-            }
-        }
-        if let v1 = v1?.pointee {
-            tags.title = tags.title ?? fixedString(v1.title)
-            tags.artist = tags.artist ?? fixedString(v1.artist)
-            tags.album = tags.album ?? fixedString(v1.album)
-        }
-        return tags
-    }
-
-    private static func string(_ value: UnsafeMutablePointer<mpg123_string>?) -> String? {
-        guard let value else { return nil }
-        return string(UnsafePointer(value))
-    }
-
-    private static func string(_ value: UnsafePointer<mpg123_string>) -> String? {
-        let s = value.pointee
-        guard let p = s.p, s.fill > 1 else { return nil }
-        let text = String(cString: p)
-        return text.isEmpty ? nil : text
-    }
-
-    private static func fixedString<T>(_ tuple: T) -> String? {
-        withUnsafeBytes(of: tuple) { raw in
-            let bytes = raw.prefix { $0 != 0 }
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            return text.isEmpty ? nil : text
-        }
     }
 }
 

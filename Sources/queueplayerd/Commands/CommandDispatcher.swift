@@ -27,6 +27,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
             messages,
             OutputCommands(controller: controller),
             LibraryCommands(controller: controller),
+            PictureCommands(controller: controller),
         ]
     }
 

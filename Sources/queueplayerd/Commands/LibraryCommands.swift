@@ -11,10 +11,10 @@ struct LibraryCommands: CommandHandler {
         let database = controller.updater.database
         var reply = Reply()
         switch command {
-        case .update, .rescan:
+        case .update(let uri), .rescan(let uri):
             let rereadAll: Bool
             if case .rescan = command { rereadAll = true } else { rereadAll = false }
-            reply.append("updating_db", controller.updater.start(in: controller.application, rereadAll: rereadAll))
+            reply.append("updating_db", try controller.updater.start(in: controller.application, uri: uri, rereadAll: rereadAll))
         case .config:
             reply.append("music_directory", controller.library.root.path)
         case .lsinfo(let uri):

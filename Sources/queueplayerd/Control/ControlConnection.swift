@@ -218,6 +218,9 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             switch action {
             case .send(let text):
                 write(text)
+            case .sendBytes(let bytes):
+                context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+                hasUnflushedOutput = true
             case .close:
                 close(context)
                 return

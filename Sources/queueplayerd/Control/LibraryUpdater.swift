@@ -7,8 +7,9 @@ import Synchronization
 /// Keeps the ``SongDatabase`` of the music directory: loads it at start, and on `update`
 /// (or `rescan`) walks the directory in a background task, off the controller's queue.
 ///
-/// An update re-reads the tags only of files whose size or modification time changed
-/// (`rescan`: of every file), keeps the rest, drops what vanished, and hands the new
+/// An update (of the whole library, or of one file or directory as `update URI` asks)
+/// re-reads the tags only of files whose size or modification time changed (`rescan`: of
+/// every file), keeps the rest, drops what vanished, and hands the new
 /// database to the controller's queue in one piece; `database` is reported when anything
 /// changed, and the database is saved (temporary file, rename) under the state directory.
 /// A scan cut short by the background time is logged and its partial result discarded:
@@ -24,7 +25,9 @@ final class LibraryUpdater: @unchecked Sendable {
     private let logger: Logger
     private let file: URL?
     private var lastJob = 0
-    private var running = false
+    /// The update that runs, and those queued behind it.
+    private var current: Job?
+    private var pending: [Job] = []
     /// Set when an `update` starts: the first build, if still running, stops (the update
     /// builds the same database), so two scans never compete.
     private let initialBuildSuperseded = Atomic<Bool>(false)
@@ -45,7 +48,7 @@ final class LibraryUpdater: @unchecked Sendable {
     }
 
     /// The job number while an update runs (`updating_db:` in `status`).
-    var runningJob: Int? { running ? lastJob : nil }
+    var runningJob: Int? { current?.number }
 
     /// Seconds since the daemon started (`uptime` in `stats`).
     var uptime: Int { Int(Date().timeIntervalSince(startedAt)) }
@@ -58,7 +61,9 @@ final class LibraryUpdater: @unchecked Sendable {
         guard database.updated == 0 else { return }
         let activity = application.beginBackgroundActivity(named: "build the song database")
         DispatchQueue.global(qos: .utility).async { [self] in
-            let built = scan(keeping: nil) { activity.isExpired || initialBuildSuperseded.load(ordering: .relaxed) }
+            let built = scan(nil, keeping: SongDatabase(root: library.root.path), rereadAll: true) {
+                activity.isExpired || initialBuildSuperseded.load(ordering: .relaxed)
+            }
             if let built { save(built) }
             queue.async { [self] in
                 // An `update` that finished first has the newer picture.
@@ -71,53 +76,91 @@ final class LibraryUpdater: @unchecked Sendable {
         }
     }
 
-    /// Starts an update as a background task of `application`; returns its job number.
-    func start(in application: any ApplicationContext, rereadAll: Bool) -> Int {
+    /// Queues an update of `uri` (nil: the whole library) as a background task of
+    /// `application`; returns its job number. Updates run one after the other, each on the
+    /// database the previous one left, as MPD's update queue runs them (at most 32 waiting).
+    func start(in application: any ApplicationContext, uri: String? = nil, rereadAll: Bool) throws(MPDError) -> Int {
+        guard pending.count < Self.maxQueuedJobs else { throw MPDError(.updateAlready, "Update queue is full") }
         lastJob += 1
-        let job = lastJob
-        running = true
         initialBuildSuperseded.store(true, ordering: .relaxed)
-        events.post([.update])
-        let previous = database
         let activity = application.beginBackgroundActivity(named: "update")
+        pending.append(Job(number: lastJob, uri: uri.map(SongDatabase.trimmed), rereadAll: rereadAll, activity: activity))
+        if current == nil {
+            // MPD reports `update` when a job starts at once; a queued job's start is not reported.
+            events.post([.update])
+            runNext()
+        }
+        return lastJob
+    }
+
+    /// MPD's `MAX_UPDATE_QUEUE_SIZE`.
+    static let maxQueuedJobs = 32
+
+    private struct Job {
+        let number: Int
+        /// The file or directory to update, trimmed; nil or empty: everything.
+        let uri: String?
+        let rereadAll: Bool
+        let activity: BackgroundActivity
+    }
+
+    /// Starts the first queued job, if none runs. On the controller's queue.
+    private func runNext() {
+        guard current == nil, !pending.isEmpty else { return }
+        let job = pending.removeFirst()
+        current = job
+        let previous = database
+        // Part of a library that was never built would be all of the database: build all of it.
+        let uri = previous.updated == 0 ? nil : job.uri
         DispatchQueue.global(qos: .utility).async { [self] in
-            let scanned = scan(keeping: rereadAll ? nil : previous) { activity.isExpired }
+            let scanned = scan(uri, keeping: previous, rereadAll: job.rereadAll) { job.activity.isExpired }
             if let scanned, scanned != previous { save(scanned) }
             queue.async { [self] in
-                if lastJob == job { running = false }
+                current = nil
                 if let scanned {
                     let changed = scanned.records != previous.records
                     database = scanned
                     events.post(changed ? [.database, .update] : [.update])
                 } else {
-                    logger.warning("update \(job) stopped early: the background time ran out; run update again")
+                    logger.warning("update \(job.number) stopped early: the background time ran out; run update again")
                     events.post([.update])
                 }
-                activity.end()
+                job.activity.end()
+                runNext()
             }
         }
-        return job
     }
 
     // MARK: - Scanning (global queue)
 
-    /// A new database: records of unchanged files kept from `previous`, the others read
-    /// anew. Nil if `isCancelled` turned true first.
-    private func scan(keeping previous: SongDatabase?, isCancelled: () -> Bool) -> SongDatabase? {
+    /// A new database: `previous` with the songs at or under `uri` (nil or empty: all songs)
+    /// replaced by what the directory holds there now. Records of unchanged files are kept
+    /// (unless `rereadAll`), the others read anew. Nil if `isCancelled` turned true first.
+    private func scan(_ uri: String?, keeping previous: SongDatabase, rereadAll: Bool, isCancelled: () -> Bool) -> SongDatabase? {
         var next = SongDatabase(root: library.root.path)
-        guard let files = library.allFiles(isCancelled: isCancelled) else { return nil }
+        let files: [URL]?
+        if let uri, !uri.isEmpty {
+            next.records = previous.records.filter { $0.key != uri && !$0.key.hasPrefix(uri + "/") }
+            files = library.files(toUpdate: uri, isCancelled: isCancelled)
+        } else {
+            files = library.allFiles(isCancelled: isCancelled)
+        }
+        guard let files else { return nil }
         for url in files {
             if isCancelled() { return nil }
             var info = stat()
             guard stat(url.path, &info) == 0 else { continue }
             let uri = library.uri(for: url)
             let modified = Int64(info.st_mtim.tv_sec)
+            let nanoseconds = modified * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             let size = Int64(info.st_size)
-            if let known = previous?.records[uri], known.modified == modified, known.size == size {
+            if !rereadAll, let known = previous.records[uri], known.modifiedNanoseconds == nanoseconds, known.size == size {
                 next.records[uri] = known
                 continue
             }
-            next.records[uri] = Self.record(uri: uri, modified: modified, size: size, details: songIndex.details(of: url))
+            var record = Self.record(uri: uri, modified: modified, size: size, details: songIndex.details(of: url))
+            record.modifiedNanoseconds = nanoseconds
+            next.records[uri] = record
         }
         next.updated = Int64(Date().timeIntervalSince1970)
         return next

@@ -1,4 +1,5 @@
 import Foundation
+import MPDProtocol
 
 /// The music directory the control socket's `add` and `update` work in (mpd's
 /// `music_directory`). Every path a client gives is resolved inside it: `..`,
@@ -37,6 +38,18 @@ struct MusicLibrary: Sendable {
     /// entry of the walk, so a background task stops promptly).
     func allFiles(isCancelled: () -> Bool) -> [URL]? { allFiles(under: root, isCancelled: isCancelled) }
 
+    /// The MP3 files at or under `uri` (relative, already checked by `update`'s parsing), for
+    /// `update URI`: `[]` if it names nothing, or something outside the library (its songs
+    /// are then dropped from the database); nil once `isCancelled` turns true.
+    func files(toUpdate uri: String, isCancelled: () -> Bool) -> [URL]? {
+        let resolved = root.appendingPathComponent(uri).resolvingSymlinksInPath().standardizedFileURL
+        guard contains(resolved) else { return [] }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) else { return [] }
+        if isDirectory.boolValue { return allFiles(under: resolved, isCancelled: isCancelled) }
+        return Self.isMP3(resolved) && MediaLibrary.isRegularFile(resolved) ? [resolved] : []
+    }
+
     /// The path of `url` relative to the root (the `file:` of a song block).
     func uri(for url: URL) -> String {
         // Standardizing is slow and runs for every song of a `playlistinfo`; queued URLs
@@ -46,7 +59,18 @@ struct MusicLibrary: Sendable {
         return path.hasPrefix(root.path + "/") ? String(path.dropFirst(root.path.count + 1)) : path
     }
 
-    private func contains(_ url: URL) -> Bool {
+    /// Where `uri` points in the library, symlinks not yet resolved: a relative path, or an
+    /// absolute one inside the root. Nil for a path that leads out of the library (absolute
+    /// elsewhere, or with `.`, `..` or empty segments).
+    func path(of uri: String) -> URL? {
+        var relative = uri
+        if relative.hasPrefix(root.path + "/") { relative.removeFirst(root.path.count + 1) }
+        guard !relative.hasPrefix("/"), SongFilter.isSafeRelativeURI(relative) else { return nil }
+        return relative.isEmpty ? root : root.appendingPathComponent(relative)
+    }
+
+    /// Whether `url` (resolved) is the root or inside it.
+    func contains(_ url: URL) -> Bool {
         url.path == root.path || url.path.hasPrefix(root.path + "/")
     }
 

@@ -5,16 +5,10 @@ import Synchronization
 
 /// Tags, length and format of a file, for song blocks of songs not yet played.
 struct SongDetails: Sendable {
-    let metadata: ItemMetadata
+    /// The tags as MPD names them, in the order song blocks list them.
+    let tags: [(type: TagType, value: String)]
     let duration: Double
     let format: AudioFormat
-
-    /// The tags as MPD names them, in the order song blocks list them.
-    var tags: [(type: TagType, value: String)] {
-        [(TagType.artist, metadata.artist), (.title, metadata.title), (.album, metadata.album),
-         (.track, metadata.track), (.date, metadata.date), (.genre, metadata.genre)]
-            .compactMap { type, value in value.map { (type, $0) } }
-    }
 
     /// `samplerate:bits:channels`, as `Format:` shows it.
     var formatText: String { "\(format.sampleRate):16:\(format.channelCount)" }
@@ -22,7 +16,7 @@ struct SongDetails: Sendable {
     /// Reads them from the file; nil if it cannot be opened as MP3.
     init?(reading url: URL) {
         guard let decoder = try? MPG123Decoder(url: url) else { return nil }
-        metadata = decoder.metadata
+        tags = ID3TagMapping.tags(of: decoder.id3)
         duration = Double(decoder.frameCount) / Double(decoder.format.sampleRate)
         format = decoder.format
     }

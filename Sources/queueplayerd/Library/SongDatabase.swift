@@ -13,8 +13,12 @@ struct SongDatabase: Codable, Sendable, Equatable {
     struct Record: Codable, Sendable, Equatable, FilterableSong {
         /// The path relative to the music directory.
         var uri: String
-        /// Modification time (seconds since 1970) and size: what says a file changed.
+        /// Modification time (seconds since 1970), as `Last-Modified` shows it.
         var modified: Int64
+        /// The modification time in nanoseconds and the size: what says a file changed. Whole
+        /// seconds are not enough: a file retagged within the second it was read in keeps them
+        /// (and often its size too: a tag editor rewrites the tag within its padding).
+        var modifiedNanoseconds: Int64 = 0
         var size: Int64
         var duration: Double?
         var format: String?
@@ -38,19 +42,26 @@ struct SongDatabase: Codable, Sendable, Equatable {
                      tags: tagValues.map { SongInfo.Tag($0.type, $0.value) }, duration: duration)
         }
 
-        /// The values of `type` (the URI for `file`); `[""]` when the song has none.
+        /// The values of `type` (the URI for `file`), or of the first of its fallback tags the
+        /// song has (`list albumartist` shows the Artist of a song without AlbumArtist, as
+        /// MPD's `VisitTagWithFallbackOrEmpty`); `[""]` when the song has none of them.
         func values(of key: FilterKey) -> [String] {
             switch key {
             case .file: return [uri]
             case .tag(let type):
-                let found = tags.filter { $0.type == type.rawValue }.map(\.value)
-                return found.isEmpty ? [""] : found
+                for candidate in [type] + type.fallbacks {
+                    let found = tags.filter { $0.type == candidate.rawValue }.map(\.value)
+                    if !found.isEmpty { return found }
+                }
+                return [""]
             default: return [""]
             }
         }
     }
 
-    static let currentVersion = 1
+    /// 2: the tags MPD reads from ID3 beyond the first six (AlbumArtist, Composer, Disc, ...);
+    /// a database of an older version is built anew, so its songs gain them.
+    static let currentVersion = 2
     var version = SongDatabase.currentVersion
     /// The music directory the URIs are relative to: a database of another directory is not used.
     var root: String
