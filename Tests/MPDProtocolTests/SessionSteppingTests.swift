@@ -91,7 +91,7 @@ import Testing
 @Suite struct ExpensiveMarkAgreementTests {
     /// One valid line per command the daemon executes; a new command needs one here.
     static let examples: [String: String] = [
-        "add": "add \"a.mp3\"", "addid": "addid \"a.mp3\" 0", "channels": "channels", "clear": "clear",
+        "add": "add \"a.mp3\"", "albumart": "albumart \"a.mp3\" 0", "readpicture": "readpicture \"a.mp3\" 8192", "addid": "addid \"a.mp3\" 0", "channels": "channels", "clear": "clear",
         "config": "config", "consume": "consume 1", "count": "count artist x", "crossfade": "crossfade 0",
         "currentsong": "currentsong", "decoders": "decoders", "delete": "delete 0:2", "deleteid": "deleteid 3",
         "disableoutput": "disableoutput 0", "enableoutput": "enableoutput 0", "find": "find \"(artist == 'x')\"",
