@@ -83,12 +83,20 @@ import Glibc
         #expect(daemon.notifications(endingWith: ["DidSuspend(suspended)"]).suffix(3) == Self.toBackground + ["DidSuspend(suspended)"])
         #expect(waitUntil(timeout: 5) { (try? pulse.playbackStreamCount()) == 0 }, "suspension closed the ALSA device")
 
-        // Suspended, nothing polls: no thread of the daemon wakes up in a second (a measuring window).
-        let before = daemon.contextSwitches
-        usleep(1_000_000)
-        let switches = daemon.contextSwitches - before
-        print("suspended: \(switches) context switches in a second")
-        #expect(switches <= 2, "\(switches) context switches in a second of suspension")
+        // Suspended, nothing polls: the daemon's threads do not wake up second after second.
+        // Three one-second measuring windows in a row; the median must be at most 2. What is
+        // left over from getting here (a worker thread of the cancelled scan parking, an idle
+        // dispatch thread timing out) may fall into one window, once; a poller, even at 3 Hz,
+        // falls into every window.
+        var windows: [Int] = []
+        for _ in 0..<3 {
+            let before = daemon.contextSwitches
+            usleep(1_000_000)
+            windows.append(daemon.contextSwitches - before)
+        }
+        let switches = windows.sorted()[1]
+        print("suspended: \(windows) context switches in three one-second windows")
+        #expect(switches <= 2, "\(windows) context switches in three one-second windows of suspension")
         #expect(!daemon.process.lines.contains { $0.text.hasPrefix("Background:") })
 
         // A remote play command wakes the daemon into the background, and audio resumes.
