@@ -90,6 +90,15 @@ import Testing
         }
     }
 
+    /// Character references and the five predefined entities are text, not declared
+    /// entities: refusing internal subsets must not cost a title its apostrophes.
+    @Test func characterReferencesAndPredefinedEntitiesAreText() throws {
+        let body = Data("""
+            <rss><channel><title>It&#8217;s &lt;Q&amp;A&gt; &quot;live&quot; &apos;24 &#xE9;t&#xe9;</title></channel></rss>
+            """.utf8)
+        #expect(try FeedParser().parse(body, from: URL(string: "https://example.com/feed")!).title == "It\u{2019}s <Q&A> \"live\" '24 \u{E9}t\u{E9}")
+    }
+
     @Test func anUndeclaredPrefixIsToleratedAndMatchesNothing() throws {
         let body = Data("""
             <rss><channel><title>T</title><item><guid>g</guid><enclosure url="https://e.com/a.mp3"/>\
