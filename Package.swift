@@ -48,6 +48,10 @@ let package = Package(
         // What the daemon saves across restarts, and the validation of a saved file: pure, so it can be fuzzed.
         .target(name: "DaemonState"),
 
+        // Podcast feeds as untrusted input: parsing (FoundationXML), the merge with what is
+        // known, safe file names. Not wired into the daemon yet (issue 13).
+        .target(name: "Feeds"),
+
         // The daemon: composition root.
         .executableTarget(
             name: "queueplayerd",
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
         .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.
