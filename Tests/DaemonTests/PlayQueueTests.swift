@@ -317,6 +317,23 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
         #expect(passStarts.count > 1, "MPD draws the new order before the wrap-around, so a pass may start anywhere: \(passStarts)")
     }
 
+    @Test func theSongChosenAtTheWrapAroundStaysChosenAndIsTheNextSong() {
+        let songs = (0..<8).map { "s\($0)" }
+        for seed: UInt64 in 1...10 {
+            var queue = Self.queue(songs, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            queue.setRepeat(true)
+            var heard = Self.playOn(&queue, limit: 7)         // to the last song of the first pass
+            // The look-ahead at the wrap-around, chosen again and again as edits and mode changes do.
+            let queued = queue.chooseNext()
+            #expect(queue.nextPosition == queued, "seed \(seed): `nextsong` names the song queued")
+            for _ in 0..<3 { #expect(queue.chooseNext() == queued, "seed \(seed): the draw is kept") }
+            heard = Self.playOn(&queue, limit: 8)
+            #expect(Set(heard) == Set(songs), "seed \(seed): the second pass plays every song once: \(heard)")
+        }
+    }
+
     @Test func singleOneshotWithRepeatRepeatsTheSongAndStaysOn() {
         var queue = Self.queue(["a", "b", "c"])
         queue.makeCurrent(1)

@@ -233,10 +233,20 @@ struct PlayQueue<Song: Sendable>: Sendable {
     /// is made here, ahead of the boundary, so that the look-ahead already is the new pass's
     /// first song and the hand-over stays gapless. (Drawing the order only once the song had
     /// started would have started every pass with the same song.)
+    ///
+    /// Unlike MPD, the current song goes last in the new order: its place there is where the
+    /// pass wraps around, so ``nextPosition`` (`nextsong` in `status`) still names the song
+    /// queued, and choosing again before the boundary (after an edit or a mode change) keeps
+    /// that draw instead of continuing from wherever the current song landed, which would skip
+    /// part of the new pass. It also means no song plays twice in a row at the wrap-around.
     mutating func chooseNext() -> Int? {
         let index = nextOrderIndex
-        if random, single == .off, index == 0 {
+        if random, single == .off, index == 0, let currentID, queuedID != randomOrder?.first {
             reshuffle(currentFirst: false)
+            if let at = randomOrder?.firstIndex(of: currentID), entries.count > 1 {
+                randomOrder?.remove(at: at)
+                randomOrder?.append(currentID)
+            }
         }
         let next = index.flatMap(positionInOrder)
         setQueued(next)
