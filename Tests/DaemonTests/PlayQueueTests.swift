@@ -22,11 +22,11 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
         return queue
     }
 
-    /// Plays from the current song on, as the player would: each next song starts in turn.
-    /// Returns the songs heard after the current one, at most `limit`.
+    /// Plays from the current song on, as the player would: each next song is chosen as the
+    /// look-ahead, then starts. Returns the songs heard after the current one, at most `limit`.
     static func playOn(_ queue: inout Queue, limit: Int = 100) -> [String] {
         var heard: [String] = []
-        while heard.count < limit, let next = queue.nextPosition {
+        while heard.count < limit, let next = queue.chooseNext() {
             heard.append(queue.entries[next].song)
             queue.songStarted(position: next)
         }
@@ -253,5 +253,123 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
             queue.insert("new")
             #expect(queue.nextPosition.map { queue.entries[$0].song } == queuedSong, "seed \(seed)")
         }
+    }
+
+    // MARK: - As MPD does (review leftovers)
+
+    @Test func stoppingInRandomModeDrawsANewOrderAndKeepsTheCurrentSong() {
+        let songs = (0..<12).map { "s\($0)" }
+        var queue = Self.queue(songs, seed: 6)
+        queue.setRandom(true)
+        queue.makeCurrent(queue.firstPosition)
+        var unstopped = queue
+        queue.stopped()
+        #expect(queue.currentPosition == unstopped.currentPosition, "`play` after `stop` plays the same song again")
+        // MPD's `Stop` reshuffles: what follows the current song is drawn anew.
+        func wholeOrder(_ queue: Queue) -> [String] {
+            var queue = queue
+            queue.makeCurrent(nil)
+            queue.makeCurrent(queue.firstPosition)
+            return [queue.entries[queue.currentPosition!].song] + Self.playOn(&queue)
+        }
+        let after = wholeOrder(queue)
+        let before = wholeOrder(unstopped)
+        #expect(Set(after) == Set(songs) && after.count == songs.count)
+        #expect(after != before, "a new random order after stopping")
+    }
+
+    @Test func playWithNoCurrentSongInRandomModeStartsAtARandomSong() {
+        var firsts: Set<String> = []
+        for seed: UInt64 in 1...10 {
+            var queue = Self.queue((0..<12).map { "s\($0)" }, seed: seed)
+            queue.setRandom(true)
+            #expect(queue.currentPosition == nil)
+            firsts.insert(queue.entries[queue.firstPosition!].song)
+        }
+        #expect(firsts.count > 1, "MPD's `play` starts at the first song of the random order, not the queue's: \(firsts)")
+    }
+
+    @Test func turningRandomOnWhileStoppedLeavesNoCurrentSong() {
+        var queue = Self.queue(["a", "b", "c"])
+        queue.makeCurrent(1)
+        queue.setRandom(true, keepingCurrent: false)
+        #expect(queue.currentPosition == nil)
+        var playing = Self.queue(["a", "b", "c"])
+        playing.makeCurrent(1)
+        playing.setRandom(true)
+        #expect(playing.currentPosition == 1, "while playing, the current song stays, first in the new order")
+    }
+
+    @Test func randomWithRepeatStartsEachPassAtARandomSong() {
+        let songs = (0..<8).map { "s\($0)" }
+        var passStarts: Set<String> = []
+        for seed: UInt64 in 1...5 {
+            var queue = Self.queue(songs, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            queue.setRepeat(true)
+            let heard = Self.playOn(&queue, limit: 7 + 8 * 3)
+            for pass in stride(from: 7, to: heard.count, by: 8) {
+                #expect(Set(heard[pass..<pass + 8]) == Set(songs), "seed \(seed): each pass plays every song once")
+                passStarts.insert(heard[pass])
+            }
+        }
+        #expect(passStarts.count > 1, "MPD draws the new order before the wrap-around, so a pass may start anywhere: \(passStarts)")
+    }
+
+    @Test func theSongChosenAtTheWrapAroundStaysChosenAndIsTheNextSong() {
+        let songs = (0..<8).map { "s\($0)" }
+        for seed: UInt64 in 1...10 {
+            var queue = Self.queue(songs, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            queue.setRepeat(true)
+            var heard = Self.playOn(&queue, limit: 7)         // to the last song of the first pass
+            // The look-ahead at the wrap-around, chosen again and again as edits and mode changes do.
+            let queued = queue.chooseNext()
+            #expect(queue.nextPosition == queued, "seed \(seed): `nextsong` names the song queued")
+            for _ in 0..<3 { #expect(queue.chooseNext() == queued, "seed \(seed): the draw is kept") }
+            heard = Self.playOn(&queue, limit: 8)
+            #expect(Set(heard) == Set(songs), "seed \(seed): the second pass plays every song once: \(heard)")
+        }
+    }
+
+    @Test func singleOneshotWithRepeatRepeatsTheSongAndStaysOn() {
+        var queue = Self.queue(["a", "b", "c"])
+        queue.makeCurrent(1)
+        queue.setSingle(.oneshot)
+        queue.setRepeat(true)
+        // MPD turns `single oneshot` off only where its player pauses at the border, which repeat prevents.
+        #expect(Self.playOn(&queue, limit: 3) == ["b", "b", "b"])
+        #expect(queue.single == .oneshot)
+        queue.setRepeat(false)
+        let changed = queue.songStarted(position: 2)
+        #expect(changed, "paused at the border: oneshot ends, an options change")
+        #expect(queue.single == .off)
+    }
+
+    @Test func aSongAddedInRandomModeAfterTheQueuedOneWasRemovedStillPlays() {
+        for seed: UInt64 in 1...20 {
+            var queue = Self.queue((0..<6).map { "s\($0)" }, seed: seed)
+            queue.makeCurrent(0)
+            queue.setRandom(true)
+            let queued = queue.chooseNext()!
+            queue.remove(queued..<queued + 1)
+            queue.insert("new")
+            #expect(Self.playOn(&queue).contains("new"), "seed \(seed): the song went before the current one in the order")
+        }
+    }
+
+    @Test func theLookaheadFollowsEditsOfTheQueue() {
+        var queue = Self.queue(["a", "b", "c", "d"])
+        queue.makeCurrent(0)
+        func chosen() -> String? { queue.chooseNext().map { queue.entries[$0].song } }
+        #expect(chosen() == "b")
+        queue.move(2..<4, to: 1)                        // a c d b
+        #expect(chosen() == "c")
+        queue.remove(1..<2)                             // a d b
+        #expect(chosen() == "d")
+        queue.insert("e", at: 1)                        // a e d b
+        #expect(chosen() == "e")
     }
 }

@@ -82,7 +82,8 @@ public final class PulseServer: @unchecked Sendable {
             environment: ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"],
             inheritEnvironment: false, captureOutput: false)
         process.withLock { $0 = started }
-        guard UnixSocketClient.waitUntilAccepting(socketPath, timeout: 10) else {
+        // Generous: at nice 19 on a loaded two-core machine, the server has been seen to take more than 10 s to listen.
+        guard UnixSocketClient.waitUntilAccepting(socketPath, timeout: 30) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "pulseaudio does not listen on \(socketPath)"])
         }
     }

@@ -46,7 +46,8 @@ struct PlayerCommands: CommandHandler {
         case .repeat(let on):
             controller.setModes { $0.setRepeat(on) }
         case .random(let on):
-            controller.setModes { $0.setRandom(on) }
+            let playing = controller.playState != .stop
+            controller.setModes { $0.setRandom(on, keepingCurrent: playing) }
         case .single(let mode):
             controller.setModes { $0.setSingle(mode) }
         case .consume(let mode):
@@ -99,7 +100,9 @@ struct PlayerCommands: CommandHandler {
         case .stop:
             guard !controller.playQueue.isEmpty else { return }
             controller.application.commandNeedsPlayer()
-            controller.startPlayback(at: min(controller.selectedPosition ?? 0, controller.playQueue.count - 1))
+            // The current song, or the first in play order (in random mode, a random one).
+            guard let position = controller.selectedPosition ?? controller.playQueue.firstPosition else { return }
+            controller.startPlayback(at: min(position, controller.playQueue.count - 1))
         }
     }
 }

@@ -160,9 +160,13 @@ final class PlaybackController: @unchecked Sendable {
 
     // MARK: - Transport
 
-    /// Stops: the player is emptied, the queue keeps its current song.
-    func stop() {
+    /// Stops: the player is emptied, the queue keeps its current song. Stopping playback
+    /// draws a new random order (``PlayQueue/stopped()``) unless `reshuffling` is false (a
+    /// removal that leaves nothing to play stops the player without stopping the playlist, as
+    /// in mpd).
+    func stop(reshuffling: Bool = true) {
         syncWithPlayer()
+        if nowPlaying != nil && reshuffling { playQueue.stopped() }
         nowPlaying = nil
         lookahead = nil
         player.removeAllItems()
@@ -175,14 +179,19 @@ final class PlaybackController: @unchecked Sendable {
     func next() throws(MPDError) {
         guard let position = currentPosition, let playing = nowPlaying else { throw MPDError.notPlaying }
         application.commandNeedsPlayer()
-        guard let following = nextPosition(after: position) else {
+        let single = playQueue.single
+        defer { if playQueue.single != single { playQueue.setSingle(single); scheduleLookahead() } }
+        // Chosen as the look-ahead is (a random order that wraps around is drawn anew, as mpd's
+        // `PlayNext` does), with single mode off for the choice.
+        playQueue.setSingle(.off)
+        let following = playQueue.chooseNext()
+        playQueue.setSingle(single)
+        guard let following else {
             consumeIfNeeded(position)
             stop()
             playQueue.makeCurrent(nil)
             return
         }
-        let single = playQueue.single
-        defer { if playQueue.single != single { playQueue.setSingle(single); scheduleLookahead() } }
         let followingID = playQueue.entries[following].id
         if lookahead?.id == followingID {
             // Onto the look-ahead the player already holds: removing the song being heard
@@ -254,7 +263,7 @@ final class PlaybackController: @unchecked Sendable {
                 startPlayback(at: position)
             } else {
                 // Paused (or nothing follows): mpd stops, its current song the one that followed.
-                stop()
+                stop(reshuffling: false)
                 playQueue.makeCurrent(successorPosition)
             }
         }
@@ -344,6 +353,7 @@ final class PlaybackController: @unchecked Sendable {
             nowPlaying = nil
             lookahead = nil
             if let position = playQueue.position(ofID: finished.id) { consumeIfNeeded(position) }
+            playQueue.stopped()
             playQueue.makeCurrent(nil)
             events.post([.player])
         }
@@ -362,8 +372,10 @@ final class PlaybackController: @unchecked Sendable {
             player.remove(item)
             syncWithPlayer()
         } else {
+            // The last song: mpd's player stops, and the playlist with no current song.
             if let position = currentPosition { consumeIfNeeded(position) }
             stop()
+            playQueue.makeCurrent(nil)
         }
     }
 
@@ -384,7 +396,7 @@ final class PlaybackController: @unchecked Sendable {
             return
         }
         player.actionAtItemEnd = playQueue.stopsAtSongEnd ? .pause : .advance
-        setLookahead(playQueue.nextPosition)
+        setLookahead(playQueue.chooseNext())
     }
 
     /// Hands the player the song at `position` to follow the one being heard (none: nil),

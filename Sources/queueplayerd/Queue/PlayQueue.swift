@@ -86,6 +86,7 @@ struct PlayQueue<Song: Sendable>: Sendable {
         let removed = Set(entries[range].map(\.id))
         entries.removeSubrange(range)
         if let current = currentID, removed.contains(current) { currentID = nil }
+        if let queued = queuedID, removed.contains(queued) { queuedID = nil }
         randomOrder?.removeAll { removed.contains($0) }
         markShifted(from: range.lowerBound)
         bump()
@@ -95,6 +96,7 @@ struct PlayQueue<Song: Sendable>: Sendable {
     mutating func removeAll() {
         entries.removeAll()
         currentID = nil
+        queuedID = nil
         if randomOrder != nil { randomOrder = [] }
         positions = [:]
         bump()
@@ -166,9 +168,13 @@ struct PlayQueue<Song: Sendable>: Sendable {
 
     /// Turns random mode on (a fresh order, the current song first, so everything else plays
     /// after it) or off (the queue's own order).
-    mutating func setRandom(_ on: Bool) {
+    ///
+    /// Turned on while stopped, no song stays current (as MPD's `SetRandom` does when not
+    /// playing): the next `play` starts at the first song of the new order, a random one.
+    mutating func setRandom(_ on: Bool, keepingCurrent: Bool = true) {
         guard on != random else { return }
         if on {
+            if !keepingCurrent { currentID = nil }
             randomOrder = entries.map(\.id)
             reshuffle()
         } else {
@@ -205,28 +211,69 @@ struct PlayQueue<Song: Sendable>: Sendable {
     /// (single mode without repeat).
     var stopsAtSongEnd: Bool { single != .off && !repeats }
 
+    /// The position `play` starts from when no song is current: the first in play order (in
+    /// random mode, the first of the random order, as MPD's `PlayAny`).
+    var firstPosition: Int? {
+        guard !entries.isEmpty else { return nil }
+        return positionInOrder(0)
+    }
+
     /// The position of the song that plays after the current one, or nil when playback ends
     /// there. `single` without `repeat` still names the next song: the caller decides to stop
     /// (see ``stopsAtSongEnd``), as MPD's player pauses at the border.
     var nextPosition: Int? {
-        guard let currentID, let index = orderIndex(of: currentID) else { return nil }
-        if single != .off && repeats && consume == .off { return positionInOrder(index) }
-        if index + 1 < entries.count { return positionInOrder(index + 1) }
-        // Past the last song: repeat starts over, unless consume has emptied what came before.
-        if repeats && (index > 0 || consume == .off) { return positionInOrder(0) }
-        return nil
+        nextOrderIndex.flatMap(positionInOrder)
+    }
+
+    /// Chooses the song the player is handed to follow the current one (its look-ahead, see
+    /// ``nextPosition``) and remembers it as queued (``setQueued(_:)``).
+    ///
+    /// Where the random order wraps around (repeat, single off), a new order is drawn first
+    /// and the next pass starts at its first song, as MPD's `UpdateQueuedSong` does: the choice
+    /// is made here, ahead of the boundary, so that the look-ahead already is the new pass's
+    /// first song and the hand-over stays gapless. (Drawing the order only once the song had
+    /// started would have started every pass with the same song.)
+    ///
+    /// Unlike MPD, the current song goes last in the new order: its place there is where the
+    /// pass wraps around, so ``nextPosition`` (`nextsong` in `status`) still names the song
+    /// queued, and choosing again before the boundary (after an edit or a mode change) keeps
+    /// that draw instead of continuing from wherever the current song landed, which would skip
+    /// part of the new pass. It also means no song plays twice in a row at the wrap-around.
+    mutating func chooseNext() -> Int? {
+        let index = nextOrderIndex
+        if random, single == .off, index == 0, let currentID, queuedID != randomOrder?.first {
+            reshuffle(currentFirst: false)
+            if let at = randomOrder?.firstIndex(of: currentID), entries.count > 1 {
+                randomOrder?.remove(at: at)
+                randomOrder?.append(currentID)
+            }
+        }
+        let next = index.flatMap(positionInOrder)
+        setQueued(next)
+        return next
+    }
+
+    /// Playback stopped (`stop`, or the queue's end): in random mode a new order is drawn, so
+    /// that the next playback is a different one (MPD's `playlist::Stop`). The current song
+    /// stays current wherever it lands in the new order: `play` plays it again.
+    mutating func stopped() {
+        queuedID = nil
+        if random { reshuffle(currentFirst: false) }
     }
 
     /// The song at `position` has become audible after the current one (a gapless hand-over,
-    /// or a song's end moving on). Consume removes the song that ended; the one-shot modes
-    /// turn themselves off; a wrap-around in random mode draws a new order (the started song
-    /// first); the song's priority is spent. Returns true if a mode changed (an `options` event).
+    /// or a song's end moving on). Consume removes the song that ended and `consume oneshot`
+    /// turns itself off (MPD's `QueuedSongStarted`); `single oneshot` turns itself off where
+    /// the player paused at the border, that is without repeat (MPD's `BorderPause`: with
+    /// repeat, single repeats the song and stays on); the song's priority is spent. Returns
+    /// true if a mode changed (an `options` event).
     @discardableResult
     mutating func songStarted(position: Int) -> Bool {
         let startedID = entries[position].id
         let previousID = currentID
-        let wrapped = previousID.flatMap(orderIndex(of:)) != nil && orderIndex(of: startedID) == 0
+        let pausedAtBorder = stopsAtSongEnd
         currentID = startedID
+        if queuedID == startedID { queuedID = nil }
         if let previousID, previousID != startedID, consume != .off, let old = positions[previousID] {
             remove(old..<old + 1)
         }
@@ -235,11 +282,10 @@ struct PlayQueue<Song: Sendable>: Sendable {
             consume = .off
             optionsChanged = true
         }
-        if single == .oneshot {
+        if single == .oneshot && pausedAtBorder {
             single = .off
             optionsChanged = true
         }
-        if wrapped && random && single == .off { reshuffle() }
         if let at = positions[startedID], entries[at].priority != 0 {
             setPriority(0, for: at..<at + 1)
         }
@@ -266,6 +312,16 @@ struct PlayQueue<Song: Sendable>: Sendable {
 
     // MARK: - Private
 
+    /// The index in play order of the song after the current one (MPD's `GetNextOrder`).
+    private var nextOrderIndex: Int? {
+        guard let currentID, let index = orderIndex(of: currentID) else { return nil }
+        if single != .off && repeats && consume == .off { return index }
+        if index + 1 < entries.count { return index + 1 }
+        // Past the last song: repeat starts over, unless consume has emptied what came before.
+        if repeats && (index > 0 || consume == .off) { return 0 }
+        return nil
+    }
+
     private func orderIndex(of id: Int) -> Int? {
         if let order = randomOrder { return order.firstIndex(of: id) }
         return positions[id]
@@ -276,13 +332,14 @@ struct PlayQueue<Song: Sendable>: Sendable {
         return positions[order[index]]
     }
 
-    /// A new random order: by priority, shuffled within each priority, the current song first.
-    private mutating func reshuffle() {
+    /// A new random order: by priority, shuffled within each priority; the current song first
+    /// if `currentFirst` (MPD's `ShuffleOrder`, then `MoveOrder(current, 0)`).
+    private mutating func reshuffle(currentFirst: Bool = true) {
         guard var order = randomOrder else { return }
         order.shuffle(using: &generator)
         randomOrder = order
         sortByPriority(from: 0)
-        if let currentID, let index = randomOrder?.firstIndex(of: currentID) {
+        if currentFirst, let currentID, let index = randomOrder?.firstIndex(of: currentID) {
             randomOrder?.remove(at: index)
             randomOrder?.insert(currentID, at: 0)
         }
