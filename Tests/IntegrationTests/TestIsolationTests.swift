@@ -21,6 +21,15 @@ import Glibc
         return result
     }
 
+    /// Whether `pid` runs `command` and is asleep (state `S` in /proc): its exec is done.
+    static func isSleepingIn(_ pid: pid_t, command: String) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let name = stat[stat.index(after: stat.firstIndex(of: "(")!)..<close]
+        let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
+        return name == command && state == "S"
+    }
+
     /// The user's home from the password database: what HOME is when nothing overrides it.
     static var passwordHome: String {
         guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/root" }
@@ -37,6 +46,9 @@ import Glibc
         defer { close(pair[0]); close(pair[1]) }
         let child = try ChildProcess(program: "/bin/sleep", ["30"])
         defer { child.terminate() }
+        // posix_spawn returns once the child's exec has begun, before the kernel has closed its
+        // close-on-exec descriptors: look once `sleep` itself sleeps.
+        #expect(waitUntil(timeout: 10) { Self.isSleepingIn(child.processIdentifier, command: "sleep") })
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd")
         #expect(Set(descriptors) == ["0", "1", "2"])
     }
@@ -44,6 +56,9 @@ import Glibc
     @Test func aDaemonGetsItsOwnHomeAndXDGDirectories() throws {
         let daemon = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null"])
         defer { daemon.terminate() }
+        // The new program's environment shows in /proc once its exec is through (posix_spawn
+        // may return before that).
+        _ = waitUntil(timeout: 10) { !((try? Self.environment(of: daemon.processIdentifier)) ?? [:]).isEmpty }
         let environment = try Self.environment(of: daemon.processIdentifier)
         let ours = ProcessInfo.processInfo.environment
         let home = Self.passwordHome
