@@ -5,24 +5,24 @@ import Testing
 /// The desktop's view of the daemon: mpDris2 (the MPRIS bridge for MPD) on a private session
 /// bus, and `playerctl` driving it as a user does: status, metadata, play-pause, next, previous,
 /// position, loop, shuffle and volume. Every action is checked on both sides: in playerctl's
-/// output and in the daemon's `status`. mpDris2 talks to the daemon through a ``ProtocolTap``,
-/// so each test also checks which MPD commands the actions became and that the daemon
-/// answered none of them with ACK (mpDris2 would hide that by reconnecting).
+/// output and in the daemon's `status`. mpDris2 talks to the daemon through a ``RecordingProxy``,
+/// so each test also checks which MPD commands the actions became, that the daemon answered
+/// none of them with ACK and that mpDris2 never reconnected (which is how it hides an ACK).
 @Suite(.serialized) struct MPRISClientsTests {
     typealias Media = ControlSocketExpectations
 
     /// A daemon over Media/ with its four songs queued and stopped, and mpDris2 serving it on
     /// a private bus. `body` acts and returns the command lines mpDris2 must have sent; then
-    /// the conversation must hold them and no ACK, mpDris2 must still run and have logged no
-    /// error or warning.
+    /// the conversation must hold them, no ACK and a single connection, and mpDris2 must still
+    /// run and have logged no error or warning.
     static func withPlayer(sourceLocation: SourceLocation = #_sourceLocation,
                            _ body: (ControlDaemon, MPRISSession) throws -> [String]) throws {
         let daemon = try MPDClientsTests.daemonWithDatabase()
         defer { daemon.stop() }
         expectSuccess(try daemon.mpc("add", "/"), stdout: [])
-        let tap = try ProtocolTap(daemon.socket, in: daemon.directory)
-        defer { tap.stop() }
-        let player = try MPRISSession(server: tap.path, musicDirectory: TestMedia.directory, in: daemon.directory)
+        let proxy = try RecordingProxy(to: daemon.socket, in: daemon.directory)
+        defer { proxy.stop() }
+        let player = try MPRISSession(server: proxy.socket, musicDirectory: TestMedia.directory, in: daemon.directory)
         defer { player.stop() }
         try #require(try player.waitUntilListed(), "playerctl -l never listed mpd; mpDris2: \(player.log)",
                      sourceLocation: sourceLocation)
@@ -30,9 +30,11 @@ import Testing
         let expected = try body(daemon, player)
 
         #expect(player.process.isRunning, "mpDris2's session ended: \(player.log)", sourceLocation: sourceLocation)
-        #expect(tap.acks.isEmpty, "the daemon refused mpDris2: \(tap.acks)\n\(tap.transcript)", sourceLocation: sourceLocation)
+        let transcript = proxy.transcript
+        #expect(transcript.errors.isEmpty, "the daemon refused mpDris2: \(transcript)", sourceLocation: sourceLocation)
+        #expect(transcript.connections == 1, "mpDris2 reconnected: \(transcript)", sourceLocation: sourceLocation)
         #expect(player.problems.isEmpty, "mpDris2 complained: \(player.problems)", sourceLocation: sourceLocation)
-        let commands = tap.commands
+        let commands = transcript.commands
         for command in expected {
             #expect(commands.contains(command), "mpDris2 never sent \(command): \(commands)", sourceLocation: sourceLocation)
         }
@@ -52,28 +54,29 @@ import Testing
         #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "\(run)", sourceLocation: sourceLocation)
     }
 
-    /// The daemon's `status` once `condition` holds (or after 5 s), as a dictionary.
+    /// The daemon's `status` once `condition` holds (or after 20 s), as a dictionary.
     static func status(_ daemon: ControlDaemon, until condition: ([String: String]) -> Bool) throws -> [String: String] {
-        valueMap(replyPairs(try daemon.waitForStatus { condition(valueMap(replyPairs($0))) }))
+        valueMap(replyPairs(try daemon.waitForStatus(timeout: 20) { condition(valueMap(replyPairs($0))) }))
     }
 
-    /// The tap on which every test's "no ACK" rests: it records a client's commands and the
-    /// daemon's refusal of one.
-    @Test func theTapRecordsCommandsAndRefusals() throws {
+    /// The proxy on which every test's "no ACK, no reconnection" rests: it records a client's
+    /// connection, its commands and the daemon's refusal of one.
+    @Test func theProxyRecordsCommandsAndRefusals() throws {
         let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
         defer { daemon.stop() }
-        let tap = try ProtocolTap(daemon.socket, in: daemon.directory)
-        defer { tap.stop() }
-        let client = try UnixSocketClient(path: tap.path)
+        let proxy = try RecordingProxy(to: daemon.socket, in: daemon.directory)
+        defer { proxy.stop() }
+        let client = try UnixSocketClient(path: proxy.socket)
         #expect(try client.readLine(timeout: 5)?.hasPrefix("OK MPD ") == true)
         #expect(try client.request("ping") == ["OK"])
         let refusal = try client.request("seekid \"1\" \"x\"")
         #expect(refusal.count == 1 && refusal[0].hasPrefix("ACK "), "\(refusal)")
         client.close()
-        let deadline = ChildProcess.now() + 5
-        while tap.acks.isEmpty && ChildProcess.now() < deadline { usleep(20_000) }
-        #expect(tap.commands == ["ping", "seekid \"1\" \"x\""], "\(tap.transcript)")
-        #expect(tap.acks == refusal, "\(tap.transcript)")
+        let deadline = ChildProcess.now() + 10
+        while proxy.transcript.errors.isEmpty && ChildProcess.now() < deadline { usleep(20_000) }
+        let transcript = proxy.transcript
+        #expect(transcript.connections == 1 && transcript.commands == ["ping", "seekid \"1\" \"x\""], "\(transcript)")
+        #expect(transcript.errors == refusal, "\(transcript)")
     }
 
     @Test func statusPlayPauseNextPreviousStopAndMetadata() throws {

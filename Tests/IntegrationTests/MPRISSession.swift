@@ -40,8 +40,8 @@ final class MPRISSession {
         process = try ChildProcess(program: "/usr/bin/dbus-run-session",
                                    ["--config-file=\(bus.path)", "--", "/bin/bash", Self.script.path,
                                     configuration.path, server])
-        let busLine = process.waitForLine(timeout: 10) { $0.hasPrefix("bus ") }
-        let pidLine = process.waitForLine(timeout: 10) { $0.hasPrefix("pids ") }
+        let busLine = process.waitForLine(timeout: 30) { $0.hasPrefix("bus ") }
+        let pidLine = process.waitForLine(timeout: 30) { $0.hasPrefix("pids ") }
         let pids = pidLine.map { $0.text.split(separator: " ").dropFirst().compactMap { pid_t($0) } } ?? []
         guard let busLine, pids.count == 2 else {
             process.terminate()
@@ -61,12 +61,13 @@ final class MPRISSession {
             .filter { $0.contains(" ERROR: ") || $0.contains(" WARNING: ") || $0.contains("Traceback") }
     }
 
-    /// Runs `playerctl ARGUMENTS` on the private bus.
-    func playerctl(_ arguments: String..., timeout: Double = 10) throws -> ToolRun {
+    /// Runs `playerctl ARGUMENTS` on the private bus. (The deadlines here are generous: on a
+    /// loaded machine a niced playerctl, mpDris2 and bus may each wait seconds for a core.)
+    func playerctl(_ arguments: String..., timeout: Double = 30) throws -> ToolRun {
         try playerctl(arguments, timeout: timeout)
     }
 
-    func playerctl(_ arguments: [String], timeout: Double = 10) throws -> ToolRun {
+    func playerctl(_ arguments: [String], timeout: Double = 30) throws -> ToolRun {
         try ToolRun.run("/usr/bin/playerctl", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": address],
                         timeout: timeout)
     }
@@ -75,7 +76,7 @@ final class MPRISSession {
     /// `timeout` seconds have passed; returns the last run. (mpDris2 learns of the daemon's
     /// changes through `idle`, shortly after the command that made them has returned.)
     @discardableResult
-    func waitForPlayer(_ arguments: [String], timeout: Double = 10,
+    func waitForPlayer(_ arguments: [String], timeout: Double = 20,
                        until condition: (String) -> Bool) throws -> ToolRun {
         let deadline = ChildProcess.now() + timeout
         while true {
@@ -87,7 +88,7 @@ final class MPRISSession {
     }
 
     /// Waits until `playerctl -l` lists mpDris2's player, `mpd`.
-    func waitUntilListed(timeout: Double = 20) throws -> Bool {
+    func waitUntilListed(timeout: Double = 30) throws -> Bool {
         let deadline = ChildProcess.now() + timeout
         repeat {
             if try playerctl("-l").stdout.contains("mpd") { return true }
