@@ -56,8 +56,9 @@ struct SongDatabase: Codable, Sendable, Equatable {
             switch key {
             case .file: body(uri)
             case .tag(let type):
-                for candidate in CollectionOfOne(type) + type.fallbacks {
-                    if forEachValue(ofTagNamed: candidate.rawValue, body) { return }
+                if forEachValue(ofTagNamed: type.rawValue, body) { return }
+                for fallback in type.fallbacks {
+                    if forEachValue(ofTagNamed: fallback.rawValue, body) { return }
                 }
                 body("")
             default: body("")
