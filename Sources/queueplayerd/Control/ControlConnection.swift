@@ -183,8 +183,8 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
                     preconditionFailure("\(command.name) needs the controller's queue")
                 }
             }
-            let returned = session
-            loop.execute { self.takeBack(returned, actions) }
+            let (returned, replies) = (session, actions)
+            loop.execute { self.takeBack(returned, replies) }
         }
         if !needsExecutor {
             Self.protocolQueue.async(execute: work)
@@ -197,14 +197,14 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     /// Runs the requests that follow a cheap command in the session's input, on the controller's
     /// queue, up to ``batchLimit`` of them and ``batchOutputLimit`` bytes of replies, adding
-    /// their replies (merged into one write) to `actions`. It stops at the first request that
+    /// their text replies (merged into one write) to `actions`. It stops at the first request that
     /// runs elsewhere, expensive work (the gate) or a list of protocol-level commands, which is
     /// left pending for the loop to hand on; and when the client idles, closes or has no
     /// complete line left.
     private static func runFollowing(_ session: inout ClientSession, after actions: inout [SessionAction],
                                      executor: PlaybackController) {
         guard actions.count == 1, case .send(var text) = actions[0] else { return }
-        var closing: [SessionAction] = []
+        var rest: [SessionAction] = []
         batch: for _ in 1..<batchLimit {
             guard !session.isIdle, !session.isClosed, text.utf8.count < batchOutputLimit else { break }
             let more: [SessionAction]
@@ -217,16 +217,16 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
                 guard needsExecutor, !session.isPendingWorkExpensive else { break batch }
                 more = session.runPending(executor: executor)
             }
-            for action in more {
-                switch action {
-                case .send(let reply): text += reply
-                case .close:
-                    closing = [.close]
+            for (index, action) in more.enumerated() {
+                guard case .send(let reply) = action else {
+                    // A binary reply or a close: written as they come, after the text; the batch ends.
+                    rest = Array(more[index...])
                     break batch
                 }
+                text += reply
             }
         }
-        actions = [.send(text)] + closing
+        actions = [.send(text)] + rest
     }
 
     private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {
