@@ -321,6 +321,8 @@ def flood_pipelined(child, sock, seconds):
     wall = time.perf_counter() - t0
     cpu = B.proc_cpu_seconds(child.pid) - cpu0
     c.close()
+    if got != sent[0]:
+        raise RuntimeError(f"{got} replies to {sent[0]} commands")
     return got / wall, cpu / got * 1000
 
 
