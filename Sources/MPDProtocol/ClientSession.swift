@@ -75,6 +75,10 @@ public struct ClientSession: Sendable {
     public var isIdle: Bool { idleState.isWaiting }
     /// Whether a command list is being collected.
     public var isCollectingCommandList: Bool { commandList != nil }
+    /// Whether ``step()`` made work ready that has not run yet (``runPending(executor:)`` comes next).
+    public var hasPendingWork: Bool { pending != nil }
+    /// Whether that work calls the executor (see ``Step/ready(needsExecutor:)``).
+    public var pendingWorkNeedsExecutor: Bool { pending?.needsExecutor ?? false }
     /// Whether the pending work holds a command ``Command/isExpensive`` marks.
     public var isPendingWorkExpensive: Bool {
         switch pending {

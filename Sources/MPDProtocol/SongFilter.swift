@@ -40,17 +40,36 @@ public struct SongFilter: Sendable, Hashable {
     /// How a string is tested.
     public struct StringTest: Sendable {
         public enum Position: Sendable { case whole, prefix, anywhere }
-        public var value: String
-        public var foldCase: Bool
-        public var position: Position
-        public var negated: Bool
+        public let value: String
+        public let foldCase: Bool
+        public let position: Position
+        public let negated: Bool
         /// A compiled regular expression (`=~`, `!~`); `value` is its source.
         var pattern: CompiledPattern?
+        /// `value`, lower-cased when folding case: folded once, not once per song.
+        private let wanted: String
+        /// `wanted`'s bytes when it is plain ASCII: a song's plain ASCII value is then tested
+        /// byte by byte, without the lower-cased copy and the substring searcher's tables that
+        /// cost most of a `search` over a large library.
+        private let wantedASCII: [UInt8]?
+
+        init(value: String, foldCase: Bool, position: Position, negated: Bool) {
+            self.value = value
+            self.foldCase = foldCase
+            self.position = position
+            self.negated = negated
+            wanted = foldCase ? value.lowercased() : value
+            wantedASCII = ASCIIMatch.isPlain(value.utf8) ? Array(wanted.utf8) : nil
+        }
 
         /// True if `candidate` passes the test, ignoring ``negated``.
         func matchesIgnoringNegation(_ candidate: String) -> Bool {
             if let pattern { return pattern.matches(candidate) }
-            let (subject, wanted) = foldCase ? (candidate.lowercased(), value.lowercased()) : (candidate, value)
+            if let wantedASCII,
+               let found = ASCIIMatch.matches(candidate, wantedASCII, foldCase: foldCase, position: position) {
+                return found
+            }
+            let subject = foldCase ? candidate.lowercased() : candidate
             switch position {
             case .whole: return subject == wanted
             case .prefix: return subject.hasPrefix(wanted)

@@ -124,4 +124,34 @@ struct Song: FilterableSong {
         #expect(Self.message(["Colour", "red"]) == "Unknown filter type")
         #expect(Self.message(["base", "../etc"]) == "Bad URI")
     }
+
+    // MARK: - String tests on plain ASCII, byte by byte
+
+    /// `==`, `starts_with` and `contains`, with and without case folding, give what `String`'s
+    /// `lowercased()`, `==`, `hasPrefix` and `contains` give, whether the value and the song's
+    /// tag are plain ASCII (tested byte by byte) or not (tested as strings): upper and lower
+    /// case, non-ASCII letters whose lower case is ASCII (the Kelvin sign) or longer (İ),
+    /// a CR LF pair (one `Character`), empty values.
+    @Test func byteWiseTestsAgreeWithStringComparison() throws {
+        let titles = ["Come Together", "COME", "come", "", "Café Crème", "Straße", "a\r\nb", "İstanbul",
+                      "\u{212A}elvin", "kelvin", "x"]
+        let wanted = ["come", "COME", "Come", "", "cafe", "café", "e", "\r", "a\r", "\n", "istanbul", "i̇stanbul",
+                      "kelvin", "\u{212A}", "ss", "Together", "x", "xx"]
+        for title in titles {
+            let song = Song(uri: "t.mp3", tagValues: [(.title, title)])
+            for value in wanted {
+                for foldCase in [false, true] {
+                    let (subject, pattern) = foldCase ? (title.lowercased(), value.lowercased()) : (title, value)
+                    let expected: [(String, Bool)] = [
+                        ("==", subject == pattern), ("starts_with", subject.hasPrefix(pattern)),
+                        ("contains", pattern.isEmpty || subject.contains(pattern))]
+                    for (op, result) in expected {
+                        let filter = try SongFilter(arguments: ["(Title \(op) '\(value)')"], foldCase: foldCase)
+                        #expect(filter.matches(song) == result,
+                                "\(title.debugDescription) \(op) \(value.debugDescription), foldCase \(foldCase)")
+                    }
+                }
+            }
+        }
+    }
 }

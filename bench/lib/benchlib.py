@@ -248,16 +248,19 @@ def wait_accepting(path, timeout=20, child=None, poll=0.0005):
 MPD_DIR = os.path.join(WORK, "mpd")
 
 
-def mpd_config(tag, device):
-    """Writes an mpd configuration with scratch paths and one ALSA output; returns (conf, socket)."""
+def mpd_config(tag, device, music_directory=None, db_file=None):
+    """Writes an mpd configuration with scratch paths and one ALSA output; returns (conf, socket).
+
+    By default the music directory is MUSIC with its database in MPD_DIR/db.
+    """
     os.makedirs(os.path.join(MPD_DIR, "playlists"), exist_ok=True)
     os.makedirs(os.path.join(MPD_DIR, "home"), exist_ok=True)
     sock = os.path.join(MPD_DIR, f"{tag}.sock")
     conf = os.path.join(MPD_DIR, f"{tag}.conf")
     with open(conf, "w") as f:
         f.write(f"""# written by bench/lib/benchlib.py
-music_directory    "{MUSIC}"
-db_file            "{MPD_DIR}/db"
+music_directory    "{music_directory or MUSIC}"
+db_file            "{db_file or os.path.join(MPD_DIR, 'db')}"
 state_file         "{MPD_DIR}/{tag}.state"
 log_file           "{MPD_DIR}/{tag}.log"
 playlist_directory "{MPD_DIR}/playlists"
@@ -285,9 +288,9 @@ def mpd_env():
     return env
 
 
-def start_mpd(tag, device):
+def start_mpd(tag, device, music_directory=None, db_file=None):
     """Starts `mpd --no-daemon CONF` (no saved state) and waits until it accepts; returns (child, socket)."""
-    conf, sock = mpd_config(tag, device)
+    conf, sock = mpd_config(tag, device, music_directory, db_file)
     for stale in (sock, os.path.join(MPD_DIR, f"{tag}.state")):
         if os.path.exists(stale):
             os.unlink(stale)

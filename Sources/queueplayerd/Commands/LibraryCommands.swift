@@ -60,16 +60,16 @@ struct LibraryCommands: CommandHandler {
                 previous = row
             }
         case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
-            var songs = database.sorted.filter(filter.matches)
+            var songs = controller.updater.songsInOrder.filter(filter.matches)
             if let sort { songs.sort { Self.precedes($0, $1, sort) } }
             if let window { songs = Array(songs[try window.positionsForListing(queueLength: songs.count)]) }
             for song in songs { reply.append(song.info) }
         case .findadd(let filter, let position), .searchadd(let filter, let position):
-            let files = database.sorted.filter(filter.matches).map { controller.library.root.appendingPathComponent($0.uri) }
+            let files = controller.updater.songsInOrder.filter(filter.matches).map { controller.library.root.appendingPathComponent($0.uri) }
             let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
             controller.insert(files, at: at)
         case .count(let filter, let group):
-            let songs = database.sorted.filter { filter?.matches($0) ?? true }
+            let songs = controller.updater.songsInOrder.filter { filter?.matches($0) ?? true }
             if let group {
                 let groups = Dictionary(grouping: songs) { $0.values(of: group).first ?? "" }
                 for value in groups.keys.sorted() {

@@ -15,6 +15,10 @@ import Synchronization
 ///   `ping`s) on a background queue, so it holds neither the loop nor the controller.
 ///   Meanwhile the session is lent to that work item; the reply is written back on the event
 ///   loop, and only then is the client's next request taken, so its replies keep their order.
+///   A client that pipelines cheap commands has the ones it already sent run in the same work
+///   item, a few dozen at a time (``runFollowing(_:after:executor:)``), as mpd runs every
+///   complete line it has read at once: one hop to the controller's queue and back per batch,
+///   not per command.
 /// * Backpressure: a request is taken only while the channel is writable, i.e. while the
 ///   client's unread output is below the channel's high water mark. A client that does not
 ///   read its replies therefore has at most that plus one reply waiting, and none of its
@@ -37,6 +41,13 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// mpd's default `max_output_buffer_size` (8192 KiB): a client whose unsent output grows
     /// past it is disconnected. With backpressure only a single reply that large gets there.
     static let maxOutputBufferSize = 8 * 1024 * 1024
+
+    /// The most pipelined requests one work item on the controller's queue runs, and the most
+    /// reply bytes it gathers: what keeps a flooding client from holding the queue (a few µs
+    /// per cheap command in a release build, so well under a millisecond per batch) or running
+    /// far ahead of what it reads.
+    static let batchLimit = 128
+    static let batchOutputLimit = 32 * 1024
 
     /// Where lists of protocol-level commands run: off the event loop and off the controller.
     private static let protocolQueue = DispatchQueue(label: "queueplayerd.control.protocol", attributes: .concurrent)
@@ -129,6 +140,12 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         guard let context, !isClosing, session != nil else { return }
         let channel = context.channel
         while channel.isWritable {
+            if session!.hasPendingWork {
+                // A batch stopped before this work (``runFollowing``): it runs where it belongs.
+                flush(context)
+                lend(needsExecutor: session!.pendingWorkNeedsExecutor)
+                return
+            }
             switch session!.step() {
             case .needsInput:
                 wantsInput = true
@@ -156,16 +173,19 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         let controller = controller
         let work: @Sendable () -> Void = { [self] in
             var session = lent
-            let actions: [SessionAction]
-            if needsExecutor {
+            var actions: [SessionAction]
+            if needsExecutor && !lent.isPendingWorkExpensive {
+                actions = session.runPending(executor: controller)
+                Self.runFollowing(&session, after: &actions, executor: controller)
+            } else if needsExecutor {
                 actions = session.runPending(executor: controller)
             } else {
                 actions = session.runPending { command, _ throws(MPDError) in
                     preconditionFailure("\(command.name) needs the controller's queue")
                 }
             }
-            let returned = session
-            loop.execute { self.takeBack(returned, actions) }
+            let (returned, replies) = (session, actions)
+            loop.execute { self.takeBack(returned, replies) }
         }
         if !needsExecutor {
             Self.protocolQueue.async(execute: work)
@@ -174,6 +194,40 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         } else {
             controller.queue.async(execute: work)
         }
+    }
+
+    /// Runs the requests that follow a cheap command in the session's input, on the controller's
+    /// queue, up to ``batchLimit`` of them and ``batchOutputLimit`` bytes of replies, adding
+    /// their text replies (merged into one write) to `actions`. It stops at the first request that
+    /// runs elsewhere, expensive work (the gate) or a list of protocol-level commands, which is
+    /// left pending for the loop to hand on; and when the client idles, closes or has no
+    /// complete line left.
+    private static func runFollowing(_ session: inout ClientSession, after actions: inout [SessionAction],
+                                     executor: PlaybackController) {
+        guard actions.count == 1, case .send(var text) = actions[0] else { return }
+        var rest: [SessionAction] = []
+        batch: for _ in 1..<batchLimit {
+            guard !session.isIdle, !session.isClosed, text.utf8.count < batchOutputLimit else { break }
+            let more: [SessionAction]
+            switch session.step() {
+            case .needsInput:
+                break batch
+            case .handled(let handled):
+                more = handled
+            case .ready(let needsExecutor):
+                guard needsExecutor, !session.isPendingWorkExpensive else { break batch }
+                more = session.runPending(executor: executor)
+            }
+            for (index, action) in more.enumerated() {
+                guard case .send(let reply) = action else {
+                    // A binary reply or a close: written as they come, after the text; the batch ends.
+                    rest = Array(more[index...])
+                    break batch
+                }
+                text += reply
+            }
+        }
+        actions = [.send(text)] + rest
     }
 
     private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {

@@ -34,7 +34,21 @@ final class LibraryUpdater: @unchecked Sendable {
     private let startedAt = Date()
 
     /// The songs as the last finished update left them.
-    private(set) var database: SongDatabase
+    private(set) var database: SongDatabase {
+        didSet { order = nil }
+    }
+
+    /// `database`'s songs sorted by URI (``SongDatabase/sorted``), as `find`, `search` and
+    /// `count` go through them: sorted at the first use after the database changed, and kept,
+    /// because sorting 10,000 URIs the way mpd orders them costs about 100 ms, far more than
+    /// a search itself.
+    var songsInOrder: [SongDatabase.Record] {
+        if let order { return order }
+        let sorted = database.sorted
+        order = sorted
+        return sorted
+    }
+    private var order: [SongDatabase.Record]?
 
     /// - Parameter file: where the database is kept (nil: not kept, as with `--no-state`).
     init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?) {

@@ -46,15 +46,47 @@ struct SongDatabase: Codable, Sendable, Equatable {
         /// song has (`list albumartist` shows the Artist of a song without AlbumArtist, as
         /// MPD's `VisitTagWithFallbackOrEmpty`); `[""]` when the song has none of them.
         func values(of key: FilterKey) -> [String] {
+            var values: [String] = []
+            forEachValue(of: key) { values.append($0) }
+            return values
+        }
+
+        /// Calls `body` with each of ``values(of:)``, without making the array.
+        func forEachValue(of key: FilterKey, _ body: (String) -> Void) {
             switch key {
-            case .file: return [uri]
+            case .file: body(uri)
             case .tag(let type):
-                for candidate in [type] + type.fallbacks {
-                    let found = tags.filter { $0.type == candidate.rawValue }.map(\.value)
-                    if !found.isEmpty { return found }
+                if forEachValue(ofTagNamed: type.rawValue, body) { return }
+                for fallback in type.fallbacks {
+                    if forEachValue(ofTagNamed: fallback.rawValue, body) { return }
                 }
-                return [""]
-            default: return [""]
+                body("")
+            default: body("")
+            }
+        }
+
+        /// Calls `body` with each value of the tag `name`; false if the song has none.
+        private func forEachValue(ofTagNamed name: String, _ body: (String) -> Void) -> Bool {
+            var found = false
+            for index in tags.indices where tags[index].type == name {
+                found = true
+                body(tags[index].value)
+            }
+            return found
+        }
+
+        /// Inserts into `rows` the row `prefix` followed by each combination of values of
+        /// `keys`, one value of each; `prefix` comes back as it was. It works in one buffer,
+        /// so `list` over a large library allocates only for rows not seen before.
+        func insertCombinations(of keys: ArraySlice<FilterKey>, after prefix: inout [String], into rows: inout Set<[String]>) {
+            guard let key = keys.first else {
+                rows.insert(prefix)
+                return
+            }
+            forEachValue(of: key) { value in
+                prefix.append(value)
+                insertCombinations(of: keys.dropFirst(), after: &prefix, into: &rows)
+                prefix.removeLast()
             }
         }
     }
@@ -114,13 +146,12 @@ struct SongDatabase: Codable, Sendable, Equatable {
     /// `list TAG [FILTER] [group TAG...]`: the distinct values of `key` among the songs that
     /// pass `filter`, sorted, nested under the distinct values of each group tag.
     func distinctValues(of key: FilterKey, filter: SongFilter?, groups: [FilterKey]) -> [[String]] {
+        let keys = groups + [key]
         var rows = Set<[String]>()
+        var row: [String] = []
+        row.reserveCapacity(keys.count)
         for record in records.values where filter?.matches(record) ?? true {
-            var partial: [[String]] = [[]]
-            for group in groups + [key] {
-                partial = partial.flatMap { prefix in record.values(of: group).map { prefix + [$0] } }
-            }
-            rows.formUnion(partial)
+            record.insertCombinations(of: keys[...], after: &row, into: &rows)
         }
         return rows.sorted { $0.lexicographicallyPrecedes($1) }
     }
