@@ -48,7 +48,14 @@ import Glibc
                                           "--background-modes", "none"])
         try #require(try daemon.waitForStatus(timeout: 5) { $0["state"] == "play" }["state"] == "play")
         daemon.process.send(SIGUSR1)
-        let paused = try daemon.waitForStatus(timeout: 1) { $0["state"] == "pause" }
+        // The paused position is first the control queue's estimate, then the render thread's
+        // own report of where it stopped (a millisecond or so later, once seen in a loaded run):
+        // take it once two readings 10 ms apart agree.
+        var previous: String?
+        let paused = try daemon.waitForStatus(timeout: 2) { status in
+            defer { previous = status["elapsed"] }
+            return status["state"] == "pause" && status["elapsed"] != nil && status["elapsed"] == previous
+        }
         #expect(paused["state"] == "pause" && paused["appstate"] == "background")
         let elapsed = try #require(paused["elapsed"].flatMap(Double.init))
         daemon.process.send(SIGUSR2)

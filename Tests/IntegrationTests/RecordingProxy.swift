@@ -55,7 +55,10 @@ final class RecordingProxy {
 
         init(socatLog: String) {
             var direction: Character?
-            for line in socatLog.split(separator: "\n", omittingEmptySubsequences: false) {
+            // Only whole lines: socat may be caught mid-write (a reply read as `ACK [2@0] {seek`).
+            var lines = socatLog.split(separator: "\n", omittingEmptySubsequences: false)
+            if !socatLog.hasSuffix("\n") { lines.removeLast() }
+            for line in lines {
                 if let header = line.wholeMatch(of: #/([<>]) \d{4}/\d\d/\d\d [\d:.]+ +length=\d+ from=(\d+) to=\d+/#) {
                     direction = header.1.first
                     if direction == "<" && header.2 == "0" { connections += 1 }
