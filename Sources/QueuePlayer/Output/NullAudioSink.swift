@@ -119,6 +119,32 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// Takes every frame at once: the buffer runs over rather than anyone waiting, and drains
+    /// at the sample rate as ever, so ``delay()`` still says how far ahead of the clock the
+    /// stream is.
+    public func writeWithoutWaiting(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard format != nil, !closed else { throw AudioSinkError(sink: name, reason: "write to a closed sink") }
+        let now = clock.now()
+        if consumed(at: now) == written {
+            consumedAtAnchor = written
+            anchorTime = now
+        }
+        written += Int64(frameCount)
+        return frameCount
+    }
+
+    /// Counts `frames` as written (and not yet played) from now on.
+    public func joinStream(aheadBy frames: Int) {
+        locked {
+            guard format != nil, !closed, frames > 0 else { return }
+            consumedAtAnchor = consumed(at: clock.now())
+            anchorTime = clock.now()
+            written += Int64(frames)
+        }
+    }
+
     public func interruptWrite() {
         locked {
             interrupted = true
