@@ -36,6 +36,7 @@ import Glibc
         }
         #expect(last.song == first.song && last.state == "play", "\(first) \(last)")
         let rate = (last.elapsed - first.elapsed) / (last.time - first.time)
+        print("FIFO, no reader: elapsed advanced \(last.elapsed - first.elapsed) s in \(last.time - first.time) s (rate \(rate))")
         #expect(abs(rate - 1) <= 0.02, "elapsed advanced \(last.elapsed - first.elapsed) s in \(last.time - first.time) s with no reader")
 
         // A reader for 10 s: audio at the stream's pace from within a tick of its opening.
@@ -45,6 +46,7 @@ import Glibc
         let bytes = run.stdout.first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
         // At most what the clock let through while it ran, plus the pacing buffer (2 ticks) that
         // may be ahead of it; at least 10 s less cat's start-up and a tick, on a loaded machine.
+        print("FIFO, timeout 10 cat: \(bytes) bytes (\(Double(bytes) / Double(Self.bytesPerSecond)) s of audio) while the reader ran \(lifetime) s")
         #expect(bytes % 4 == 0, "whole frames only: \(bytes)")
         #expect(bytes >= Int(0.95 * Double(10 * Self.bytesPerSecond)), "\(bytes) bytes in 10 s (\(run))")
         #expect(Double(bytes) <= Double(Self.bytesPerSecond) * (lifetime + 3 * Self.tick), "\(bytes) bytes while the reader ran \(lifetime) s")
@@ -103,6 +105,7 @@ import Glibc
         #expect(Self.size(captures[2]) > 0, "the output switched back on gives its new reader audio")
         let on = try StreamOffset(client)
         #expect(try ElapsedSample(client).state == "play")
+        print("toggleoutput: position moved \((off.value - before.value) * 1000) ms (off), \((on.value - before.value) * 1000) ms (on again); \(before)")
         for (label, offset) in [("off", off), ("on again", on)] {
             #expect(abs(offset.value - before.value) <= Self.tick + offset.uncertainty + before.uncertainty,
                     "switching output 0 \(label) moved the position by \((offset.value - before.value) * 1000) ms (\(before), \(offset))")

@@ -54,6 +54,7 @@ import Glibc
             Issue.record("the first piece is not in the client's \(capture.count) bytes; daemon: \(daemon.standardError); client: \(snapcast.client.lines.suffix(10).map(\.text))")
             return
         }
+        print("Snapcast: pieces of \(lengths) frames at bytes \(located.starts) of the client's \(capture.count); boundaries \(located.boundaries) frames")
         #expect(capture.count >= start + expected.count, "the client wrote \(capture.count) bytes; the queue ends at \(start + expected.count)")
         #expect(located.boundaries == [0, 0], "frames added (+) or dropped (-) at the boundaries: \(located.boundaries), starts \(located.starts), lengths \(lengths)")
         let played = capture.count >= start + expected.count ? capture[start..<(start + expected.count)] : Data()
