@@ -8,8 +8,10 @@ import Synchronization
 /// ``delay()`` is the player's); every other one is written beside it without waiting
 /// (``AudioSink/writeWithoutWaiting(_:frameCount:)``). A real-time null sink is written
 /// beside them all and paces when no output is enabled, so time goes on as it would with
-/// one, and its delay is the stream's, so handing the pace from one output to another (or to
-/// it) moves the position by no more than the two outputs' delays differ.
+/// one. An output that is switched on joins with the pacing output's delay
+/// (``AudioSink/joinStream(aheadBy:)``), so if it takes over the pace the position stays
+/// where it was; handing the pace to an output that was playing already moves it by no more
+/// than the two outputs' delays differ.
 ///
 /// Enabling and disabling is an atomic bit per output, set from any thread; the render
 /// thread applies it at its next write: it opens (configures) an output that was enabled and
@@ -184,6 +186,8 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     private func applySwitches() {
         let wanted = enabled.load(ordering: .acquiring)
         guard wanted != open, let format else { return }
+        // What the stream is ahead of the clock: the pacing output's delay, the position's.
+        let ahead = delay()
         for index in outputs.indices {
             let bit: UInt64 = 1 << UInt64(index)
             if wanted & bit == 0, open & bit != 0 {
@@ -191,8 +195,8 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
             } else if wanted & bit != 0, open & bit == 0, clock.now() >= retryAt[index] {
                 do {
                     try outputs[index].configure(format)
-                    // The null sink is written beside every output, so its delay is the stream's.
-                    outputs[index].joinStream(aheadBy: fallback.delay())
+                    // Joining with the stream's delay: if it paces from now on, the position stays.
+                    outputs[index].joinStream(aheadBy: ahead)
                     open |= bit
                 } catch {
                     retryAt[index] = clock.now() + Self.retryDelay
