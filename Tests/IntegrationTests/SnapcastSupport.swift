@@ -139,3 +139,66 @@ enum PieceLocator {
         return (starts, boundaries)
     }
 }
+
+/// How a capture holds an expected stream when something between may add or drop a few
+/// samples of its own (snapclient corrects its playback by single samples to stay in sync,
+/// and snapserver reads silence if the pipe runs dry): the stream is followed block by block
+/// (1,024 frames), each found byte for byte near where the one before ended.
+struct StreamTrace {
+    /// Frames added (+) or dropped (-) between consecutive blocks, in order.
+    var adjustments: [Int] = []
+    /// Blocks not found byte for byte (an adjustment fell inside them).
+    var blocksMissing = 0
+    var blocks = 0
+    /// For each boundary: the 1,024 frames before it and the 1,024 after it are in the capture
+    /// as one run, byte for byte (nothing added or dropped at the boundary itself).
+    var boundariesExact: [Bool] = []
+
+    /// Traces `expected` (starting at byte `start` of `capture`), whose pieces meet at the byte
+    /// offsets `boundaries`.
+    init(expected: Data, boundaries: [Int], in capture: Data, from start: Int) {
+        let block = 4096
+        let slack = 16 * block
+        var predicted = start
+        var adjustmentsBefore: [(offset: Int, frames: Int)] = []
+        for offset in stride(from: 0, to: expected.count - block + 1, by: block) {
+            blocks += 1
+            let piece = expected[offset..<(offset + block)]
+            if let found = Self.find(piece, in: capture, near: predicted, slack: slack) {
+                if found != predicted {
+                    adjustments.append((found - predicted) / 4)
+                    adjustmentsBefore.append((offset, (found - predicted) / 4))
+                }
+                predicted = found + block
+            } else {
+                blocksMissing += 1
+                predicted += block
+            }
+        }
+        for boundary in boundaries {
+            let window = expected[max(0, boundary - block)..<min(expected.count, boundary + block)]
+            let shift = adjustmentsBefore.filter { $0.offset < boundary }.reduce(0) { $0 + $1.frames * 4 }
+            boundariesExact.append(Self.find(window, in: capture, near: start + max(0, boundary - block) + shift, slack: slack) != nil)
+        }
+    }
+
+    /// Where `piece` is in `capture`, frame-aligned, within `slack` bytes of `near`.
+    static func find(_ piece: Data, in capture: Data, near: Int, slack: Int) -> Int? {
+        let lower = max(0, near - slack)
+        let upper = min(capture.count - piece.count, near + slack)
+        guard lower <= upper else { return nil }
+        return piece.withUnsafeBytes { needle in
+            capture.withUnsafeBytes { haystack in
+                // Nearest first: the exact place, then outwards frame by frame.
+                for distance in stride(from: 0, through: slack, by: 4) {
+                    for position in distance == 0 ? [near] : [near - distance, near + distance]
+                    where position >= lower && position <= upper && (position - near) % 4 == 0 {
+                        if memcmp(haystack.baseAddress! + position, needle.baseAddress!, needle.count) == 0 { return position }
+                    }
+                }
+                return nil
+            }
+        }
+    }
+}
+

@@ -9,8 +9,8 @@ import Glibc
 /// such as snapserver. MPD's fifo output is the model.
 ///
 /// A pipe has no clock, so the sink paces the stream against the player's (a
-/// ``NullAudioSink`` whose buffer is two chunks); audio goes into the pipe as that pace
-/// takes it, with non-blocking writes: a full pipe (a reader slower than real time) drops
+/// ``NullAudioSink`` whose buffer is ``bufferedChunks`` chunks, woken every chunk); audio goes
+/// into the pipe as that pace takes it, with non-blocking writes: a full pipe (a reader slower than real time) drops
 /// what does not fit, and the render thread never waits for the pipe.
 ///
 /// The write end is opened without blocking through a read end of the sink's own, held only
@@ -19,8 +19,8 @@ import Glibc
 /// an instant every 100 ms, so waiting for `ENXIO` to end would rarely meet it), and is kept.
 /// With no reader, writes fail with `EPIPE` (SIGPIPE is ignored): playback time still
 /// advances and the audio is dropped, as MPD's fifo output does. A reader that opens finds a
-/// writer and gets audio from the next write on, within one tick (a write: at most half the
-/// pacing buffer, about 23 ms at 44.1 kHz); one that leaves is the same as none. Unlike MPD,
+/// writer and gets audio from the next write on, within one tick (a write: a chunk, about
+/// 23 ms at 44.1 kHz); one that leaves is the same as none. Unlike MPD,
 /// the sink does not keep a read end: a pipe nobody reads holds no stale audio for the next
 /// reader, and costs nothing.
 ///
@@ -55,12 +55,19 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// once a second the path is checked to still name the pipe held open.
     private var lastPathCheck: UInt64 = 0
 
-    /// A sink writing `format` to the pipe at `path` (created when the sink is configured, if missing).
+    /// How far, in render chunks of 1,024 frames, the pipe is fed ahead of the clock: the
+    /// render thread may be held up that long (about 190 ms at 44.1 kHz: a loaded machine, a
+    /// page fault) before the reader finds the pipe empty (snapserver then plays silence).
+    /// The position accounts for it (``delay()``), as for a device's buffer.
+    static let bufferedChunks = 8
+
+    /// A sink writing `format` to the pipe at `path` (created at its first write if missing).
     public init(path: String, format: AudioFormat, clock: any PlaybackClock = RealTimeClock.shared) {
         self.path = path
         self.format = format
         cPath = strdup(path)
-        pacer = NullAudioSink(clock: clock, bufferDuration: Double(2 * 1024) / Double(format.sampleRate))
+        pacer = NullAudioSink(clock: clock, bufferDuration: Double(Self.bufferedChunks * 1024) / Double(format.sampleRate),
+                              wakeFrames: 1024)
         Self.ignoreBrokenPipes
     }
 
