@@ -16,6 +16,9 @@ public struct SavedState: Codable, Equatable, Sendable {
     /// The play modes and the mixer, as `status` shows them (`repeat: 1`, `single: oneshot`,
     /// `volume: 70`). Absent from files written before they were kept: then the defaults.
     public var modes: Modes?
+    /// Which audio outputs were enabled, by name (`outputs`' `outputname`). Absent from files
+    /// written before outputs could be switched: then all are enabled.
+    public var outputs: [String: Bool]?
 
     /// The play modes and the software mixer's volume.
     public struct Modes: Codable, Equatable, Sendable {
@@ -38,13 +41,14 @@ public struct SavedState: Codable, Equatable, Sendable {
     }
 
     public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool,
-                modes: Modes? = nil) {
+                modes: Modes? = nil, outputs: [String: Bool]? = nil) {
         self.version = version
         self.queue = queue
         self.current = current
         self.position = position
         self.paused = paused
         self.modes = modes
+        self.outputs = outputs
     }
 }
 

@@ -147,6 +147,9 @@ public enum Command: Hashable, Sendable {
     case enableoutput(Int)
     /// `disableoutput ID`; ``MPDError/noSuchOutput`` for an unknown id.
     case disableoutput(Int)
+    /// `toggleoutput ID`: enables a disabled output, disables an enabled one;
+    /// ``MPDError/noSuchOutput`` for an unknown id.
+    case toggleoutput(Int)
     /// `update [URI]`: rescan the library (`nil` = all of it); reply `updating_db: N`.
     case update(uri: String?)
     /// `config`: reply `music_directory: ...`.
@@ -269,6 +272,7 @@ public enum Command: Hashable, Sendable {
         case .outputs: "outputs"
         case .enableoutput: "enableoutput"
         case .disableoutput: "disableoutput"
+        case .toggleoutput: "toggleoutput"
         case .update: "update"
         case .config: "config"
         case .rescan: "rescan"

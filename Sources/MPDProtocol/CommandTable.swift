@@ -180,6 +180,9 @@ enum CommandTable {
         entry("disableoutput", .exactly(1)) { arguments, parse throws(MPDError) in
             .disableoutput(try parse.unsigned(arguments[0]))
         },
+        entry("toggleoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+            .toggleoutput(try parse.unsigned(arguments[0]))
+        },
         entry("update", .between(0, 1)) { arguments, _ throws(MPDError) in
             guard let uri = arguments.first, !uri.isEmpty, uri != "/" else { return .update(uri: nil) }
             guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: "update") }

@@ -40,6 +40,6 @@ extension MPDError {
     public static let noSuchSong = MPDError(.noExist, "No such song")
     /// `No such directory` (code 50): `add` of a URI that is neither a file nor a directory of the library.
     public static let noSuchDirectory = MPDError(.noExist, "No such directory")
-    /// `No such audio output` (code 50): `enableoutput`/`disableoutput` with an unknown id.
+    /// `No such audio output` (code 50): `enableoutput`/`disableoutput`/`toggleoutput` with an unknown id.
     public static let noSuchOutput = MPDError(.noExist, "No such audio output")
 }

@@ -46,13 +46,12 @@ final class Daemon: @unchecked Sendable {
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
 
-    init(configuration: Configuration, library: MusicLibrary, sink: any AudioSink, logger: Logger) {
-        player = QueuePlayer(sink: sink)
+    init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
+        player = QueuePlayer(sink: outputs.sink, decoderFactory: MPG123DecoderFactory(outputFormat: outputs.decodeFormat))
         let controllerQueue = DispatchQueue(label: "queueplayerd.controller")
         events = ControlEvents(queue: controllerQueue)
-        let plugin = sink is ALSAAudioSink ? "alsa" : "null"
         controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
-                                        output: (name: sink is ALSAAudioSink ? "ALSA (\(sink.name))" : "Null Output", plugin: plugin),
+                                        outputs: outputs.list,
                                         stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                         logger: logger)
         server = ControlServer(controller: controller, events: events)

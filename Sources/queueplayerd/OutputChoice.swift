@@ -1,6 +1,7 @@
 import ArgumentParser
 
-/// Where the daemon sends audio, as given to `--output`.
+/// Where the daemon sends audio, as given to `--output` (once per output; given several
+/// times, the daemon plays to all of them at once).
 enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
     /// ALSA's `default` device if it opens at start, otherwise a real-time null sink.
     ///
@@ -15,6 +16,27 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
     case alsa(device: String)
     /// A real-time null sink: audio is paced and discarded.
     case null
+    /// A named pipe fed raw PCM in one format at real-time pace (`fifo:PATH?format=44100:16:2`),
+    /// for snapserver; every item is decoded to that format.
+    case fifo(path: String, format: FIFOFormat)
+
+    /// `RATE:BITS:CHANNELS`, as snapserver's `sampleformat` writes it. Any values parse; the
+    /// daemon checks them (``QueuePlayerDaemon/validate()``) so a wrong one gets a clear error.
+    struct FIFOFormat: Equatable, CustomStringConvertible {
+        var sampleRate = 44_100
+        var bits = 16
+        var channels = 2
+
+        init() {}
+
+        init?(_ text: Substring) {
+            let fields = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+            guard fields.count == 3, let rate = fields[0], let bits = fields[1], let channels = fields[2] else { return nil }
+            (sampleRate, self.bits, self.channels) = (rate, bits, channels)
+        }
+
+        var description: String { "\(sampleRate):\(bits):\(channels)" }
+    }
 
     init?(argument: String) {
         switch argument {
@@ -22,9 +44,26 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
         case "null": self = .null
         case "alsa": self = .alsa(device: "default")
         default:
+            if argument.hasPrefix("fifo:") {
+                guard let fifo = Self.fifo(String(argument.dropFirst(5))) else { return nil }
+                self = fifo
+                return
+            }
             guard argument.hasPrefix("alsa:"), argument.count > 5 else { return nil }
             self = .alsa(device: String(argument.dropFirst(5)))
         }
+    }
+
+    /// `PATH` or `PATH?format=RATE:BITS:CHANNELS`.
+    private static func fifo(_ text: String) -> OutputChoice? {
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let path = parts.first, !path.isEmpty else { return nil }
+        var format = FIFOFormat()
+        if parts.count == 2 {
+            guard parts[1].hasPrefix("format="), let parsed = FIFOFormat(parts[1].dropFirst(7)) else { return nil }
+            format = parsed
+        }
+        return .fifo(path: String(path), format: format)
     }
 
     var description: String {
@@ -32,8 +71,9 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
         case .auto: return "auto"
         case .null: return "null"
         case .alsa(let device): return "alsa:\(device)"
+        case .fifo(let path, let format): return "fifo:\(path)?format=\(format)"
         }
     }
 
-    static var allValueStrings: [String] { ["auto", "alsa", "alsa:DEVICE", "null"] }
+    static var allValueStrings: [String] { ["auto", "alsa", "alsa:DEVICE", "null", "fifo:PATH", "fifo:PATH?format=44100:16:2"] }
 }

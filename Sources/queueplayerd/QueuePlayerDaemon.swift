@@ -41,8 +41,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The control socket (MPD protocol). Default: $XDG_RUNTIME_DIR/queueplayerd.sock.", valueName: "PATH"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE or null.", valueName: "OUTPUT"))
-    var output: OutputChoice = .auto
+    @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
+    var output: [OutputChoice] = []
 
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
@@ -97,7 +97,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         }
         let libraryRoot = media ?? musicDirectory ?? files.first.map { ($0 as NSString).deletingLastPathComponent }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
-        let sink = try OutputFactory.makeSink(for: output, logger: logger)
+        let outputs = try OutputFactory.makeOutputs(for: output, logger: logger)
         let configuration = Daemon.Configuration(
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: media != nil || !files.isEmpty, exitWhenFinished: once,
@@ -105,13 +105,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()))
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
-                            sink: sink, logger: logger)
+                            outputs: outputs, logger: logger)
         try await daemon.run(socketPath: socket ?? ControlServer.defaultPath())
     }
-}
-
-extension OutputChoice {
-    static var defaultValueDescription: String { "auto" }
 }
 
 /// `--background-modes`: the `UIBackgroundModes` of the daemon.

@@ -13,15 +13,16 @@ final class ControlDaemon {
     let process: ChildProcess
 
     /// `arguments` are the daemon's media arguments (`--music-directory DIR`, `--media DIR`, files);
-    /// `--output null --socket <scratch>/control.sock` (or `socket`) is added.
-    init(_ arguments: [String], socket: String? = nil) throws {
-        directory = try TestMedia.scratchDirectory()
-        self.socket = socket ?? directory.appendingPathComponent("control.sock").path
-        process = try ChildProcess(arguments + ["--output", "null", "--socket", self.socket])
+    /// `--output null` (or one `--output` per entry of `outputs`) and
+    /// `--socket <scratch>/control.sock` (or `socket`) are added.
+    init(_ arguments: [String], socket: String? = nil, outputs: [String] = ["null"], directory: URL? = nil) throws {
+        if let directory { self.directory = directory } else { self.directory = try TestMedia.scratchDirectory() }
+        self.socket = socket ?? self.directory.appendingPathComponent("control.sock").path
+        process = try ChildProcess(arguments + outputs.flatMap { ["--output", $0] } + ["--socket", self.socket])
         guard UnixSocketClient.waitUntilAccepting(self.socket, timeout: 5) else {
             let stderr = process.standardError
             process.terminate()
-            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: self.directory)
             throw UnixSocketError("the daemon did not accept connections on \(self.socket) within 5 s; stderr: \(stderr)")
         }
     }

@@ -11,18 +11,25 @@ enum ReferenceDecoder {
         var pcm: Data
     }
 
-    static func decode(_ url: URL) throws -> Output {
+    /// Decodes `url`; with `rate` and `channels`, to that format only (libmpg123 resamples
+    /// and maps channels itself), as a FIFO output's items are.
+    static func decode(_ url: URL, rate forcedRate: Int? = nil, channels forcedChannels: Int? = nil) throws -> Output {
         mpg123_init()
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else { throw failure("mpg123_new failed") }
         defer { mpg123_delete(handle) }
         mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue), 0)
         mpg123_format_none(handle)
-        var rates: UnsafePointer<Int>?
-        var count = 0
-        mpg123_rates(&rates, &count)
-        for index in 0..<count {
-            mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        if let forcedRate, let forcedChannels {
+            let layout = forcedChannels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue
+            mpg123_format(handle, forcedRate, Int32(layout), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        } else {
+            var rates: UnsafePointer<Int>?
+            var count = 0
+            mpg123_rates(&rates, &count)
+            for index in 0..<count {
+                mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+            }
         }
         guard mpg123_open(handle, url.path) == MPG123_OK.rawValue else { throw failure("cannot open \(url.path)") }
         defer { mpg123_close(handle) }

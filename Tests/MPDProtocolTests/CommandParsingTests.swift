@@ -122,6 +122,8 @@ import Testing
         #expect(try parse("outputs").get() == .outputs)
         #expect(try parse("enableoutput \"1\"").get() == .enableoutput(1))
         #expect(try parse("disableoutput 0").get() == .disableoutput(0))
+        #expect(try parse("toggleoutput 1").get() == .toggleoutput(1))
+        #expect(ack("toggleoutput") == "ACK [2@0] {toggleoutput} wrong number of arguments for \"toggleoutput\"\n")
         #expect(ack("enableoutput x") == "ACK [2@0] {enableoutput} Integer expected: x\n")
         #expect(ack("disableoutput -1") == "ACK [2@0] {disableoutput} Number too large: -1\n")
         #expect(try parse("update").get() == .update(uri: nil))
@@ -185,7 +187,7 @@ import Testing
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages", "readpicture",
             "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
             "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
-            "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "unsubscribe", "update", "urlhandlers", "volume",
+            "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {
             if case .failure(let error) = parse(name) {

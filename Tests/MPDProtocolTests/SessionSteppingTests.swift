@@ -94,7 +94,7 @@ import Testing
         "add": "add \"a.mp3\"", "albumart": "albumart \"a.mp3\" 0", "readpicture": "readpicture \"a.mp3\" 8192", "addid": "addid \"a.mp3\" 0", "channels": "channels", "clear": "clear",
         "config": "config", "consume": "consume 1", "count": "count artist x", "crossfade": "crossfade 0",
         "currentsong": "currentsong", "decoders": "decoders", "delete": "delete 0:2", "deleteid": "deleteid 3",
-        "disableoutput": "disableoutput 0", "enableoutput": "enableoutput 0", "find": "find \"(artist == 'x')\"",
+        "disableoutput": "disableoutput 0", "enableoutput": "enableoutput 0", "toggleoutput": "toggleoutput 0", "find": "find \"(artist == 'x')\"",
         "findadd": "findadd artist x", "getvol": "getvol", "list": "list album group albumartist",
         "listall": "listall", "listallinfo": "listallinfo \"\"", "listfiles": "listfiles", "listpartitions": "listpartitions",
         "listplaylist": "listplaylist mix", "listplaylistinfo": "listplaylistinfo mix", "listplaylists": "listplaylists",

@@ -204,4 +204,17 @@ final class ScanCache: Sendable {
 
 extension MPG123Decoder {
     static let scans = ScanCache()
+    /// Scans of files decoded to a forced output format: their length is in that format's frames.
+    private static let forcedScans = Mutex<[AudioFormat: ScanCache]>([:])
+
+    /// The cache for decodes to `outputFormat` (nil: each file's own format).
+    static func scans(for outputFormat: AudioFormat?) -> ScanCache {
+        guard let outputFormat else { return scans }
+        return forcedScans.withLock { caches in
+            if let cache = caches[outputFormat] { return cache }
+            let cache = ScanCache()
+            caches[outputFormat] = cache
+            return cache
+        }
+    }
 }

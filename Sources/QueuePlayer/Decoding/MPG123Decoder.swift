@@ -12,6 +12,10 @@ import Glibc
 /// Opening scans the whole file once, which gives the exact length and detects
 /// truncation up front; the result is remembered per file (device, inode, size,
 /// modification time), so the same unchanged file is scanned once per process.
+/// With an output format (an output that takes one fixed format, such as a FIFO), every
+/// item decodes to that rate and channel count instead: libmpg123 resamples (its NtoM or
+/// 2:1/4:1 synthesis) and duplicates or mixes channels, and its gapless trimming still
+/// applies, to the resampled length, so items still join sample for sample.
 /// A damaged file (some bytes wrong, none missing) is not refused: libmpg123 resyncs
 /// past the frames it cannot decode, and the item plays what it can, as `mpg123` does.
 /// libmpg123 reads through ``BufferedFile``: one `pread` per 64 KiB instead of
@@ -33,8 +37,9 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     /// The stream's nominal bit rate in kbit/s (an average for VBR), if known.
     public let bitRate: Int?
 
-    /// Opens and scans the file at `url` (or takes the scan of the same unchanged file from before).
-    public init(url: URL) throws(DecoderError) {
+    /// Opens and scans the file at `url` (or takes the scan of the same unchanged file from before);
+    /// with `outputFormat`, decodes to that rate and channel count whatever the file's are.
+    public init(url: URL, outputFormat: AudioFormat? = nil) throws(DecoderError) {
         self.url = url
         let file = try Self.openFile(url)
         self.file = file
@@ -50,11 +55,15 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         let flags = Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue)
         mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
         mpg123_format_none(handle)
-        var rates: UnsafePointer<Int>?
-        var rateCount = 0
-        mpg123_rates(&rates, &rateCount)
-        for index in 0..<rateCount {
-            mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        if let outputFormat {
+            mpg123_format(handle, outputFormat.sampleRate, Self.layout(outputFormat.channelCount), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        } else {
+            var rates: UnsafePointer<Int>?
+            var rateCount = 0
+            mpg123_rates(&rates, &rateCount)
+            for index in 0..<rateCount {
+                mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+            }
         }
         mpg123_replace_reader_handle(handle, BufferedFile.read, BufferedFile.seek, nil)
 
@@ -74,11 +83,11 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         // channel count is converted to it (as libmpg123 does for any stream), instead of
         // ending the item with a format change that no real stream of a file makes.
         mpg123_format_none(handle)
-        let layout = channels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue
-        mpg123_format(handle, rate, Int32(layout), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        mpg123_format(handle, rate, Self.layout(Int(channels)), Int32(MPG123_ENC_SIGNED_16.rawValue))
 
         let scan: ScanResult
-        if let known = Self.scans.result(for: file.identity) {
+        let scans = Self.scans(for: outputFormat)
+        if let known = scans.result(for: file.identity) {
             scan = known
         } else {
             // The length the LAME/Xing tag announces, before scanning replaces it with the real one.
@@ -90,7 +99,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
                 throw DecoderError(url: url, reason: .corrupt(Self.lastError(handle, fallback: "scan failed")))
             }
             scan = ScanResult(length: Int64(mpg123_length(handle)), announced: announced)
-            Self.scans.remember(scan, for: file.identity)
+            scans.remember(scan, for: file.identity)
             // Scanning leaves the decoder positioned by a seek, and a seek primes the synthesis
             // from earlier frames: reopen so the first samples are exactly those of a plain decode.
             mpg123_close(handle)
@@ -169,6 +178,19 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
 
     static let initializeLibrary: Void = { _ = mpg123_init() }()
 
+    private static func layout(_ channels: Int) -> Int32 {
+        Int32(channels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue)
+    }
+
+    /// True if libmpg123 can decode to `rate` (one of the MPEG rates; `outputFormat`'s check).
+    public static func canDecode(to format: AudioFormat) -> Bool {
+        guard format.channelCount == 1 || format.channelCount == 2 else { return false }
+        var rates: UnsafePointer<Int>?
+        var rateCount = 0
+        mpg123_rates(&rates, &rateCount)
+        return (0..<rateCount).contains { rates![$0] == format.sampleRate }
+    }
+
     /// Opens the file for reading, refusing what cannot be an MP3 item with a precise reason.
     private static func openFile(_ url: URL) throws(DecoderError) -> BufferedFile {
         let file = try BufferedFile.open(url)
@@ -189,10 +211,16 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     }
 }
 
-/// Opens every item with ``MPG123Decoder``.
+/// Opens every item with ``MPG123Decoder``, in its own format or in `outputFormat`.
 public struct MPG123DecoderFactory: DecoderFactory {
-    public init() {}
+    /// The one format every item decodes to, or nil for each item's own.
+    public let outputFormat: AudioFormat?
+
+    public init(outputFormat: AudioFormat? = nil) {
+        self.outputFormat = outputFormat
+    }
+
     public func makeDecoder(for url: URL) throws(DecoderError) -> any Decoder {
-        try MPG123Decoder(url: url)
+        try MPG123Decoder(url: url, outputFormat: outputFormat)
     }
 }

@@ -17,6 +17,19 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Returns how many frames were accepted: 0 only after ``interruptWrite()``.
     func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int
 
+    /// Writes as a second output beside another that paces the stream (``MultiOutputSink``):
+    /// takes what it can at once, dropping what does not fit, rather than waiting, so two
+    /// clocks never take turns holding the render thread. Returns the frames taken off the
+    /// stream (all of them, for a sink that drops).
+    func writeWithoutWaiting(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int
+
+    /// Called right after ``configure(_:)`` when the sink joins a stream that is already
+    /// playing, `frames` ahead of the clock (``MultiOutputSink`` enabling an output): a sink
+    /// that keeps time by itself counts them as buffered, so its ``delay()``, and with it the
+    /// position, matches the stream's if it paces from now on. A device with a clock of its
+    /// own ignores it.
+    func joinStream(aheadBy frames: Int)
+
     /// Makes a write that waits for buffer space return early, so the render
     /// thread can take a command. Called from the player's control queue.
     func interruptWrite()
@@ -47,6 +60,13 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
+    public func joinStream(aheadBy frames: Int) {}
+
+    /// A device that cannot drop (ALSA) waits as usual: the stream is paced by the slower of the two.
+    public func writeWithoutWaiting(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
+        try write(samples, frameCount: frameCount)
+    }
+
     /// A device whose writes block for at most a period needs no interruption.
     public func interruptWrite() {}
 

@@ -28,10 +28,17 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     /// How much audio the simulated device buffers.
     public let bufferDuration: Double
 
-    /// Creates a null sink consuming against `clock` with a buffer of `bufferDuration` seconds.
-    public init(clock: any PlaybackClock = RealTimeClock.shared, bufferDuration: Double = 0.1) {
+    /// How many frames must have played before a write waiting for room looks again
+    /// (nil: a quarter of the buffer).
+    public let wakeFrames: Int?
+
+    /// Creates a null sink consuming against `clock` with a buffer of `bufferDuration` seconds;
+    /// a write waiting for room wakes every `wakeFrames` frames played (a quarter of the buffer
+    /// if nil).
+    public init(clock: any PlaybackClock = RealTimeClock.shared, bufferDuration: Double = 0.1, wakeFrames: Int? = nil) {
         self.clock = clock
         self.bufferDuration = bufferDuration
+        self.wakeFrames = wakeFrames
         if let virtual = clock as? VirtualClock {
             listenerKey = nil
             listenerKey = virtual.addTimeListener { [weak self] in self?.timeMoved() }
@@ -114,8 +121,34 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
                 interrupted = false
                 return 0
             }
-            waitForTime(needFrames: Int(capacity / 4), format: format)
+            waitForTime(needFrames: wakeFrames ?? Int(capacity / 4), format: format)
             if closed { throw AudioSinkError(sink: name, reason: "closed while writing") }
+        }
+    }
+
+    /// Takes every frame at once: the buffer runs over rather than anyone waiting, and drains
+    /// at the sample rate as ever, so ``delay()`` still says how far ahead of the clock the
+    /// stream is.
+    public func writeWithoutWaiting(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard format != nil, !closed else { throw AudioSinkError(sink: name, reason: "write to a closed sink") }
+        let now = clock.now()
+        if consumed(at: now) == written {
+            consumedAtAnchor = written
+            anchorTime = now
+        }
+        written += Int64(frameCount)
+        return frameCount
+    }
+
+    /// Counts `frames` as written (and not yet played) from now on.
+    public func joinStream(aheadBy frames: Int) {
+        locked {
+            guard format != nil, !closed, frames > 0 else { return }
+            consumedAtAnchor = consumed(at: clock.now())
+            anchorTime = clock.now()
+            written += Int64(frames)
         }
     }
 

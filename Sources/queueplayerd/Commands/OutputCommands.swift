@@ -1,7 +1,7 @@
 import MPDProtocol
 
 /// The audio outputs and partitions (MPD's `OutputCommands.cxx`, `PartitionCommands.cxx`):
-/// one output, one partition.
+/// the outputs `--output` gave, one partition.
 struct OutputCommands: CommandHandler {
     unowned let controller: PlaybackController
 
@@ -10,18 +10,29 @@ struct OutputCommands: CommandHandler {
         var reply = Reply()
         switch command {
         case .outputs:
-            reply.append("outputid", 0)
-            reply.append("outputname", controller.outputDescription.name)
-            reply.append("plugin", controller.outputDescription.plugin)
-            reply.append("outputenabled", controller.outputEnabled ? 1 : 0)
-        case .enableoutput(let id), .disableoutput(let id):
-            guard id == 0 else { throw MPDError.noSuchOutput }
+            let outputs = controller.outputs
+            for (id, output) in outputs.outputs.enumerated() {
+                reply.append("outputid", id)
+                reply.append("outputname", output.name)
+                reply.append("plugin", output.plugin)
+                reply.append("outputenabled", outputs.isEnabled(id) ? 1 : 0)
+            }
+        case .enableoutput(let id), .disableoutput(let id), .toggleoutput(let id):
             let enable: Bool
-            if case .enableoutput = command { enable = true } else { enable = false }
-            guard enable != controller.outputEnabled else { break }
-            controller.outputEnabled = enable
-            // With its only output disabled the player cannot play: it holds its place.
-            if !enable { controller.player.pause() } else if controller.playState == .pause { controller.player.play() }
+            switch command {
+            case .enableoutput: enable = true
+            case .disableoutput: enable = false
+            default: enable = !(controller.outputs.outputs.indices.contains(id) && controller.outputs.isEnabled(id))
+            }
+            let wasPlayable = controller.outputEnabled
+            guard try controller.outputs.setEnabled(enable, id: id) else { break }
+            // With no output enabled the player cannot play: it holds its place. Others switch
+            // without touching the player: the render thread applies it between two writes.
+            if wasPlayable && !controller.outputEnabled {
+                controller.player.pause()
+            } else if !wasPlayable && controller.outputEnabled && controller.playState == .pause {
+                controller.player.play()
+            }
             controller.events.post([.output])
         case .listpartitions:
             reply.append("partition", "default")

@@ -34,7 +34,8 @@ final class PlaybackController: @unchecked Sendable {
     let events: ControlEvents
     let logger: Logger
     let songIndex = SongIndex()
-    let outputDescription: (name: String, plugin: String)
+    /// The audio outputs and their switches (`outputs`, `enableoutput`, ...).
+    let outputs: AudioOutputs
 
     /// The application the controller runs in (the daemon's life cycle): commands that
     /// need the player wake it, `status` reports its state, `update` runs as its background task.
@@ -43,7 +44,8 @@ final class PlaybackController: @unchecked Sendable {
     private(set) var playQueue = PlayQueue<QueuedSong>()
     private var nowPlaying: Handoff?
     private var lookahead: Handoff?
-    var outputEnabled = true
+    /// True while some output is enabled; with none, the player holds its place (paused).
+    var outputEnabled: Bool { outputs.anyEnabled }
     /// The software mixer's volume, 0 to 100 (`setvol`); 100 leaves the audio bit-exact.
     private(set) var volume = 100
     /// `mixrampdb`: kept and reported; MixRamp itself is off while `mixrampdelay` is `nan`.
@@ -66,7 +68,7 @@ final class PlaybackController: @unchecked Sendable {
     /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
     ///   `--no-state`); stored playlists are kept there, or in the default state directory.
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         output: (name: String, plugin: String), stateDirectory: URL?, logger: Logger) {
+         outputs: AudioOutputs, stateDirectory: URL?, logger: Logger) {
         updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: queue, logger: logger,
                                  file: stateDirectory?.appendingPathComponent("database.json"))
         let playlistsHome = stateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()
@@ -75,7 +77,7 @@ final class PlaybackController: @unchecked Sendable {
         self.player = player
         self.library = library
         self.events = events
-        self.outputDescription = output
+        self.outputs = outputs
         self.logger = logger
         observePlayer()
     }

@@ -61,6 +61,7 @@ final class StateKeeper: @unchecked Sendable {
             logger.warning("the saved state \(store.file.path) was not used, \(reason); it was moved to \(path)")
             return false
         case let .loaded(state):
+            if let outputs = state.outputs { controller.outputs.restore(outputs) }
             let (kept, dropped) = state.droppingFiles { !FileManager.default.fileExists(atPath: $0) }
             for path in dropped { logger.warning("dropped from the saved queue, it no longer exists: \(path)") }
             if kept.queue.isEmpty && !state.queue.isEmpty {
@@ -90,7 +91,7 @@ final class StateKeeper: @unchecked Sendable {
         isStarted = true
         // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
-            if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer]) { save() }
+            if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer, .output]) { save() }
         }
         // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
         let player = controller.player
@@ -192,6 +193,7 @@ final class StateKeeper: @unchecked Sendable {
                           position: position != nil ? controller.player.currentTime().seconds : 0,
                           paused: controller.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
-                                                  consume: queue.consume.rawValue, volume: controller.volume))
+                                                  consume: queue.consume.rawValue, volume: controller.volume),
+                          outputs: controller.outputs.savedSwitches)
     }
 }

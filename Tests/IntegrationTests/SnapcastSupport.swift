@@ -1,0 +1,204 @@
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real snapserver reading a FIFO and a real snapclient writing what it plays to a file
+/// (`--player file`), on 127.0.0.1 with a private port, configuration and state directory, so
+/// tests never meet each other or a system's Snapcast.
+final class SnapcastPair {
+    /// The FIFO snapserver reads (created by it, `mode=create`).
+    let fifo: String
+    /// The raw S16LE 44.1 kHz stereo the client played (silence included).
+    let capture: URL
+    let server: ChildProcess
+    let client: ChildProcess
+
+    /// Starts both in `directory` and waits until the client has its settings from the server.
+    init(directory: URL, timeout: Double = 10) throws {
+        fifo = directory.appendingPathComponent("snapfifo").path
+        capture = directory.appendingPathComponent("client.raw")
+        let port = try Self.freePort()
+        let configuration = directory.appendingPathComponent("snapserver.conf")
+        try """
+            [server]
+            threads = 2
+            datadir = \(directory.path)
+            [http]
+            enabled = false
+            [tcp]
+            enabled = false
+            [stream]
+            bind_to_address = 127.0.0.1
+            port = \(port)
+            source = pipe://\(fifo)?name=queueplayerd&sampleformat=44100:16:2&codec=pcm&mode=create
+            [logging]
+            sink = stdout
+            filter = *:info
+
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        server = try ChildProcess(program: "/usr/bin/snapserver", ["-c", configuration.path])
+        let deadline = ChildProcess.now() + timeout
+        while !Self.accepts(port: port) {
+            guard ChildProcess.now() < deadline, server.isRunning else {
+                server.terminate()
+                throw UnixSocketError("snapserver did not listen on 127.0.0.1:\(port): \(server.lines.map(\.text)) \(server.standardError)")
+            }
+            var none = pollfd()
+            _ = poll(&none, 0, 20)
+        }
+        // `--mixer none`: no volume stage at all, so samples pass through bit for bit.
+        client = try ChildProcess(program: "/usr/bin/snapclient",
+                                  ["-h", "127.0.0.1", "-p", "\(port)", "--hostID", "queueplayerd-test-\(UUID().uuidString)",
+                                   "--player", "file:filename=\(capture.path)", "--mixer", "none", "--logsink", "stdout"])
+        guard client.waitForLine(timeout: max(0.1, deadline - ChildProcess.now()), where: { $0.contains("ServerSettings") }) != nil else {
+            stop()
+            throw UnixSocketError("snapclient did not get the server's settings: \(client.lines.map(\.text)) \(client.standardError)")
+        }
+    }
+
+    func stop() {
+        client.terminate()
+        server.terminate()
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on (the kernel's choice, released again).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw UnixSocketError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw UnixSocketError("bind: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// Where pieces of decoded audio are in a capture, as the gapless benchmark (`bench/gapless.py`)
+/// locates them: each by its middle (the frame-aligned place where 4,096 bytes from its
+/// middle occur), so that for each boundary `start(next) - (start + length)` is the frames
+/// added (+) or dropped (-). The audio here is expected bit for bit, so the match is exact.
+enum PieceLocator {
+    /// The byte offset in `capture` where `piece` starts, found by its middle; nil if absent.
+    static func start(of piece: Data, in capture: Data, bytesPerFrame: Int = 4, from: Int = 0) -> Int? {
+        let window = 4096
+        guard piece.count >= window, capture.count > from else { return nil }
+        let middle = (piece.count / 2) / bytesPerFrame * bytesPerFrame
+        return piece.withUnsafeBytes { needle in
+            capture.withUnsafeBytes { haystack in
+                // Frame-aligned places only: a frame's first two bytes, then the whole window.
+                let anchor = needle.baseAddress! + middle
+                let first = anchor.loadUnaligned(as: UInt32.self)
+                var position = from + (bytesPerFrame - from % bytesPerFrame) % bytesPerFrame
+                while position + window <= haystack.count {
+                    let candidate = haystack.baseAddress! + position
+                    if candidate.loadUnaligned(as: UInt32.self) == first, memcmp(candidate, anchor, window) == 0, position >= middle {
+                        return position - middle
+                    }
+                    position += bytesPerFrame
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Each piece's start (bytes), searched after the previous one, and the frames added (+)
+    /// or dropped (-) at each boundary (nil where a piece was not found).
+    static func boundaries(of pieces: [Data], in capture: Data, bytesPerFrame: Int = 4) -> (starts: [Int?], boundaries: [Int?]) {
+        var starts: [Int?] = []
+        var from = 0
+        for piece in pieces {
+            let start = self.start(of: piece, in: capture, bytesPerFrame: bytesPerFrame, from: from)
+            starts.append(start)
+            if let start { from = start }
+        }
+        let boundaries: [Int?] = (0..<max(0, pieces.count - 1)).map { index in
+            guard let start = starts[index], let next = starts[index + 1] else { return nil }
+            return (next - (start + pieces[index].count)) / bytesPerFrame
+        }
+        return (starts, boundaries)
+    }
+}
+
+/// How a capture holds an expected stream when something between may add or drop a few
+/// samples of its own (snapclient corrects its playback by single samples to stay in sync,
+/// and snapserver reads silence if the pipe runs dry): the stream is followed block by block
+/// (1,024 frames), each found byte for byte near where the one before ended.
+struct StreamTrace {
+    /// Frames added (+) or dropped (-) between consecutive blocks, in order.
+    var adjustments: [Int] = []
+    /// Blocks not found byte for byte (an adjustment fell inside them).
+    var blocksMissing = 0
+    var blocks = 0
+    /// For each boundary: the 1,024 frames before it and the 1,024 after it are in the capture
+    /// as one run, byte for byte (nothing added or dropped at the boundary itself).
+    var boundariesExact: [Bool] = []
+
+    /// Traces `expected` (starting at byte `start` of `capture`), whose pieces meet at the byte
+    /// offsets `boundaries`.
+    init(expected: Data, boundaries: [Int], in capture: Data, from start: Int) {
+        let block = 4096
+        let slack = 16 * block
+        var predicted = start
+        var adjustmentsBefore: [(offset: Int, frames: Int)] = []
+        for offset in stride(from: 0, to: expected.count - block + 1, by: block) {
+            blocks += 1
+            let piece = expected[offset..<(offset + block)]
+            if let found = Self.find(piece, in: capture, near: predicted, slack: slack) {
+                if found != predicted {
+                    adjustments.append((found - predicted) / 4)
+                    adjustmentsBefore.append((offset, (found - predicted) / 4))
+                }
+                predicted = found + block
+            } else {
+                blocksMissing += 1
+                predicted += block
+            }
+        }
+        for boundary in boundaries {
+            let window = expected[max(0, boundary - block)..<min(expected.count, boundary + block)]
+            let shift = adjustmentsBefore.filter { $0.offset < boundary }.reduce(0) { $0 + $1.frames * 4 }
+            boundariesExact.append(Self.find(window, in: capture, near: start + max(0, boundary - block) + shift, slack: slack) != nil)
+        }
+    }
+
+    /// Where `piece` is in `capture`, frame-aligned, within `slack` bytes of `near`.
+    static func find(_ piece: Data, in capture: Data, near: Int, slack: Int) -> Int? {
+        let lower = max(0, near - slack)
+        let upper = min(capture.count - piece.count, near + slack)
+        guard lower <= upper else { return nil }
+        return piece.withUnsafeBytes { needle in
+            capture.withUnsafeBytes { haystack in
+                // Nearest first: the exact place, then outwards frame by frame.
+                for distance in stride(from: 0, through: slack, by: 4) {
+                    for position in distance == 0 ? [near] : [near - distance, near + distance]
+                    where position >= lower && position <= upper && (position - near) % 4 == 0 {
+                        if memcmp(haystack.baseAddress! + position, needle.baseAddress!, needle.count) == 0 { return position }
+                    }
+                }
+                return nil
+            }
+        }
+    }
+}
+
