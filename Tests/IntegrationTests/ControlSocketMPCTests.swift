@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The real `mpc` 0.34 against the daemon's control socket. Each invocation must print what it
-/// prints with mpd 0.23 (see /work/shared/reference/mpd-transcripts/) for `Media/`'s four items,
+/// prints with mpd 0.23 for `Media/`'s four items,
 /// exit as it does there, and never print a `warning:`.
 @Suite(.serialized) struct ControlSocketMPCTests {
     typealias Expect = ControlSocketExpectations
