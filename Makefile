@@ -26,6 +26,7 @@ run: build
 	$(SWIFT) run queueplayerd --media $(MEDIA) --output $(OUTPUT)
 
 ## Installs what is missing, builds, and runs every test (unit and integration).
+## On failure, what failed is repeated at the end (CI shows only the tail of a long log).
 ## The tests run with a scratch HOME and XDG directories (made here, removed after): nothing
 ## they do reads or writes the user's own saved state, control socket or settings.
 test: bootstrap
@@ -34,8 +35,17 @@ test: bootstrap
 	  trap 'rm -rf "$$scratch"' EXIT; \
 	  mkdir -m 0700 "$$scratch/home" "$$scratch/state" "$$scratch/runtime" "$$scratch/config"; \
 	  echo "HOME=$$scratch/home XDG_STATE_HOME=$$scratch/state XDG_RUNTIME_DIR=$$scratch/runtime XDG_CONFIG_HOME=$$scratch/config"; \
-	  HOME="$$scratch/home" XDG_STATE_HOME="$$scratch/state" XDG_RUNTIME_DIR="$$scratch/runtime" \
-	  XDG_CONFIG_HOME="$$scratch/config" $(SWIFT) test --skip-build --no-parallel $(TESTFLAGS)
+	  { HOME="$$scratch/home" XDG_STATE_HOME="$$scratch/state" XDG_RUNTIME_DIR="$$scratch/runtime" \
+	    XDG_CONFIG_HOME="$$scratch/config" $(SWIFT) test --skip-build --no-parallel $(TESTFLAGS); \
+	    echo $$? > "$$scratch/status"; } 2>&1 | tee "$$scratch/test.log"; \
+	  status=$$(cat "$$scratch/status"); \
+	  if [ "$$status" != 0 ]; then \
+	    echo; echo "== make test: what failed (the whole output is above) =="; \
+	    awk '/recorded an issue|: error: /{n=6} /^(◇|✔|✘ Test .* failed after)/&&!/recorded/{n=0} n-->0' \
+	      "$$scratch/test.log" | head -80; \
+	    grep -E '^✘ Test .* failed after' "$$scratch/test.log" | grep -v '^✘ Test run with' | head -20; \
+	  fi; \
+	  exit $$status
 
 clean:
 	rm -rf .build

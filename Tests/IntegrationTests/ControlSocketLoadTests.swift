@@ -30,8 +30,13 @@ import Glibc
         let pinger = try daemon.client()
         let list = Array(("command_list_begin\n" + String(repeating: "ping\n", count: 65_536) + "command_list_end\n").utf8)
 
+        // At least three lists, and as many more as it takes for the probe to have sampled 40
+        // round trips under the load: a fast daemon answers a list in tens of milliseconds,
+        // and a loaded machine may schedule the probe rarely meanwhile; the sample count
+        // must not depend on either.
         var durations: [Double] = []
-        for _ in 0..<3 {
+        let loadDeadline = ChildProcess.now() + 60
+        while durations.count < 3 || (probe.count < 40 && ChildProcess.now() < loadDeadline) {
             let start = ChildProcess.now()
             let sent = pinger.sendAvailable(list, timeout: 10)
             try #require(sent.count == list.count, "sent \(sent.count) of \(list.count) bytes")
@@ -41,10 +46,10 @@ import Glibc
         }
         #expect(try pinger.request("ping") == ["OK"])
         let result = probe.finish()
-        let median = durations.sorted()[1]
+        let median = durations.sorted()[durations.count / 2]
         print("64k-ping lists answered in \(durations.map { String(format: "%.3f s", $0) }); \(result)")
         #expect(median < 0.5, "64k pings in a list: \(durations) s")
-        #expect(result.failures.isEmpty && result.seconds.count >= 20, "\(result)")
+        #expect(result.failures.isEmpty && result.seconds.count >= 40, "\(result)")
         #expect(result.p95 < Self.latencyBound, "\(result)")
         #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
     }
@@ -133,10 +138,14 @@ import Glibc
         // one of them at most, not for all 20. A listing of 2,001 songs takes longer than the
         // latency bound in a debug build (about 0.1 s), so while the 20 listings run, the
         // status round trips take up to one listing each: the typical (median) round trip
-        // stays within the bound, the worst within one listing (three times one measured
-        // before, for the loop's writing of the 20 replies beside it, and load).
+        // stays within the bound, the 95th percentile within one listing (three times one
+        // measured before, for the loop's writing of the 20 replies beside it, and load).
+        // Waiting for all of them (the defect) makes a round trip of 20 listings; the single
+        // worst, which one preemption on a loaded machine can lengthen, must stay under half
+        // of that.
         #expect(result.median < Self.latencyBound, "\(result)")
-        #expect(result.worst < 3 * oneListing + Self.latencyBound, "\(result); one listing takes \(oneListing) s")
+        #expect(result.p95 < 3 * oneListing + Self.latencyBound, "\(result); one listing takes \(oneListing) s")
+        #expect(result.worst < Double(clients / 2) * oneListing + Self.latencyBound, "\(result); one listing takes \(oneListing) s")
         // The non-readers were not dropped: they get their replies, complete, once they read.
         let greeting = Array(Self.greeting.utf8)
         let unread = try Self.read(hostile[0], atLeast: greeting.count + reference.count)
