@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
-        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState"]),
+        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
 

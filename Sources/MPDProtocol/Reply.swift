@@ -11,6 +11,8 @@ public struct Reply: Hashable, Sendable {
         case field(key: String, value: String)
         /// A tag line (`Artist: ...`), sent only if the client has the tag enabled.
         case tag(TagType, String)
+        /// A song block rendered beforehand (its tag lines filtered like the others).
+        case block(SongBlock)
     }
 
     /// The lines in the order they will be sent.
@@ -54,6 +56,11 @@ public struct Reply: Hashable, Sendable {
         song.appendLines(to: &self)
     }
 
+    /// Appends a song block rendered beforehand.
+    public mutating func append(_ block: SongBlock) {
+        lines.append(.block(block))
+    }
+
     /// Makes this a binary reply carrying `bytes` (at most the client's `binarylimit`).
     public mutating func setBinary(_ bytes: [UInt8]) {
         binary = bytes
@@ -67,6 +74,7 @@ public struct Reply: Hashable, Sendable {
     /// The body as sent on the wire, each line ending in `\n`, keeping only enabled tags.
     public func rendered(tagTypes: Set<TagType> = Set(TagType.allCases)) -> String {
         var text = ""
+        let everyTag = tagTypes.count == TagType.allCases.count
         for line in lines {
             switch line {
             case .field(let key, let value):
@@ -75,6 +83,8 @@ public struct Reply: Hashable, Sendable {
                 Self.write(tag.protocolName, ProtocolText.singleLine(value), to: &text)
             case .tag:
                 continue
+            case .block(let block):
+                text += block.rendered(tagTypes: tagTypes, everyTag: everyTag)
             }
         }
         return text

@@ -5,8 +5,9 @@
 public protocol FilterableSong {
     /// The song's URI relative to the music directory (`file:`).
     var uri: String { get }
-    /// Every tag value the song has, in the file's order.
-    var tagValues: [(type: TagType, value: String)] { get }
+    /// Every tag value the song has, in the file's order. A stored array in the library's
+    /// songs: a search tests every song, so this must not build anything per call.
+    var tags: [SongInfo.Tag] { get }
     /// When the file was last modified (seconds since 1970), if known.
     var lastModified: Int64? { get }
     /// `samplerate:bits:channels`, as the `Format:` line shows it, if known.
@@ -52,6 +53,10 @@ public struct SongFilter: Sendable, Hashable {
         /// byte by byte, without the lower-cased copy and the substring searcher's tables that
         /// cost most of a `search` over a large library.
         private let wantedASCII: [UInt8]?
+        /// For a value that is not plain ASCII (`Nyström`): its longest run of ASCII characters
+        /// that every match must contain as bytes (``ASCIIMatch/requiredRun(of:)``), so that the
+        /// songs without it are ruled out without a lower-cased copy and a substring searcher.
+        private let requiredRun: [UInt8]?
 
         init(value: String, foldCase: Bool, position: Position, negated: Bool) {
             self.value = value
@@ -60,6 +65,7 @@ public struct SongFilter: Sendable, Hashable {
             self.negated = negated
             wanted = foldCase ? value.lowercased() : value
             wantedASCII = ASCIIMatch.isPlain(value.utf8) ? Array(wanted.utf8) : nil
+            requiredRun = wantedASCII == nil ? ASCIIMatch.requiredRun(of: wanted) : nil
         }
 
         /// True if `candidate` passes the test, ignoring ``negated``.
@@ -69,6 +75,7 @@ public struct SongFilter: Sendable, Hashable {
                let found = ASCIIMatch.matches(candidate, wantedASCII, foldCase: foldCase, position: position) {
                 return found
             }
+            if let requiredRun, ASCIIMatch.lacks(requiredRun, in: candidate, foldCase: foldCase) { return false }
             let subject = foldCase ? candidate.lowercased() : candidate
             switch position {
             case .whole: return subject == wanted
@@ -164,14 +171,14 @@ public struct SongFilter: Sendable, Hashable {
         case .audioFormat(let wanted, let wildcards):
             guard let format = song.audioFormat else { return false }
             return wildcards ? AudioFormatMask(wanted).matches(format) : format == wanted
-        case .tag(let type, let test): return matchTag(type, test, song.tagValues)
+        case .tag(let type, let test): return matchTag(type, test, song.tags)
         }
     }
 
     /// A tag test: true if any value of the tag passes (false for a negated test). A song
     /// without the tag is tested against its fallback tag (AlbumArtist falls back to
     /// Artist, AlbumSort to Album, ...), and an absent tag equals the empty string.
-    private static func matchTag(_ type: TagType?, _ test: StringTest, _ values: [(type: TagType, value: String)]) -> Bool {
+    private static func matchTag(_ type: TagType?, _ test: StringTest, _ values: [SongInfo.Tag]) -> Bool {
         for item in values where (type == nil || item.type == type) && test.matchesIgnoringNegation(item.value) {
             return !test.negated
         }

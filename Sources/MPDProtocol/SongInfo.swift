@@ -3,8 +3,9 @@
 ///
 /// `playlistinfo` sends these blocks back to back; clients split them at `file:`.
 public struct SongInfo: Hashable, Sendable {
-    /// One tag value of the song.
-    public struct Tag: Hashable, Sendable {
+    /// One tag value of the song. Codable as `{"type": "Artist", "value": "..."}`, the form
+    /// the daemon's saved database keeps its songs' tags in.
+    public struct Tag: Hashable, Sendable, Codable {
         public var type: TagType
         public var value: String
 

@@ -3,7 +3,7 @@
 /// The cases are the 30 tag types mpd 0.23 lists for `tagtypes` with its default
 /// configuration, in mpd's order. Tag keys are case-sensitive for mpc, so always use
 /// ``protocolName``.
-public enum TagType: String, Sendable, Hashable, CaseIterable {
+public enum TagType: String, Sendable, Hashable, CaseIterable, Codable {
     case artist = "Artist"
     case artistSort = "ArtistSort"
     case album = "Album"

@@ -55,7 +55,7 @@ import Testing
         var database = SongDatabase(root: "/music")
         func add(_ uri: String, _ tags: [(TagType, String)]) {
             database.records[uri] = SongDatabase.Record(uri: uri, modified: 0, size: 0, duration: 1, format: nil,
-                                                        tags: tags.map { .init(type: $0.0.rawValue, value: $0.1) })
+                                                        tags: tags.map { .init($0.0, $0.1) })
         }
         add("a.mp3", [(.artist, "Solo"), (.albumArtist, "Various Artists")])
         add("b.mp3", [(.artist, "Duo")])

@@ -1,23 +1,12 @@
+import TestSupport
 import Testing
 @testable import queueplayerd
-
-/// A seeded generator (SplitMix64), so a random order is the same on every run.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct PlayQueueTests {
     typealias Queue = PlayQueue<String>
 
     static func queue(_ songs: [String], seed: UInt64 = 1) -> Queue {
-        var queue = Queue(generator: SeededGenerator(state: seed))
+        var queue = Queue(generator: SplitMix64(seed: seed))
         for song in songs { queue.insert(song) }
         return queue
     }

@@ -123,3 +123,17 @@ func ack(_ line: String) -> String? {
     if case .failure(let error) = parse(line) { return error.ackLine() }
     return nil
 }
+
+/// A deterministic generator (xorshift64*), so a random draw is the same on every run.
+/// (Not TestSupport's: that module brings Foundation, whose `String.contains` would replace
+/// the standard library's that these tests take as the reference.)
+struct Xorshift: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+}

@@ -32,12 +32,14 @@ struct LibraryCommands: CommandHandler {
                 }
             }
         case .listall(let uri), .listallinfo(let uri):
-            guard let songs = database.songs(under: uri) else { throw MPDError(.noExist, "No such directory") }
+            let (songs, blocks) = (controller.updater.songsInOrder, controller.updater.blocksInOrder)
+            guard let found = Self.indices(of: songs, under: uri, in: database) else { throw MPDError(.noExist, "No such directory") }
             let withInfo: Bool
             if case .listallinfo = command { withInfo = true } else { withInfo = false }
             var shown = Set<String>()
             let base = SongDatabase.trimmed(uri)
-            for song in songs {
+            for index in found {
+                let song = songs[index]
                 // Every directory on the way to the song, once, before its first song.
                 var path = ""
                 for component in song.uri.split(separator: "/").dropLast() {
@@ -45,13 +47,13 @@ struct LibraryCommands: CommandHandler {
                     guard path.count > base.count, shown.insert(path).inserted else { continue }
                     reply.append("directory", path)
                 }
-                if withInfo { reply.append(song.info) } else { reply.append("file", song.uri) }
+                if withInfo { reply.append(blocks[index]) } else { reply.append("file", song.uri) }
             }
         case .listfiles(let uri):
             try listFiles(uri, into: &reply)
         case .list(let key, let filter, let groups):
             var previous: [String]?
-            for row in database.distinctValues(of: key, filter: filter, groups: groups) {
+            for row in controller.updater.distinctValues(of: key, filter: filter, groups: groups) {
                 // A group value is printed where it changes, as mpd prints them.
                 let kept = previous.map { zip($0.prefix(groups.count), row.prefix(groups.count)).prefix { $0 == $1 }.count } ?? 0
                 for index in kept..<row.count {
@@ -60,10 +62,11 @@ struct LibraryCommands: CommandHandler {
                 previous = row
             }
         case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
-            var songs = controller.updater.songsInOrder.filter(filter.matches)
-            if let sort { songs.sort { Self.precedes($0, $1, sort) } }
-            if let window { songs = Array(songs[try window.positionsForListing(queueLength: songs.count)]) }
-            for song in songs { reply.append(song.info) }
+            let (songs, blocks) = (controller.updater.songsInOrder, controller.updater.blocksInOrder)
+            var found = songs.indices.filter { filter.matches(songs[$0]) }
+            if let sort { found.sort { Self.precedes(songs[$0], songs[$1], sort) } }
+            if let window { found = Array(found[try window.positionsForListing(queueLength: found.count)]) }
+            for index in found { reply.append(blocks[index]) }
         case .findadd(let filter, let position), .searchadd(let filter, let position):
             let files = controller.updater.songsInOrder.filter(filter.matches).map { controller.library.root.appendingPathComponent($0.uri) }
             let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
@@ -81,8 +84,8 @@ struct LibraryCommands: CommandHandler {
             }
         case .stats:
             let songs = database.records.values
-            reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == TagType.artist.rawValue }.map(\.value) }).count)
-            reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == TagType.album.rawValue }.map(\.value) }).count)
+            reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == .artist }.map(\.value) }).count)
+            reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == .album }.map(\.value) }).count)
             reply.append("songs", songs.count)
             reply.append("uptime", controller.updater.uptime)
             reply.append("db_playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
@@ -98,6 +101,17 @@ struct LibraryCommands: CommandHandler {
             return nil
         }
         return reply
+    }
+
+    /// The positions in `songs` (the database's songs in order) of those at or under `uri`
+    /// (`""`: all); nil if `uri` names no song and no directory.
+    private static func indices(of songs: [SongDatabase.Record], under uri: String, in database: SongDatabase) -> [Int]? {
+        let trimmed = SongDatabase.trimmed(uri)
+        if trimmed.isEmpty { return Array(songs.indices) }
+        if database.records[trimmed] != nil { return songs.indices.filter { songs[$0].uri == trimmed } }
+        let prefix = trimmed + "/"
+        let found = songs.indices.filter { songs[$0].uri.hasPrefix(prefix) }
+        return found.isEmpty ? nil : found
     }
 
     private static func appendCount(_ songs: [SongDatabase.Record], to reply: inout Reply) {

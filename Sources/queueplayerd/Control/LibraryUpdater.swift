@@ -35,7 +35,7 @@ final class LibraryUpdater: @unchecked Sendable {
 
     /// The songs as the last finished update left them.
     private(set) var database: SongDatabase {
-        didSet { order = nil }
+        didSet { order = nil; blocks = nil; columns = [:] }
     }
 
     /// `database`'s songs sorted by URI (``SongDatabase/sorted``), as `find`, `search` and
@@ -49,6 +49,35 @@ final class LibraryUpdater: @unchecked Sendable {
         return sorted
     }
     private var order: [SongDatabase.Record]?
+
+    /// The song blocks of ``songsInOrder``, index for index: rendered at the first use after
+    /// the database changed and kept, so a search that matches thousands of songs copies
+    /// text instead of formatting each song again (``SongBlock``).
+    var blocksInOrder: [SongBlock] {
+        if let blocks { return blocks }
+        let rendered = songsInOrder.map { SongBlock($0.info) }
+        blocks = rendered
+        return rendered
+    }
+    private var blocks: [SongBlock]?
+
+    /// `list KEY [FILTER] [group TAG...]` (``SongDatabase/distinctValues``). With at most one
+    /// group, as clients ask (ncmpcpp's media library, `mpc list album group albumartist`),
+    /// it works on the keys' ``TagColumn``s, built at the first use after the database
+    /// changed and kept.
+    func distinctValues(of key: FilterKey, filter: SongFilter?, groups: [FilterKey]) -> [[String]] {
+        guard groups.count <= 1 else { return database.distinctValues(of: key, filter: filter, groups: groups) }
+        return TagColumn.distinctRows(of: column(key), groupedBy: groups.first.map(column),
+                                      songs: songsInOrder, filter: filter)
+    }
+
+    private func column(_ key: FilterKey) -> TagColumn {
+        if let known = columns[key] { return known }
+        let built = TagColumn(key: key, songs: songsInOrder)
+        columns[key] = built
+        return built
+    }
+    private var columns: [FilterKey: TagColumn] = [:]
 
     /// - Parameter file: where the database is kept (nil: not kept, as with `--no-state`).
     init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?) {
@@ -182,7 +211,7 @@ final class LibraryUpdater: @unchecked Sendable {
 
     static func record(uri: String, modified: Int64, size: Int64, details: SongDetails?) -> SongDatabase.Record {
         SongDatabase.Record(uri: uri, modified: modified, size: size, duration: details?.duration, format: details?.formatText,
-                            tags: (details?.tags ?? []).map { .init(type: $0.type.rawValue, value: $0.value) })
+                            tags: details?.tags ?? [])
     }
 
     // MARK: - Saving and loading

@@ -18,13 +18,13 @@ struct QueuedSong: Sendable, FilterableSong {
         lastModified = SongIndex.modificationDate(of: url).map { Int64($0.timeIntervalSince1970) }
     }
 
-    var tagValues: [(type: TagType, value: String)] { details?.tags ?? [] }
+    var tags: [SongInfo.Tag] { details?.tags ?? [] }
 
     var audioFormat: String? { details?.formatText }
 
     /// The song block (`file`, tags, `Time`, ...) without queue fields.
     var info: SongInfo {
         SongInfo(file: uri, lastModified: lastModified, format: audioFormat,
-                 tags: tagValues.map { SongInfo.Tag($0.type, $0.value) }, duration: details?.duration)
+                 tags: tags, duration: details?.duration)
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// Tags, length and format of a file, for song blocks of songs not yet played.
 struct SongDetails: Sendable {
     /// The tags as MPD names them, in the order song blocks list them.
-    let tags: [(type: TagType, value: String)]
+    let tags: [SongInfo.Tag]
     let duration: Double
     let format: AudioFormat
 

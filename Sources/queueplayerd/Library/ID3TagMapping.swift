@@ -30,11 +30,11 @@ enum ID3TagMapping {
 
     /// The MPD tags of a file's ID3 tags, in the order song blocks list them. ID3v1 counts
     /// only for a file without ID3v2 text frames, as MPD reads one tag or the other.
-    static func tags(of id3: ID3Tags) -> [(type: TagType, value: String)] {
-        var result: [(type: TagType, value: String)] = []
+    static func tags(of id3: ID3Tags) -> [SongInfo.Tag] {
+        var result: [SongInfo.Tag] = []
         func add(_ type: TagType, _ raw: String) {
             let value = normalized(raw, for: type)
-            if !value.isEmpty { result.append((type, value)) }
+            if !value.isEmpty { result.append(SongInfo.Tag(type, value)) }
         }
         if id3.frames.isEmpty, let v1 = id3.version1 {
             for (type, value) in [(TagType.artist, v1.artist), (.title, v1.title), (.album, v1.album),

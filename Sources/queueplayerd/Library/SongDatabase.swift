@@ -22,24 +22,15 @@ struct SongDatabase: Codable, Sendable, Equatable {
         var size: Int64
         var duration: Double?
         var format: String?
-        /// Tag values in MPD's order, by `TagType` raw value.
-        var tags: [Tag]
-
-        struct Tag: Codable, Sendable, Equatable {
-            var type: String
-            var value: String
-        }
+        /// Tag values in MPD's order (saved as `{"type": "Artist", "value": ...}`).
+        var tags: [SongInfo.Tag]
 
         var lastModified: Int64? { modified }
         var audioFormat: String? { format }
-        var tagValues: [(type: TagType, value: String)] {
-            tags.compactMap { tag in TagType(rawValue: tag.type).map { ($0, tag.value) } }
-        }
 
         /// The song block without queue fields.
         var info: SongInfo {
-            SongInfo(file: uri, lastModified: modified, format: format,
-                     tags: tagValues.map { SongInfo.Tag($0.type, $0.value) }, duration: duration)
+            SongInfo(file: uri, lastModified: modified, format: format, tags: tags, duration: duration)
         }
 
         /// The values of `type` (the URI for `file`), or of the first of its fallback tags the
@@ -56,19 +47,19 @@ struct SongDatabase: Codable, Sendable, Equatable {
             switch key {
             case .file: body(uri)
             case .tag(let type):
-                if forEachValue(ofTagNamed: type.rawValue, body) { return }
+                if forEachValue(ofTag: type, body) { return }
                 for fallback in type.fallbacks {
-                    if forEachValue(ofTagNamed: fallback.rawValue, body) { return }
+                    if forEachValue(ofTag: fallback, body) { return }
                 }
                 body("")
             default: body("")
             }
         }
 
-        /// Calls `body` with each value of the tag `name`; false if the song has none.
-        private func forEachValue(ofTagNamed name: String, _ body: (String) -> Void) -> Bool {
+        /// Calls `body` with each value of the tag `type`; false if the song has none.
+        private func forEachValue(ofTag type: TagType, _ body: (String) -> Void) -> Bool {
             var found = false
-            for index in tags.indices where tags[index].type == name {
+            for index in tags.indices where tags[index].type == type {
                 found = true
                 body(tags[index].value)
             }
@@ -109,16 +100,6 @@ struct SongDatabase: Codable, Sendable, Equatable {
     /// Every song, sorted by URI (MPD's order: directories' contents by name).
     var sorted: [Record] {
         records.values.sorted { $0.uri.compare($1.uri, options: [.numeric]) == .orderedAscending }
-    }
-
-    /// The songs at or under `uri` (`""`: everything); nil if there is no such file or directory.
-    func songs(under uri: String) -> [Record]? {
-        let trimmed = Self.trimmed(uri)
-        if trimmed.isEmpty { return sorted }
-        if let song = records[trimmed] { return [song] }
-        let prefix = trimmed + "/"
-        let found = sorted.filter { $0.uri.hasPrefix(prefix) }
-        return found.isEmpty ? nil : found
     }
 
     /// What `lsinfo URI` shows: the directory's subdirectories (with the newest modification
