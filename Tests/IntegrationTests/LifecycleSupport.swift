@@ -4,16 +4,6 @@ import TestSupport
 import Glibc
 #endif
 
-/// True once `condition` holds, polled every 10 ms up to `timeout` seconds.
-func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = ChildProcess.now() + timeout
-    while !condition() {
-        if ChildProcess.now() > deadline { return false }
-        usleep(10_000)
-    }
-    return true
-}
-
 /// A scratch music directory with `song.mp3` (the first sample) and 2000 hard links to it
 /// under `copies/`: enough files that an `update` reading their tags outlasts a signal's or a
 /// command's round trip many times over. Remove `library` when done.

@@ -35,31 +35,46 @@ final class LibraryUpdater: @unchecked Sendable {
 
     /// The songs as the last finished update left them.
     private(set) var database: SongDatabase {
-        didSet { order = nil; blocks = nil; columns = [:] }
+        didSet {
+            prepared = nil
+            columns = [:]
+            version &+= 1
+            prepareIndex()
+        }
     }
+    /// Counts the databases installed, so an index built for an older one is not taken.
+    private var version = 0
 
-    /// `database`'s songs sorted by URI (``SongDatabase/sorted``), as `find`, `search` and
-    /// `count` go through them: sorted at the first use after the database changed, and kept,
-    /// because sorting 10,000 URIs the way mpd orders them costs about 100 ms, far more than
-    /// a search itself.
-    var songsInOrder: [SongDatabase.Record] {
-        if let order { return order }
-        let sorted = database.sorted
-        order = sorted
-        return sorted
+    /// The queries' view of `database` (``LibraryIndex``): built in the background when the
+    /// database is installed, or here by a query that comes before that is done.
+    var index: LibraryIndex {
+        if let prepared { return prepared }
+        let built = LibraryIndex(database)
+        prepared = built
+        return built
     }
-    private var order: [SongDatabase.Record]?
+    private var prepared: LibraryIndex?
 
-    /// The song blocks of ``songsInOrder``, index for index: rendered at the first use after
-    /// the database changed and kept, so a search that matches thousands of songs copies
-    /// text instead of formatting each song again (``SongBlock``).
-    var blocksInOrder: [SongBlock] {
-        if let blocks { return blocks }
-        let rendered = songsInOrder.map { SongBlock($0.info) }
-        blocks = rendered
-        return rendered
+    /// Whether the index of the current database is ready without a query building it.
+    var isIndexPrepared: Bool { prepared != nil }
+
+    /// `database`'s songs sorted by URI, as `find`, `search` and `count` go through them.
+    var songsInOrder: [SongDatabase.Record] { index.songs }
+
+    /// The song blocks of ``songsInOrder``, index for index.
+    var blocksInOrder: [SongBlock] { index.blocks }
+
+    /// Builds the index of the database just installed on a utility queue, and hands it to
+    /// the controller's queue unless another database was installed meanwhile.
+    private func prepareIndex() {
+        let (database, version) = (database, version)
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let built = LibraryIndex(database)
+            queue.async { [self] in
+                if self.version == version && prepared == nil { prepared = built }
+            }
+        }
     }
-    private var blocks: [SongBlock]?
 
     /// `list KEY [FILTER] [group TAG...]` (``SongDatabase/distinctValues``). With at most one
     /// group, as clients ask (ncmpcpp's media library, `mpc list album group albumartist`),
@@ -88,6 +103,7 @@ final class LibraryUpdater: @unchecked Sendable {
         self.logger = logger
         self.file = file
         database = Self.load(file, root: library.root.path) ?? SongDatabase(root: library.root.path)
+        prepareIndex()
     }
 
     /// The job number while an update runs (`updating_db:` in `status`).
