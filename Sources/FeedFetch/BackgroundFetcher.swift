@@ -134,6 +134,9 @@ public final class BackgroundFetcher: @unchecked Sendable {
         for task in tasks { await task.value }
     }
 
+    /// The feeds being fetched now (for tests: the launch is synchronous on the queue).
+    var runningFeeds: [FetchSchedule.FeedID] { queue.sync { Array(running.keys) } }
+
     // MARK: - On the queue
 
     private func loadRecordsIfNeeded() {

@@ -22,8 +22,9 @@ public struct FeedSubscriptionList: Sendable, Equatable {
     public init(parsing text: String) {
         var urls: [URL] = []
         var problems: [String] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        // By scalars: "\r\n" (a file written on Windows) is one Character, which a Character split misses.
+        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(String.UnicodeScalarView(rawLine)).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             switch Self.feedURL(line) {
             case .success(let url): if !urls.contains(url) { urls.append(url) }

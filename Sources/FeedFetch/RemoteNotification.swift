@@ -64,7 +64,7 @@ public enum RemoteNotification: Equatable, Sendable {
         case .dataCorrupted(let context), .keyNotFound(_, let context), .valueNotFound(_, let context):
             "\(path(context)): \(context.debugDescription)"
         case .typeMismatch(let type, let context):
-            "\(path(context)): expected \(type)"
+            "\(path(context)): expected \(type == Int.self ? "a number" : type == String.self ? "a string" : "an object")"
         @unknown default:
             "\(error)"
         }
