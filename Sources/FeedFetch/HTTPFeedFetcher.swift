@@ -35,25 +35,34 @@ public final class HTTPFeedFetcher: FeedFetching {
 
     public func fetch(_ request: FeedRequest) async -> FeedResponse {
         let timeout = request.timeout
+        let timedOut = FeedResponse.failed("no complete response within \(Self.format(timeout)) s", retryAfter: nil)
         do {
-            return try await withThrowingTaskGroup(of: FeedResponse.self) { group in
+            return try await withThrowingTaskGroup(of: FeedResponse?.self) { group in
                 group.addTask { try await self.fetchFollowingRedirects(request) }
                 group.addTask {
                     try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
-                    throw FetchTimedOut()
+                    return nil
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
+                if let first = try await group.next(), let response = first { return response }
+                // Out of time. A fetch that never connected ends, once cancelled, with the last
+                // connection error (a refused connection is retried until then): it says more.
+                group.cancelAll()
+                do {
+                    while let next = try await group.next() {
+                        if let response = next { return response }
+                    }
+                } catch let error as IOError {
+                    return .failed(Self.describe(error, timeout: timeout), retryAfter: nil)
+                } catch {}
+                return timedOut
             }
-        } catch is FetchTimedOut {
-            return .failed("no complete response within \(Self.format(timeout)) s", retryAfter: nil)
         } catch let error as FeedError {
             return .failed(error.description, retryAfter: nil)
         } catch is CancellationError {
             return .failed("cancelled", retryAfter: nil)
         } catch {
-            return .failed(Self.describe(error), retryAfter: nil)
+            return .failed(Self.describe(error, timeout: timeout), retryAfter: nil)
         }
     }
 
@@ -111,11 +120,15 @@ public final class HTTPFeedFetcher: FeedFetching {
     }
 
     /// One line for a log: the client's errors describe themselves tersely.
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error, timeout: Double) -> String {
+        if let error = error as? IOError {
+            // "connection reset (error set): Connection refused (errno: 111)" says less than this.
+            return "connection failed: \(String(cString: strerror(error.errnoCode)))"
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .connectTimeout: return "no connection within 10 s"
-            case .deadlineExceeded: return "no response in time"
+            case .deadlineExceeded: return "no complete response within \(format(timeout)) s"
             case .remoteConnectionClosed: return "the server closed the connection"
             default: return "\(error)"
             }
@@ -127,6 +140,3 @@ public final class HTTPFeedFetcher: FeedFetching {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 }
-
-/// The whole-fetch time limit ran out.
-private struct FetchTimedOut: Error {}

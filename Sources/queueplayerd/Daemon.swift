@@ -27,6 +27,8 @@ final class Daemon: @unchecked Sendable {
         var backgroundTime: Double
         /// Where the state is saved; nil with `--no-state`.
         var stateStore: StateStore?
+        /// The podcast feeds to fetch, and how.
+        var feeds: FeedService.Options
     }
 
     private let player: QueuePlayer
@@ -36,6 +38,7 @@ final class Daemon: @unchecked Sendable {
     private let lifecycle: LifecycleCoordinator
     private let stateKeeper: StateKeeper?
     private let statusLine: StatusLine?
+    private let feeds: FeedService
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
@@ -63,6 +66,9 @@ final class Daemon: @unchecked Sendable {
             StateKeeper(store: $0, controller: controller, logger: logger)
         }
         statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
+                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
+                            host: lifecycle, logger: logger)
         self.configuration = configuration
         self.logger = logger
     }
@@ -99,6 +105,7 @@ final class Daemon: @unchecked Sendable {
         socketReady.signal()
         controller.queue.sync {}
         logger.info("control socket: \(location)")
+        feeds.start()
         systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
     }
 
@@ -163,9 +170,10 @@ final class Daemon: @unchecked Sendable {
     }
 
     private func connectLifecycle() {
-        controller.queue.sync {
+        controller.queue.sync { [feeds] in
             lifecycle.start()
             controller.application = lifecycle
+            controller.remoteNotification = { feeds.handleRemoteNotification($0) }
         }
         let application = lifecycle.application
         guard let statusLine else { return }
@@ -178,13 +186,14 @@ final class Daemon: @unchecked Sendable {
         })
     }
 
-    /// SIGUSR1 and SIGUSR2, in order, on the controller's queue. SIGTERM and SIGINT are the
-    /// service group's (``run()``).
+    /// SIGUSR1, SIGUSR2 and SIGHUP (the feeds file read again), in order, on the controller's
+    /// queue. SIGTERM and SIGINT are the service group's (``run()``).
     private func watchSignals() {
         // Signals are handled on the controller's queue, where the application lives.
         let signals = SignalWatcher(queue: controller.queue)
         signals.watch(SIGUSR1) { [lifecycle] in lifecycle.enterBackground() }
         signals.watch(SIGUSR2) { [lifecycle] in lifecycle.enterForeground() }
+        signals.watch(SIGHUP) { [feeds] in feeds.reloadSubscriptions() }
         signals.start()
         retained.append(signals)
     }
@@ -215,6 +224,8 @@ final class Daemon: @unchecked Sendable {
         part(DaemonPart("control server", start: { [self] in try start(socketPath: socketPath) }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
+        // Before the control server's event loop goes: the HTTP client runs on it.
+        part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
         if let statusLine {
             part(DaemonPart("status line") { await controller.onQueue { statusLine.hide() } })
         }

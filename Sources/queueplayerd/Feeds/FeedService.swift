@@ -1,0 +1,90 @@
+import FeedFetch
+import Feeds
+import Foundation
+import Logging
+import NIOCore
+
+/// The daemon's podcast feeds: where the subscriptions come from (`--feed`, the feeds file,
+/// read again on SIGHUP), the fetcher that keeps them fresh in every app state, and the
+/// remote notifications that ask it to fetch now.
+///
+/// Immutable once made; the state is the ``BackgroundFetcher``'s, on its own queue. The
+/// HTTP client runs on the event loop group it is given (the control socket's), so the
+/// feeds add no thread of their own but the fetcher's queue.
+final class FeedService: Sendable {
+    /// `--feed`, `--fetch-interval`, `--fetch-timeout` and the feeds file.
+    struct Options: Sendable {
+        /// `--feed URL`, in order.
+        var feeds: [URL]
+        /// `$XDG_CONFIG_HOME/queueplayerd/feeds`.
+        var file: URL
+        /// Seconds; nil with `never`.
+        var interval: Double?
+        /// Seconds each fetch may take.
+        var timeout: Double
+    }
+
+    let fetcher: BackgroundFetcher
+    private let http: HTTPFeedFetcher
+    private let options: Options
+    private let logger: Logger
+
+    /// - Parameter stateDirectory: where `feeds.json` is kept; nil keeps the records in memory only.
+    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
+        fetcher = BackgroundFetcher(
+            configuration: .init(rules: .init(interval: options.interval), timeout: options.timeout),
+            fetcher: http, store: stateDirectory.map { FeedRecordStore(file: $0.appendingPathComponent("feeds.json")) },
+            host: host, logger: logger)
+    }
+
+    /// Reads the subscriptions and starts fetching (a feed never fetched is fetched at once).
+    func start() {
+        reloadSubscriptions(reason: nil)
+    }
+
+    /// SIGHUP: the feeds file is read again; feeds added are fetched, feeds removed no longer.
+    /// The file is read on the fetcher's queue, not the caller's.
+    func reloadSubscriptions(reason: String? = "SIGHUP") {
+        let (options, logger, fetcher) = (options, logger, fetcher)
+        fetcher.queue.async {
+            let list = FeedSubscriptionList(contentsOf: options.file)
+            for problem in list.problems {
+                logger.warning("feeds file \(options.file.path): \(problem) (skipped)")
+            }
+            var urls = options.feeds
+            for url in list.urls where !urls.contains(url) { urls.append(url) }
+            let interval = options.interval.map { "every \(Self.format($0)) s at most" } ?? "only on remote notifications"
+            logger.info("feeds: \(urls.count) subscribed\(reason.map { " (\($0))" } ?? ""), fetched \(interval)")
+            fetcher.setSubscriptions(urls)
+        }
+    }
+
+    /// A message on the channel `queueplayerd`: an APNs-shaped silent push.
+    func handleRemoteNotification(_ text: String) {
+        switch RemoteNotification(message: text) {
+        case .fetch(let feed):
+            fetcher.push(feed: feed)
+        case .ignored(let why):
+            logger.info("remote notification ignored: \(why)")
+        case .malformed(let why):
+            logger.warning("remote notification not understood (\(why)): nothing changes")
+        }
+    }
+
+    /// Stops fetching (a fetch under way is cancelled) and closes the HTTP client's connections.
+    func stop() async {
+        await fetcher.stop()
+        do {
+            try await http.shutdown()
+        } catch {
+            logger.warning("feeds: the HTTP client did not close cleanly: \(error)")
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
+    }
+}
