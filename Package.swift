@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "DaemonState"),
 
         // Podcast feeds as untrusted input: parsing (FoundationXML), the merge with what is
-        // known, safe file names. Not wired into the daemon yet (issue 13).
+        // known, safe file names (issue 13).
         .target(name: "Feeds"),
 
         // Background fetch of the subscribed feeds: the scheduling rules (pure), the HTTP seam

@@ -68,10 +68,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A podcast feed (RSS or Atom, http or https) to fetch in the background; give it once per feed. Added to the feeds file's.", valueName: "URL"))
     var feed: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch). Default: 3600.", valueName: "SECONDS|never"))
+    @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch).", valueName: "SECONDS|never"))
     var fetchInterval: FetchIntervalChoice = .seconds(3600)
 
-    @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds. Default: 30 (iOS's limit for a background fetch).", valueName: "SECONDS"))
+    @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
     var fetchTimeout: Double = 30
 
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
