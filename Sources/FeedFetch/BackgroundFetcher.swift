@@ -180,7 +180,10 @@ public final class BackgroundFetcher: @unchecked Sendable {
     }
 
     private func finish(_ feed: FetchSchedule.FeedID, fetch: RunningFetch, request: FeedRequest, response: FeedResponse) {
-        if running[feed] === fetch { running[feed] = nil }
+        // Not current when the feed was unsubscribed and subscribed again while it ran: its
+        // result is kept, but the schedule is the new fetch's.
+        let isCurrent = running[feed] === fetch
+        if isCurrent { running[feed] = nil }
         guard var record = records[feed] ?? URL(string: feed).map(FeedRecord.init(subscription:)) else { return }
         let result: FetchResult
         let outcome: FetchSchedule.Outcome
@@ -221,7 +224,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
             logger.info("feed \(feed): \(result)")
         }
         save()
-        guard !stopped else { return }
+        guard !stopped, isCurrent else { return }
         schedule.finished(feed, outcome, at: seconds(clock.now()))
         runDueFetches()
     }

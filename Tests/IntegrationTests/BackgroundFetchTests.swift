@@ -91,9 +91,10 @@ import Glibc
         #expect(waitUntil(timeout: 10) { !nginx.requests(for: "slow.xml").isEmpty })
         let cut = try #require(nginx.requests(for: "slow.xml").first, "nginx logs the request once the daemon hangs up")
         #expect(Self.results(daemon, slow).first == "failed (no complete response within 2 s)", "\(Self.results(daemon, slow))")
-        // The daemon hung up at its limit: not much before (nginx measures from the first byte
-        // it read) and nowhere near the minutes the body would take.
-        #expect(cut.requestTime >= 1.9 && cut.requestTime < 10, "\(cut)")
+        // The daemon hung up at its limit: not much before (nginx measures from the request it
+        // read, after the daemon's clock started: less a loaded machine's connect time) and
+        // nowhere near the minutes the body would take.
+        #expect(cut.requestTime >= 1.5 && cut.requestTime < 10, "\(cut)")
         #expect(cut.status == 200)
 
         #expect(daemon.waitForStandardError(timeout: 20) { _ in Self.results(daemon, url).contains("noData") })
