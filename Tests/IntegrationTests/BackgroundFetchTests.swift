@@ -78,6 +78,37 @@ import Glibc
         #expect(results.dropFirst().prefix(3).allSatisfy { $0 == "noData" }, "\(results)")
     }
 
+    @Test func aPermanentRedirectMovesTheFeedATemporaryOneDoesNotAndAnHTMLPageKeepsTheEpisodes() throws {
+        let nginx = try NginxServer(locations: """
+            location = /old.xml { return 301 /feed.xml; }
+            location = /elsewhere.xml { return 302 /other.xml; }
+            """)
+        try nginx.serve("feed.xml", Self.feed)
+        try nginx.serve("other.xml", Self.feed)
+        let moved = nginx.url("old.xml"), redirected = nginx.url("elsewhere.xml")
+        let daemon = try Self.daemon(feeds: [moved, redirected], ["--fetch-interval", "2"])
+        #expect(waitUntil(timeout: 30) { nginx.requests(for: "feed.xml").count >= 2 && nginx.requests(for: "other.xml").count >= 2 },
+                "\(nginx.requests)")
+        #expect(nginx.requests(for: "old.xml").count == 1, "after the 301, straight to the new URL: \(nginx.requests)")
+        #expect(nginx.requests(for: "elsewhere.xml").count >= 2, "a 302 is asked again each time: \(nginx.requests)")
+        #expect(daemon.process.standardError.contains("feed \(moved.absoluteString): moved permanently to \(nginx.url("feed.xml").absoluteString)"))
+        #expect(nginx.requests(for: "feed.xml").dropFirst().allSatisfy { $0.status == 304 }, "the validators follow the move")
+
+        // The feed turns into an HTML page (a captive portal, a broken site): the fetch fails,
+        // and when the feed is back its episodes are still known, not new again.
+        try nginx.serve("feed.xml", Data("<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>".utf8))
+        #expect(daemon.waitForStandardError(timeout: 20) { _ in Self.results(daemon, moved).contains { $0.hasPrefix("failed") } })
+        #expect(Self.results(daemon, moved).last == "failed (not a feed: the server sent an HTML page)", "\(Self.results(daemon, moved))")
+        var changed = Self.feed
+        changed.append(Data("<!-- a byte more: a new ETag -->".utf8))
+        try nginx.serve("feed.xml", changed)
+        let failures = Self.results(daemon, moved).count
+        #expect(daemon.waitForStandardError(timeout: 30) { _ in Self.results(daemon, moved).count > failures
+                    && !Self.results(daemon, moved).last!.hasPrefix("failed") })
+        #expect(Self.results(daemon, moved).last == "noData", "the episodes were kept through the failure: \(Self.results(daemon, moved))")
+        #expect(Self.results(daemon, moved).filter { $0.hasPrefix("newData") } == ["newData (2 new episodes)"])
+    }
+
     @Test func aStoppedServerFailsAndAHangingFeedIsCutAtTheFetchTimeout() throws {
         let nginx = try NginxServer(locations: "location = /slow.xml { limit_rate 1; }")
         try nginx.serve("feed.xml", Self.feed)
