@@ -45,6 +45,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
     private let store: FeedRecordStore?
     private let host: any BackgroundFetchHost
     private let logger: Logger
+    private let newEpisodes: @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Void
 
     private var schedule: FetchSchedule
     /// Every record known, by subscription URL (unsubscribed ones are kept: subscribing again
@@ -56,8 +57,14 @@ public final class BackgroundFetcher: @unchecked Sendable {
     private var timerGeneration = 0
     private var stopped = false
 
+    /// `newEpisodes` gets each fetch's new episodes (on ``queue``, before the record is saved,
+    /// so a journal it writes is never behind the records): every new one, except at a feed's
+    /// first fetch, where only the newest counts (subscribing to a show does not ask for its
+    /// whole back catalogue).
     public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, fetcher: any FeedFetching,
-                store: FeedRecordStore?, host: any BackgroundFetchHost, logger: Logger) {
+                store: FeedRecordStore?, host: any BackgroundFetchHost, logger: Logger,
+                newEpisodes: @escaping @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Void = { _, _ in }) {
+        self.newEpisodes = newEpisodes
         self.configuration = configuration
         self.clock = clock
         self.fetcher = fetcher
@@ -196,12 +203,15 @@ public final class BackgroundFetcher: @unchecked Sendable {
                 parsed = .failure(error)
             }
             let update = FeedState.merge(known: record.state, fetched: parsed)
+            let isFirst = record.state.episodes.isEmpty
             record.state = update.state
             result = update.result
             if case .success = parsed {
                 record.validators = validators
                 move(&record, to: permanentURL)
                 outcome = .succeeded
+                let wanted = isFirst ? Self.newest(update.newEpisodes).map { [$0] } ?? [] : update.newEpisodes
+                if !wanted.isEmpty { newEpisodes(record, wanted) }
             } else {
                 outcome = .failed(retryAfter: nil)
             }
@@ -227,6 +237,12 @@ public final class BackgroundFetcher: @unchecked Sendable {
         guard !stopped, isCurrent else { return }
         schedule.finished(feed, outcome, at: seconds(clock.now()))
         runDueFetches()
+    }
+
+    /// The latest episode: by publication date, else the feed's first (feeds list newest first).
+    private static func newest(_ episodes: [Episode]) -> Episode? {
+        let dated = episodes.filter { $0.published != nil }
+        return dated.max { $0.published! < $1.published! } ?? episodes.first
     }
 
     /// A permanent redirect: the feed is fetched from `url` from now on.

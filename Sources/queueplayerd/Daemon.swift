@@ -29,6 +29,8 @@ final class Daemon: @unchecked Sendable {
         var stateStore: StateStore?
         /// The podcast feeds to fetch, and how.
         var feeds: FeedService.Options
+        /// `--auto-enqueue`: downloaded episodes are appended to the queue.
+        var autoEnqueue: Bool
     }
 
     private let player: QueuePlayer
@@ -66,9 +68,21 @@ final class Daemon: @unchecked Sendable {
             StateKeeper(store: $0, controller: controller, logger: logger)
         }
         statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        let autoEnqueue = configuration.autoEnqueue
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, logger: logger)
+                            host: lifecycle, logger: logger) { [controller, logger] relativePath, file in
+            // iOS's handleEventsForBackgroundURLSession moment: the library learns of the file
+            // (idle `update`, then `database`), and the queue gets it.
+            controller.queue.async {
+                do throws(MPDError) {
+                    _ = try controller.updater.start(in: controller.application, uri: relativePath, rereadAll: false)
+                } catch {
+                    logger.warning("cannot add \(relativePath) to the library: \(error.message)")
+                }
+                if autoEnqueue { controller.append([file]) }
+            }
+        }
         self.configuration = configuration
         self.logger = logger
     }
@@ -174,6 +188,7 @@ final class Daemon: @unchecked Sendable {
             lifecycle.start()
             controller.application = lifecycle
             controller.remoteNotification = { feeds.handleRemoteNotification($0) }
+            controller.transferCount = { feeds.transfers?.activeCount ?? 0 }
         }
         let application = lifecycle.application
         guard let statusLine else { return }

@@ -71,6 +71,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch).", valueName: "SECONDS|never"))
     var fetchInterval: FetchIntervalChoice = .seconds(3600)
 
+    @Flag(name: .long, inversion: .prefixedNo, help: "Append each downloaded episode to the queue.")
+    var autoEnqueue = true
+
+    @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.", valueName: "BYTES"))
+    var maxDownloadSize: Int64 = 2 << 30
+
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
     var fetchTimeout: Double = 30
 
@@ -95,6 +101,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             if case .failure(let problem) = FeedSubscriptionList.feedURL(url) {
                 throw ValidationError("--feed: \(problem.description).")
             }
+        }
+        guard maxDownloadSize > 0 else {
+            throw ValidationError("--max-download-size: give a number of bytes, more than 0.")
         }
         guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
             throw ValidationError("--fetch-timeout: give a number of seconds, more than 0 and at most 3600.")
@@ -131,7 +140,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()),
             feeds: FeedService.Options(feeds: feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() },
                                        file: FeedSubscriptionList.defaultFile(),
-                                       interval: fetchInterval.seconds, timeout: fetchTimeout))
+                                       interval: fetchInterval.seconds, timeout: fetchTimeout,
+                                       musicDirectory: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot),
+                                       maximumDownloadSize: maxDownloadSize),
+            autoEnqueue: autoEnqueue)
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
                             outputs: outputs, logger: logger)

@@ -22,26 +22,49 @@ final class FeedService: Sendable {
         var interval: Double?
         /// Seconds each fetch may take.
         var timeout: Double
+        /// Where new episodes are downloaded (`Podcasts/` in it); nil: they are not.
+        var musicDirectory: URL?
+        /// `--max-download-size`, bytes.
+        var maximumDownloadSize: Int64
     }
 
     let fetcher: BackgroundFetcher
+    /// New episodes' downloads; nil without a music directory.
+    let transfers: BackgroundTransfers?
     private let http: HTTPFeedFetcher
+    private let downloader: EnclosureDownloader
     private let options: Options
     private let logger: Logger
 
-    /// - Parameter stateDirectory: where `feeds.json` is kept; nil keeps the records in memory only.
-    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger) {
+    /// - Parameters:
+    ///   - stateDirectory: where `feeds.json` and `transfers.json` are kept; nil keeps them in memory only.
+    ///   - downloaded: gets each episode downloaded (its path in the music directory and its
+    ///     file), once, on the transfers' queue.
+    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger,
+         downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void) {
         self.options = options
         self.logger = logger
         http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
+        let downloader = EnclosureDownloader(eventLoopGroup: eventLoopGroup)
+        self.downloader = downloader
+        let transfers = options.musicDirectory.map { directory in
+            BackgroundTransfers(configuration: .init(musicDirectory: directory, maximumSize: options.maximumDownloadSize),
+                                downloader: downloader,
+                                journal: stateDirectory.map { TransferJournal(file: $0.appendingPathComponent("transfers.json")) },
+                                logger: logger, finished: downloaded)
+        }
+        self.transfers = transfers
         fetcher = BackgroundFetcher(
             configuration: .init(rules: .init(interval: options.interval), timeout: options.timeout),
-            fetcher: http, store: stateDirectory.map { FeedRecordStore(file: $0.appendingPathComponent("feeds.json")) },
-            host: host, logger: logger)
+            fetcher: http as any FeedFetching, store: stateDirectory.map { FeedRecordStore(file: $0.appendingPathComponent("feeds.json")) },
+            host: host, logger: logger) { record, episodes in
+                transfers?.enqueue(feed: record.subscription.absoluteString, feedTitle: record.state.title, episodes: episodes)
+            }
     }
 
     /// Reads the subscriptions and starts fetching (a feed never fetched is fetched at once).
     func start() {
+        transfers?.start()
         reloadSubscriptions(reason: nil)
     }
 
@@ -77,8 +100,10 @@ final class FeedService: Sendable {
     /// Stops fetching (a fetch under way is cancelled) and closes the HTTP client's connections.
     func stop() async {
         await fetcher.stop()
+        await transfers?.stop()
         do {
             try await http.shutdown()
+            try await downloader.shutdown()
         } catch {
             logger.warning("feeds: the HTTP client did not close cleanly: \(error)")
         }

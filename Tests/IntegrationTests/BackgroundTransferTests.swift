@@ -1,0 +1,174 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Background transfer of new episodes (issue 13), seen from outside: a real nginx serving the
+/// feed and the episode at 100 kB/s, the daemon killed with SIGKILL in mid-download and
+/// started again on the same state, nginx's access log showing what it asked for, and the
+/// file that ends up in `Podcasts/` compared with the source by SHA-256.
+@Suite(.serialized) struct BackgroundTransferTests {
+    static let destination = "Podcasts/Loopback Radio/Episode One.mp3"
+
+    /// A feed with one episode, `/media/<file>`.
+    static func feed(enclosure file: String) -> Data {
+        Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0"><channel><title>Loopback Radio</title>
+              <item><title>Episode One</title><guid>lr-ep-1</guid><enclosure url="/media/\(file)" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8)
+    }
+
+    /// An MP3 of `copies` times the first sample (about 200 kB each): frames after frames,
+    /// which libmpg123 opens as any MP3.
+    static func episode(copies: Int, tail: Data = Data()) throws -> Data {
+        let sample = try Data(contentsOf: TestMedia.all[0])
+        return (0..<copies).reduce(into: Data()) { data, _ in data.append(sample) } + tail
+    }
+
+    static func sha256(_ file: URL) throws -> String {
+        let run = try ToolRun.run("/usr/bin/sha256sum", [file.path], timeout: 30)
+        return String(run.stdout.first?.prefix(64) ?? "")
+    }
+
+    static func sha256(_ data: Data) throws -> String {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("source")
+        try data.write(to: file)
+        return try sha256(file)
+    }
+
+    static func size(_ file: URL) -> Int64 {
+        (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? 0
+    }
+
+    /// The music directory, the state directory and the daemon's arguments for one feed.
+    struct Setup {
+        let music: URL
+        let state: URL
+        let arguments: [String]
+
+        init(feed: URL) throws {
+            music = try TestMedia.scratchDirectory()
+            state = try TestMedia.scratchDirectory()
+            arguments = ["--output", "null", "--music-directory", music.path, "--feed", feed.absoluteString, "--fetch-interval", "3600"]
+        }
+
+        var file: URL { music.appendingPathComponent(BackgroundTransferTests.destination) }
+        var part: URL { music.appendingPathComponent(BackgroundTransferTests.destination + ".part") }
+
+        func daemon() throws -> LifecycleDaemon { try LifecycleDaemon(arguments, stateHome: state) }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: music)
+            try? FileManager.default.removeItem(at: state)
+        }
+    }
+
+    /// Starts a daemon, lets it download until the `.part` file has `bytes`, kills it with
+    /// SIGKILL, and starts another on the same state; returns it once the file is in place.
+    static func downloadAcrossAKill(_ setup: Setup, killAt bytes: Int64,
+                                    between: () throws -> Void = {}) throws -> (first: LifecycleDaemon, second: LifecycleDaemon) {
+        let first = try setup.daemon()
+        try #require(waitUntil(timeout: 60) { size(setup.part) >= bytes }, "the download did not reach \(bytes) bytes: \(first.process.standardError)")
+        let status = try first.status()
+        #expect(status["transfers"] == "1", "status shows the transfer: \(status)")
+        first.process.send(SIGKILL)
+        #expect(first.process.wait(timeout: 10) == 128 + SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: setup.part.path) && !FileManager.default.fileExists(atPath: setup.file.path))
+        try between()
+        let second = try setup.daemon()
+        #expect(waitUntil(timeout: 90) { FileManager.default.fileExists(atPath: setup.file.path) }, "\(second.process.standardError)")
+        return (first, second)
+    }
+
+    @Test func aDownloadKilledHalfwayResumesWithRangeAndIfRangeAndEndsIdenticalReportedOnce() throws {
+        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
+        let source = try Self.episode(copies: 10)
+        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
+        try nginx.serve("media/episode.mp3", source)
+        let setup = try Setup(feed: nginx.url("feed.xml"))
+        defer { setup.remove() }
+
+        let (first, second) = try Self.downloadAcrossAKill(setup, killAt: Int64(source.count / 2))
+        #expect(second.waitForStandardError(timeout: 10) { $0.contains("transfer finished: \(Self.destination)") })
+        #expect(try Self.sha256(setup.file) == Self.sha256(source))
+        #expect(!FileManager.default.fileExists(atPath: setup.part.path), "no .part left")
+        let names = try FileManager.default.contentsOfDirectory(atPath: setup.file.deletingLastPathComponent().path)
+        #expect(names == ["Episode One.mp3"], "\(names)")
+
+        #expect(waitUntil(timeout: 10) { nginx.requests(for: "media/episode.mp3").count == 2 })
+        let requests = nginx.requests(for: "media/episode.mp3")
+        print("episode requests: \(requests)")
+        try #require(requests.count == 2, "\(requests)")
+        let resumed = try #require(requests.first { $0.status == 206 }, "\(requests)")
+        let start = try #require(resumed.range.wholeMatch(of: #/bytes=(\d+)-/#).flatMap { Int($0.1) }, "\(resumed)")
+        #expect(start >= source.count / 2 && start < source.count, "resumed at \(start) of \(source.count)")
+        #expect(resumed.ifRange.hasPrefix("\\x22") || resumed.ifRange.hasPrefix("\""), "If-Range carries the first response's ETag: \(resumed)")
+        #expect(requests.first { $0.status == 200 }?.range.isEmpty == true, "the first request asked for everything")
+
+        // Reported once, by the daemon that finished it: the library has it and the queue got it.
+        let reports = (first.process.standardError + second.process.standardError).components(separatedBy: "transfer finished:").count - 1
+        #expect(reports == 1)
+        let status = try second.waitForStatus(timeout: 10) { $0["playlistlength"] == "1" && $0["updating_db"] == nil }
+        #expect(status["playlistlength"] == "1", "auto-enqueued: \(status)")
+        #expect(status["transfers"] == nil, "no transfer runs now")
+        let found = try second.request("find file \"\(Self.destination)\"")
+        #expect(found["file"] == Self.destination, "in the library: \(found)")
+    }
+
+    @Test func aServerThatIgnoresRangeRestartsCleanly() throws {
+        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; max_ranges 0; }")
+        let source = try Self.episode(copies: 5)
+        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
+        try nginx.serve("media/episode.mp3", source)
+        let setup = try Setup(feed: nginx.url("feed.xml"))
+        defer { setup.remove() }
+
+        _ = try Self.downloadAcrossAKill(setup, killAt: Int64(source.count / 2))
+        #expect(try Self.sha256(setup.file) == Self.sha256(source))
+        #expect(!FileManager.default.fileExists(atPath: setup.part.path))
+        #expect(waitUntil(timeout: 10) { nginx.requests(for: "media/episode.mp3").count == 2 })
+        let requests = nginx.requests(for: "media/episode.mp3")
+        #expect(requests.map(\.status) == [200, 200], "\(requests)")
+        #expect(requests.contains { !$0.range.isEmpty }, "the second asked for a range, and got the whole file: \(requests)")
+    }
+
+    @Test func aChangedFileIsDownloadedWholeNotSplicedOntoTheOldStart() throws {
+        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
+        let old = try Self.episode(copies: 5)
+        let new = try Self.episode(copies: 6)
+        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
+        try nginx.serve("media/episode.mp3", old)
+        let setup = try Setup(feed: nginx.url("feed.xml"))
+        defer { setup.remove() }
+
+        _ = try Self.downloadAcrossAKill(setup, killAt: Int64(old.count / 2)) {
+            try nginx.serve("media/episode.mp3", new)   // a new ETag: If-Range no longer matches
+        }
+        #expect(try Self.sha256(setup.file) == Self.sha256(new))
+        #expect(waitUntil(timeout: 10) { nginx.requests(for: "media/episode.mp3").count == 2 })
+        let requests = nginx.requests(for: "media/episode.mp3")
+        #expect(requests.map(\.status) == [200, 200], "the If-Range did not match: the whole new file: \(requests)")
+        #expect(!requests[1].ifRange.isEmpty && !requests[1].range.isEmpty, "\(requests)")
+    }
+
+    @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
+        let nginx = try NginxServer()
+        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))
+        try nginx.serve("media/episode.html", Data("<!DOCTYPE html><html><body>Please log in</body></html>".utf8))
+        let setup = try Setup(feed: nginx.url("feed.xml"))
+        defer { setup.remove() }
+        let daemon = try setup.daemon()
+        #expect(daemon.waitForStandardError(timeout: 20) { $0.contains("failed: not audio: the server sent text/html") }, "\(daemon.process.standardError)")
+        let podcasts = setup.music.appendingPathComponent("Podcasts")
+        let left = (FileManager.default.enumerator(atPath: podcasts.path)?.allObjects as? [String] ?? []).filter { $0.contains(".") }
+        #expect(left.isEmpty, "no file and no .part: \(left)")
+        #expect(try daemon.status()["playlistlength"] == "0")
+        #expect(daemon.process.isRunning)
+    }
+}
