@@ -120,23 +120,16 @@ public final class BackgroundFetcher: @unchecked Sendable {
 
     /// The records as they are now (for tests and `status`-like reports).
     public func subscribedRecords() async -> [FeedRecord] {
-        await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(returning: schedule.feeds.compactMap { records[$0] })
-            }
-        }
+        await queue.perform { [self] in schedule.feeds.compactMap { records[$0] } }
     }
 
     /// Stops: no more fetches start, the running ones are cancelled and waited for.
     public func stop() async {
-        let tasks: [Task<Void, Never>] = await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                stopped = true
-                timer?.cancel()
-                timer = nil
-                let tasks = running.values.compactMap { $0.cancel(because: "the daemon is stopping") }
-                continuation.resume(returning: tasks)
-            }
+        let tasks = await queue.perform { [self] in
+            stopped = true
+            timer?.cancel()
+            timer = nil
+            return running.values.compactMap { $0.cancel(because: "the daemon is stopping") }
         }
         for task in tasks { await task.value }
     }

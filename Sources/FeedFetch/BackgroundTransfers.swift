@@ -110,13 +110,11 @@ public final class BackgroundTransfers: @unchecked Sendable {
 
     /// Stops: running downloads are cancelled (their `.part` files stay for the next start).
     public func stop() async {
-        let tasks: [Task<Void, Never>] = await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                stopped = true
-                timer?.cancel()
-                timer = nil
-                continuation.resume(returning: Array(running.values))
-            }
+        let tasks = await queue.perform { [self] in
+            stopped = true
+            timer?.cancel()
+            timer = nil
+            return Array(running.values)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }

@@ -69,6 +69,14 @@ import Glibc
         }
     }
 
+    /// nginx (with `locations`) serving the feed and `source` as its episode, and a setup for it.
+    static func serving(_ source: Data, locations: String = "location /media/ { limit_rate 100k; }") throws -> (NginxServer, Setup) {
+        let nginx = try NginxServer(locations: locations)
+        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
+        try nginx.serve("media/episode.mp3", source)
+        return (nginx, try Setup(feed: nginx.url("feed.xml")))
+    }
+
     /// Starts a daemon, lets it download until the `.part` file has `bytes`, kills it with
     /// SIGKILL, and starts another on the same state; returns it once the file is in place.
     static func downloadAcrossAKill(_ setup: Setup, killAt bytes: Int64,
@@ -87,11 +95,8 @@ import Glibc
     }
 
     @Test func aDownloadKilledHalfwayResumesWithRangeAndIfRangeAndEndsIdenticalReportedOnce() throws {
-        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
         let source = try Self.episode(copies: 10)
-        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
-        try nginx.serve("media/episode.mp3", source)
-        let setup = try Setup(feed: nginx.url("feed.xml"))
+        let (nginx, setup) = try Self.serving(source)
         defer { setup.remove() }
 
         let (first, second) = try Self.downloadAcrossAKill(setup, killAt: Int64(source.count / 2))
@@ -122,11 +127,8 @@ import Glibc
     }
 
     @Test func aServerThatIgnoresRangeRestartsCleanly() throws {
-        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; max_ranges 0; }")
         let source = try Self.episode(copies: 5)
-        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
-        try nginx.serve("media/episode.mp3", source)
-        let setup = try Setup(feed: nginx.url("feed.xml"))
+        let (nginx, setup) = try Self.serving(source, locations: "location /media/ { limit_rate 100k; max_ranges 0; }")
         defer { setup.remove() }
 
         _ = try Self.downloadAcrossAKill(setup, killAt: Int64(source.count / 2))
@@ -139,12 +141,9 @@ import Glibc
     }
 
     @Test func aChangedFileIsDownloadedWholeNotSplicedOntoTheOldStart() throws {
-        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
         let old = try Self.episode(copies: 5)
         let new = try Self.episode(copies: 6)
-        try nginx.serve("feed.xml", Self.feed(enclosure: "episode.mp3"))
-        try nginx.serve("media/episode.mp3", old)
-        let setup = try Setup(feed: nginx.url("feed.xml"))
+        let (nginx, setup) = try Self.serving(old)
         defer { setup.remove() }
 
         _ = try Self.downloadAcrossAKill(setup, killAt: Int64(old.count / 2)) {
@@ -155,6 +154,23 @@ import Glibc
         let requests = nginx.requests(for: "media/episode.mp3")
         #expect(requests.map(\.status) == [200, 200], "the If-Range did not match: the whole new file: \(requests)")
         #expect(!requests[1].ifRange.isEmpty && !requests[1].range.isEmpty, "\(requests)")
+    }
+
+    @Test func aConnectionCutMidBodyIsRetriedWithBackOffAndCompletes() throws {
+        let source = try Self.episode(copies: 5)
+        let (nginx, setup) = try Self.serving(source)
+        defer { setup.remove() }
+        let daemon = try setup.daemon()
+        try #require(waitUntil(timeout: 60) { Self.size(setup.part) >= Int64(source.count / 3) })
+        nginx.stop()   // every connection cut, the body half sent
+        #expect(daemon.waitForStandardError(timeout: 30) { $0.contains("trying again in") }, "\(daemon.process.standardError)")
+        try nginx.start()
+        #expect(waitUntil(timeout: 90) { FileManager.default.fileExists(atPath: setup.file.path) }, "\(daemon.process.standardError)")
+        #expect(try Self.sha256(setup.file) == Self.sha256(source))
+        #expect(!FileManager.default.fileExists(atPath: setup.part.path))
+        let last = try #require(nginx.requests(for: "media/episode.mp3").last)
+        #expect(last.status == 206 && !last.range.isEmpty, "resumed where the cut left it: \(nginx.requests)")
+        #expect(daemon.process.standardError.components(separatedBy: "transfer finished:").count == 2, "reported once")
     }
 
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
