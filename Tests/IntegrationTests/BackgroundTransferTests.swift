@@ -173,6 +173,37 @@ import Glibc
         #expect(daemon.process.standardError.components(separatedBy: "transfer finished:").count == 2, "reported once")
     }
 
+    @Test func aHostileTitleStaysInsidePodcastsAndAnEnclosureOverTheCapFailsAndLeavesNoFile() throws {
+        let nginx = try NginxServer()
+        try nginx.serve("hostile.xml", Data("""
+            <?xml version="1.0"?><rss version="2.0"><channel><title>../../..</title>
+              <item><title>../../x</title><guid>h-1</guid><enclosure url="/media/small.mp3" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8))
+        try nginx.serve("big.xml", Data("""
+            <?xml version="1.0"?><rss version="2.0"><channel><title>Big Show</title>
+              <item><title>Big</title><guid>b-1</guid><enclosure url="/media/big.mp3" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8))
+        try nginx.serve("media/small.mp3", try Self.episode(copies: 1))
+        try nginx.serve("media/big.mp3", try Self.episode(copies: 5))
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", music.path, "--max-download-size", "500000",
+                                          "--feed", nginx.url("hostile.xml").absoluteString, "--feed", nginx.url("big.xml").absoluteString])
+        #expect(daemon.waitForStandardError(timeout: 30) { $0.contains("transfer finished:") }, "\(daemon.process.standardError)")
+        #expect(daemon.waitForStandardError(timeout: 30) { $0.contains("big.mp3 failed: ") && $0.contains("more than the 500000") },
+                "\(daemon.process.standardError)")
+        let everything = FileManager.default.enumerator(atPath: music.path)?.allObjects as? [String] ?? []
+        let files = everything.filter { !$0.hasSuffix("/") && (try? FileManager.default.attributesOfItem(atPath: music.appendingPathComponent($0).path)[.type] as? FileAttributeType) == .typeRegular }
+        print("music directory after a hostile title and an oversized enclosure: \(everything)")
+        #expect(files.count == 1 && files[0].hasPrefix("Podcasts/") && files[0].hasSuffix(".mp3"), "\(everything)")
+        #expect(files.allSatisfy { !$0.split(separator: "/").contains("..") }, "\(files)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: music.path) == ["Podcasts"], "nothing outside Podcasts/")
+        #expect(!everything.contains { $0.hasPrefix("Podcasts/Big Show/") && $0.count > "Podcasts/Big Show/".count }, "no file of the refused episode: \(everything)")
+        #expect(try daemon.status()["state"] != nil, "the daemon answers on")
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))
