@@ -38,7 +38,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             every --fetch-interval seconds, with conditional requests, Retry-After honoured and \
             failures backing off. An MPD message on the channel queueplayerd, \
             '{"aps":{"content-available":1}}' (optionally with "feed":"URL"), fetches now. Each \
-            result is logged: newData (N new episodes), noData or failed (why).
+            result is logged: newData (N new episodes), noData or failed (why). New episodes are \
+            downloaded into Podcasts/ in the music directory (resumable across restarts) and \
+            appended to the queue (--no-auto-enqueue: not).
             """)
 
     @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name, replacing a saved queue; it is also the music directory.", valueName: "DIR"))
