@@ -27,12 +27,15 @@ public final class BackgroundTransfers: @unchecked Sendable {
         /// `--max-download-size`.
         public var maximumSize: Int64
         public var maximumConcurrent: Int
+        /// `--download-limit`: per feed, played downloads beyond this many are deleted; nil keeps all.
+        public var downloadLimit: Int?
         /// The first retry's delay, doubled per failure in a row up to ``maximumRetryDelay``.
         public var firstRetryDelay: Double
         public var maximumRetryDelay: Double
 
         public init(musicDirectory: URL, maximumSize: Int64 = 2 << 30, maximumConcurrent: Int = 2,
-                    firstRetryDelay: Double = 1, maximumRetryDelay: Double = 300) {
+                    firstRetryDelay: Double = 1, maximumRetryDelay: Double = 300, downloadLimit: Int? = nil) {
+            self.downloadLimit = downloadLimit
             self.musicDirectory = musicDirectory
             self.maximumSize = maximumSize
             self.maximumConcurrent = max(1, maximumConcurrent)
@@ -50,6 +53,12 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private let clock: any PlaybackClock
     private let downloader: EnclosureDownloader
     private let journal: TransferJournal?
+    /// `downloads.json`: the downloads per feed and which were played (``DownloadRetention``).
+    private let retentionFile: JSONStateFile<DownloadRetention>?
+    private var retention = DownloadRetention()
+    /// The music directory's path of the item playing now (never deleted), set from the player's side.
+    private let current = Mutex<String?>(nil)
+    private let deleted: @Sendable (_ relativePath: String) -> Void
     private let logger: Logger
     private let finished: @Sendable (_ relativePath: String, _ file: URL) -> Void
     private let runningCount = Atomic<Int>(0)
@@ -62,9 +71,14 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private var stopped = false
 
     /// `finished` gets each downloaded episode once, on ``queue``.
+    /// `deleted` gets each download `--download-limit` deleted, on ``queue``. `retentionFile`
+    /// keeps which downloads were played (nil: in memory only).
     public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, downloader: EnclosureDownloader,
-                journal: TransferJournal?, logger: Logger,
-                finished: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void) {
+                journal: TransferJournal?, retentionFile: URL? = nil, logger: Logger,
+                finished: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
+                deleted: @escaping @Sendable (_ relativePath: String) -> Void = { _ in }) {
+        self.retentionFile = retentionFile.map(JSONStateFile.init(file:))
+        self.deleted = deleted
         self.configuration = configuration
         self.clock = clock
         self.downloader = downloader
@@ -79,6 +93,11 @@ public final class BackgroundTransfers: @unchecked Sendable {
     /// Takes up the journal's unfinished jobs.
     public func start() {
         queue.async { [self] in
+            if let retentionFile {
+                let (saved, problem) = retentionFile.load()
+                if let problem { logger.warning("transfers: \(problem)") }
+                retention = saved ?? DownloadRetention()
+            }
             guard let journal else { return }
             let (saved, problem) = journal.load()
             if let problem { logger.warning("transfers: \(problem)") }
@@ -99,7 +118,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 guard !jobs.contains(where: { $0.id == id }) else { continue }
                 // MP3 whatever the URL says: the daemon plays MP3 only, and checks what arrived.
                 let path = PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title)
-                jobs.append(TransferJob(id: id, url: episode.enclosure.url, relativePath: path))
+                jobs.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
                 added += 1
             }
             guard added > 0 else { return }
@@ -226,6 +245,54 @@ public final class BackgroundTransfers: @unchecked Sendable {
         save()
         logger.info("transfer finished: \(job.relativePath)")
         finished(job.relativePath, file)
+        retention.downloaded(job.relativePath, feed: job.feed)
+        saveRetention()
+        enforceLimit()
+    }
+
+    // MARK: - --download-limit
+
+    /// The item playing now changed (its path in the music directory, nil when none or not in it).
+    public func setCurrent(_ relativePath: String?) {
+        current.withLock { $0 = relativePath }
+    }
+
+    /// `relativePath` played to its end: if it is a download, it may now be deleted.
+    public func played(_ relativePath: String) {
+        queue.async { [self] in
+            guard retention.played(relativePath) else { return }
+            saveRetention()
+            enforceLimit()
+        }
+    }
+
+    private func saveRetention() {
+        guard let retentionFile else { return }
+        do {
+            try retentionFile.save(retention)
+        } catch {
+            logger.error("transfers: cannot save \(retentionFile.file.path): \(error.localizedDescription)")
+        }
+    }
+
+    private func enforceLimit() {
+        guard let limit = configuration.downloadLimit else { return }
+        let surplus = retention.surplus(limit: limit, current: current.withLock { $0 })
+        guard !surplus.isEmpty else { return }
+        for path in surplus {
+            do {
+                try FileManager.default.removeItem(at: url(path))
+            } catch CocoaError.fileNoSuchFile {
+                // Gone already (deleted by hand): forgotten all the same.
+            } catch {
+                logger.warning("transfers: cannot delete \(path) (--download-limit \(limit)): \(error.localizedDescription)")
+                continue
+            }
+            retention.removed(path)
+            logger.info("deleted \(path): played, and over --download-limit \(limit) for its feed")
+            deleted(path)
+        }
+        saveRetention()
     }
 
     private func drop(_ job: TransferJob, because why: String) {

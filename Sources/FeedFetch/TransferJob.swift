@@ -9,6 +9,8 @@ import Foundation
 public struct TransferJob: Codable, Sendable, Equatable, Identifiable {
     /// The feed's subscription URL and the episode's identity: an episode is downloaded once.
     public var id: String
+    /// The feed's subscription URL (its downloads are counted together for `--download-limit`).
+    public var feed: String
     /// The enclosure.
     public var url: URL
     /// `Podcasts/<feed>/<episode>.mp3`, relative to the music directory (``Feeds/PodcastFileName``).
@@ -21,8 +23,9 @@ public struct TransferJob: Codable, Sendable, Equatable, Identifiable {
     /// finds it set, the `.part` gone and the file there knows the download had finished.
     public var movingIntoPlace: Bool
 
-    public init(id: String, url: URL, relativePath: String) {
+    public init(id: String, feed: String, url: URL, relativePath: String) {
         self.id = id
+        self.feed = feed
         self.url = url
         self.relativePath = relativePath
         validators = FeedValidators()

@@ -82,6 +82,16 @@ final class Daemon: @unchecked Sendable {
                 }
                 if autoEnqueue { controller.append([file]) }
             }
+        } deleted: { [controller, logger] relativePath in
+            // The library forgets it: its directory is scanned again.
+            controller.queue.async {
+                do throws(MPDError) {
+                    _ = try controller.updater.start(in: controller.application, uri: (relativePath as NSString).deletingLastPathComponent,
+                                                     rereadAll: false)
+                } catch {
+                    logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
+                }
+            }
         }
         self.configuration = configuration
         self.logger = logger
@@ -149,7 +159,13 @@ final class Daemon: @unchecked Sendable {
         ) { _ in
             logger.warning("the audio output failed; retrying")
         }
+        let playedToEnd = NotificationCenter.default.addObserver(
+            forName: PlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
+        ) { [feeds] note in
+            if let item = note.object as? PlayerItem { feeds.playerDidPlayToEnd(item.url) }
+        }
         let nowPlaying = player.observe(\.currentItem, options: [.initial, .new]) { [self] player, change in
+            feeds.playerDidChangeItem(to: (change.newValue ?? nil)?.url)
             if let item = change.newValue ?? nil {
                 hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
@@ -180,7 +196,7 @@ final class Daemon: @unchecked Sendable {
                 backgroundLines.flushPending()
             }
         }
-        retained += [failures, outputFailures, nowPlaying, transport, ticks]
+        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks]
     }
 
     private func connectLifecycle() {

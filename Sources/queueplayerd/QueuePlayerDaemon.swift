@@ -76,6 +76,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Flag(name: .long, inversion: .prefixedNo, help: "Append each downloaded episode to the queue.")
     var autoEnqueue = true
 
+    @Option(name: .long, help: ArgumentHelp("Keep at most N downloaded episodes per feed: beyond N, the oldest ones played to their end are deleted (never the one playing, never one not heard). Default: keep all.", valueName: "N"))
+    var downloadLimit: Int?
+
     @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.", valueName: "BYTES"))
     var maxDownloadSize: Int64 = 2 << 30
 
@@ -103,6 +106,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             if case .failure(let problem) = FeedSubscriptionList.feedURL(url) {
                 throw ValidationError("--feed: \(problem.description).")
             }
+        }
+        if let downloadLimit, downloadLimit < 1 {
+            throw ValidationError("--download-limit: give a number of episodes, 1 or more.")
         }
         guard maxDownloadSize > 0 else {
             throw ValidationError("--max-download-size: give a number of bytes, more than 0.")
@@ -144,7 +150,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
                                        file: FeedSubscriptionList.defaultFile(),
                                        interval: fetchInterval.seconds, timeout: fetchTimeout,
                                        musicDirectory: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot),
-                                       maximumDownloadSize: maxDownloadSize),
+                                       maximumDownloadSize: maxDownloadSize, downloadLimit: downloadLimit),
             autoEnqueue: autoEnqueue)
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),

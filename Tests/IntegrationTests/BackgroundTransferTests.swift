@@ -204,6 +204,55 @@ import Glibc
         #expect(try daemon.status()["state"] != nil, "the daemon answers on")
     }
 
+    @Test func theDownloadLimitDeletesTheOldestPlayedEpisodeButNeverOneNotHeard() throws {
+        let nginx = try NginxServer()
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (number, name) in ["one", "two", "three"].enumerated() {
+            let tone = try TestMedia.makeTone(seconds: 0.5, frequency: 440 + 110 * number, in: directory, name: name)
+            try nginx.serve("media/\(name).mp3", try Data(contentsOf: tone))
+        }
+        /// The feed with its newest `count` episodes, newest first.
+        func serveFeed(_ count: Int) throws {
+            let items = ["One", "Two", "Three"].prefix(count).reversed().map { title in
+                "<item><title>\(title)</title><guid>\(title)</guid><enclosure url=\"/media/\(title.lowercased()).mp3\" type=\"audio/mpeg\"/></item>"
+            }.joined()
+            try nginx.serve("feed.xml", Data("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Limit Show</title>\(items)</channel></rss>".utf8))
+        }
+        try serveFeed(1)
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", music.path, "--fetch-interval", "never",
+                                          "--download-limit", "1", "--feed", nginx.url("feed.xml").absoluteString])
+        func file(_ title: String) -> URL { music.appendingPathComponent("Podcasts/Limit Show/\(title).mp3") }
+        func push() throws {
+            let run = try ToolRun.run("/usr/bin/mpc", ["sendmessage", "queueplayerd", #"{"aps":{"content-available":1}}"#],
+                                      environment: ["MPD_HOST": daemon.socket], timeout: 10)
+            #expect(run.status == 0, "\(run)")
+        }
+        try push()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("One").path) }, "\(daemon.process.standardError)")
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["playlistlength"] == "1" }["playlistlength"] == "1")
+        try daemon.request("play")
+        #expect(try daemon.waitForStatus(timeout: 10) { $0["state"] == "stop" && $0["song"] == nil }["state"] == "stop",
+                "One played to its end")
+
+        // Two arrives: One (played, not playing) is over the limit of one and goes.
+        try serveFeed(2)
+        try push()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("Two").path) })
+        #expect(waitUntil(timeout: 10) { !FileManager.default.fileExists(atPath: file("One").path) }, "\(daemon.process.standardError)")
+        #expect(daemon.process.standardError.contains("deleted Podcasts/Limit Show/One.mp3: played, and over --download-limit 1"))
+
+        // Three arrives while Two was never heard: both stay, over the limit or not.
+        try serveFeed(3)
+        try push()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("Three").path) })
+        #expect(daemon.waitForStandardError { $0.components(separatedBy: "transfer finished:").count == 4 })
+        #expect(FileManager.default.fileExists(atPath: file("Two").path), "not heard: never deleted")
+        #expect(daemon.process.standardError.components(separatedBy: "deleted Podcasts/").count == 2, "only One was deleted")
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))

@@ -26,6 +26,8 @@ final class FeedService: Sendable {
         var musicDirectory: URL?
         /// `--max-download-size`, bytes.
         var maximumDownloadSize: Int64
+        /// `--download-limit`: played downloads kept per feed; nil keeps all.
+        var downloadLimit: Int?
     }
 
     let fetcher: BackgroundFetcher
@@ -40,18 +42,22 @@ final class FeedService: Sendable {
     ///   - stateDirectory: where `feeds.json` and `transfers.json` are kept; nil keeps them in memory only.
     ///   - downloaded: gets each episode downloaded (its path in the music directory and its
     ///     file), once, on the transfers' queue.
+    ///   - deleted: gets each download `--download-limit` deleted, on the transfers' queue.
     init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger,
-         downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void) {
+         downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
+         deleted: @escaping @Sendable (_ relativePath: String) -> Void) {
         self.options = options
         self.logger = logger
         http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
         let downloader = EnclosureDownloader(eventLoopGroup: eventLoopGroup)
         self.downloader = downloader
         let transfers = options.musicDirectory.map { directory in
-            BackgroundTransfers(configuration: .init(musicDirectory: directory, maximumSize: options.maximumDownloadSize),
+            BackgroundTransfers(configuration: .init(musicDirectory: directory, maximumSize: options.maximumDownloadSize,
+                                                     downloadLimit: options.downloadLimit),
                                 downloader: downloader,
                                 journal: stateDirectory.map { TransferJournal(file: $0.appendingPathComponent("transfers.json")) },
-                                logger: logger, finished: downloaded)
+                                retentionFile: stateDirectory?.appendingPathComponent("downloads.json"),
+                                logger: logger, finished: downloaded, deleted: deleted)
         }
         self.transfers = transfers
         fetcher = BackgroundFetcher(
@@ -83,6 +89,24 @@ final class FeedService: Sendable {
             logger.info("feeds: \(urls.count) subscribed\(reason.map { " (\($0))" } ?? ""), fetched \(interval)")
             fetcher.setSubscriptions(urls)
         }
+    }
+
+    /// `url`'s path in the music directory (`Podcasts/...`), nil if it is not in it.
+    func libraryPath(of url: URL) -> String? {
+        guard let root = options.musicDirectory?.standardizedFileURL.path else { return nil }
+        let path = url.standardizedFileURL.path
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+    }
+
+    /// The player's current item changed: `--download-limit` never deletes it.
+    func playerDidChangeItem(to url: URL?) {
+        transfers?.setCurrent(url.flatMap(libraryPath(of:)))
+    }
+
+    /// An item played to its end: a download that did may be deleted by `--download-limit`.
+    func playerDidPlayToEnd(_ url: URL) {
+        if let path = libraryPath(of: url) { transfers?.played(path) }
     }
 
     /// A message on the channel `queueplayerd`: an APNs-shaped silent push.
