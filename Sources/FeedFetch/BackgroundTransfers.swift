@@ -168,12 +168,18 @@ public final class BackgroundTransfers: @unchecked Sendable {
     }
 
     private func launch(_ job: TransferJob) {
-        // Moved into place before a crash, but not yet out of the journal: report it now.
+        // Finished before a crash: moved into place but not yet out of the journal (report it
+        // now), or about to be moved (move it now).
         let part = url(job.partPath)
-        if job.movingIntoPlace, !FileManager.default.fileExists(atPath: part.path),
-           FileManager.default.fileExists(atPath: url(job.relativePath).path) {
-            complete(job, at: url(job.relativePath))
-            return
+        if job.movingIntoPlace {
+            if !FileManager.default.fileExists(atPath: part.path), FileManager.default.fileExists(atPath: url(job.relativePath).path) {
+                complete(job, at: url(job.relativePath))
+                return
+            }
+            if FileManager.default.fileExists(atPath: part.path) {
+                ended(job.id, .finished)
+                return
+            }
         }
         logger.info("transfer \(job.url.absoluteString) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
         runningCount.add(1, ordering: .relaxed)

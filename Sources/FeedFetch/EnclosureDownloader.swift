@@ -87,6 +87,13 @@ public final class EnclosureDownloader: Sendable {
                 await learnt(FeedValidators(entityTag: response.headers.first(name: "ETag"),
                                             lastModified: response.headers.first(name: "Last-Modified")))
             case 416:
+                // `bytes */TOTAL`: a `.part` that already holds all TOTAL bytes was finished
+                // when the daemon stopped; anything else starts over.
+                if let header = response.headers.first(name: "Content-Range"),
+                   let match = header.wholeMatch(of: #/\s*bytes\s+\*/(\d+)\s*/#), Int64(match.1) == offset {
+                    try await synchronize(part)
+                    return .finished
+                }
                 await truncate(part)
                 return .retry("HTTP 416 (the range asked for is not there): starting over")
             case 408, 429, 500...599:

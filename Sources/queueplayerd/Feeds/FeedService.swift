@@ -127,9 +127,13 @@ final class FeedService: Sendable {
         await transfers?.stop()
         do {
             try await http.shutdown()
-            try await downloader.shutdown()
         } catch {
             logger.warning("feeds: the HTTP client did not close cleanly: \(error)")
+        }
+        do {
+            try await downloader.shutdown()
+        } catch {
+            logger.warning("transfers: the HTTP client did not close cleanly: \(error)")
         }
     }
 
