@@ -138,6 +138,61 @@ import Glibc
         #expect(try daemon.status()["state"] != nil, "the daemon answers on")
     }
 
+    @Test func hostileFeedsFailWithoutReadingFetchingOrHoldingWhatTheyAskAndTheDaemonPlaysOn() throws {
+        let nginx = try NginxServer()
+        let secret = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let marker = "SECRET-\(UUID().uuidString)"
+        try marker.write(to: secret.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
+        func feed(_ doctype: String, title: String) -> Data {
+            Data("""
+                <?xml version="1.0"?>
+                \(doctype)
+                <rss version="2.0"><channel><title>\(title)</title>
+                <item><title>\(title)</title><guid>g</guid><enclosure url="http://127.0.0.1:1/a.mp3"/></item></channel></rss>
+                """.utf8)
+        }
+        let laughs = (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
+        try nginx.serve("file-entity.xml", feed("<!DOCTYPE rss [<!ENTITY s SYSTEM \"file://\(secret.path)/secret.txt\">]>", title: "&s;"))
+        try nginx.serve("url-entity.xml", feed("<!DOCTYPE rss [<!ENTITY s SYSTEM \"\(nginx.url("probe").absoluteString)\">]>", title: "&s;"))
+        try nginx.serve("external-dtd.xml", feed("<!DOCTYPE rss SYSTEM \"\(nginx.url("evil.dtd").absoluteString)\">", title: "Plain"))
+        try nginx.serve("laughs.xml", feed("<!DOCTYPE rss [<!ENTITY l0 \"ha\">\(laughs)]>", title: "&l9;"))
+        // 100 MiB (sparse: it costs the disk nothing).
+        let huge = nginx.documents.appendingPathComponent("huge.xml")
+        FileManager.default.createFile(atPath: huge.path, contents: Data("<?xml version=\"1.0\"?><rss>".utf8))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 100 << 20)
+        try handle.close()
+        let names = ["file-entity.xml", "url-entity.xml", "external-dtd.xml", "laughs.xml", "huge.xml"]
+        let feeds = names.map { nginx.url($0) }
+        // A music directory of its own: the feed that parses would have its episode downloaded there.
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        try FileManager.default.copyItem(at: TestMedia.all[1], to: music.appendingPathComponent(TestMedia.all[1].lastPathComponent))
+        let daemon = try LifecycleDaemon(["--media", music.path, "--output", "null", "--no-state", "--fetch-interval", "never"]
+                                         + feeds.flatMap { ["--feed", $0.absoluteString] })
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["state"] == "play" }["state"] == "play")
+        let before = daemon.peakResidentKilobytes ?? 0
+        let run = try ToolRun.run("/usr/bin/mpc", ["sendmessage", "queueplayerd", Self.push], environment: ["MPD_HOST": daemon.socket], timeout: 10)
+        #expect(run.status == 0, "\(run)")
+        #expect(daemon.waitForStandardError(timeout: 30) { _ in feeds.allSatisfy { !Self.results(daemon, $0).isEmpty } },
+                "\(daemon.process.standardError)")
+        let results = feeds.map { Self.results(daemon, $0).first ?? "" }
+        print("hostile feeds: \(results)")
+        for (name, result) in zip(names, results) where name != "external-dtd.xml" {
+            #expect(result.hasPrefix("failed ("), "\(name): \(result)")
+        }
+        #expect(results[4] == "failed (the feed is larger than 16777216 bytes)")
+        #expect(!daemon.process.standardError.contains(marker), "the secret file's content never shows")
+        #expect(nginx.requests(for: "probe").isEmpty && nginx.requests(for: "evil.dtd").isEmpty,
+                "no entity or DTD is ever fetched: \(nginx.requests.map(\.path))")
+        let peak = daemon.peakResidentKilobytes ?? 0
+        print("hostile feeds: peak resident set \(before) kB before the push, \(peak) kB after")
+        #expect(peak - before < 64 * 1024, "memory stays bounded: \(before) kB -> \(peak) kB")
+        let status = try daemon.status()
+        #expect(status["state"] == "play", "the daemon plays on: \(status)")
+    }
+
     @Test func retryAfterFiveSecondsDelaysTheNextRequestAtLeastThatLong() throws {
         let nginx = try NginxServer(locations: "location = /busy.xml { add_header Retry-After 5 always; return 429; }")
         let busy = nginx.url("busy.xml")
