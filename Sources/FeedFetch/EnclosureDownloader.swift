@@ -110,8 +110,12 @@ public final class EnclosureDownloader: Sendable {
                 await remove(part)
                 return .failed("\(total) bytes, more than the \(maximumSize) allowed (--max-download-size)")
             }
+            // Space for what is still to come, checked before the first byte and every MiB.
+            if let total, let free = Self.freeSpace(part), total - offset > free - minimumFreeSpace {
+                return .retry(spaceProblem(free: free, needed: total - offset))
+            }
             var written = offset
-            var sinceSpaceCheck: Int64 = 0
+            var sinceSpaceCheck: Int64 = 1 << 20
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
                 if written == 0 && Self.looksLikeText(bytes) {
@@ -123,14 +127,14 @@ public final class EnclosureDownloader: Sendable {
                     await remove(part)
                     return .failed("more than the \(maximumSize) bytes allowed (--max-download-size)")
                 }
-                try await append(bytes, to: part)
-                sinceSpaceCheck += Int64(bytes.count)
                 if sinceSpaceCheck >= 1 << 20 {
                     sinceSpaceCheck = 0
-                    if let free = Self.freeSpace(part), free < minimumFreeSpace {
-                        return .retry("only \(free) bytes free on the music directory's file system (at least \(minimumFreeSpace) kept free)")
+                    if let free = Self.freeSpace(part), free - Int64(bytes.count) < minimumFreeSpace {
+                        return .retry(spaceProblem(free: free, needed: nil))
                     }
                 }
+                sinceSpaceCheck += Int64(bytes.count)
+                try await append(bytes, to: part)
             }
             try Task.checkCancellation()
             if let total, written != total {
@@ -156,10 +160,21 @@ public final class EnclosureDownloader: Sendable {
         return text.hasPrefix("<!doctype") || text.hasPrefix("<html") || text.hasPrefix("<?xml") || text.hasPrefix("<head") || text.hasPrefix("<body")
     }
 
+    /// Bytes free for an unprivileged writer on the file system of `part` (its nearest
+    /// directory that exists: `Podcasts/<feed>/` is made with the first byte).
     private static func freeSpace(_ part: URL) -> Int64? {
+        var directory = part.deletingLastPathComponent()
         var info = statvfs()
-        guard statvfs(part.deletingLastPathComponent().path, &info) == 0 else { return nil }
+        while statvfs(directory.path, &info) != 0 {
+            guard errno == ENOENT, directory.path != "/" else { return nil }
+            directory.deleteLastPathComponent()
+        }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    private func spaceProblem(free: Int64, needed: Int64?) -> String {
+        let rest = needed.map { "\($0) bytes to come, " } ?? ""
+        return "\(rest)\(free) bytes free on the music directory's file system, and \(minimumFreeSpace) are kept free (--min-free-space)"
     }
 
     private func onIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -79,6 +79,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Keep at most N downloaded episodes per feed: beyond N, the oldest ones played to their end are deleted (never the one playing, never one not heard). Default: keep all.", valueName: "N"))
     var downloadLimit: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Downloads stop (and are tried again later) rather than leave the music directory's file system with less than this many bytes free.", valueName: "BYTES"))
+    var minFreeSpace: Int64 = 256 << 20
+
     @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.", valueName: "BYTES"))
     var maxDownloadSize: Int64 = 2 << 30
 
@@ -109,6 +112,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         }
         if let downloadLimit, downloadLimit < 1 {
             throw ValidationError("--download-limit: give a number of episodes, 1 or more.")
+        }
+        guard minFreeSpace >= 0 else {
+            throw ValidationError("--min-free-space: give a number of bytes, 0 or more.")
         }
         guard maxDownloadSize > 0 else {
             throw ValidationError("--max-download-size: give a number of bytes, more than 0.")
@@ -150,7 +156,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
                                        file: FeedSubscriptionList.defaultFile(),
                                        interval: fetchInterval.seconds, timeout: fetchTimeout,
                                        musicDirectory: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot),
-                                       maximumDownloadSize: maxDownloadSize, downloadLimit: downloadLimit),
+                                       maximumDownloadSize: maxDownloadSize, downloadLimit: downloadLimit,
+                                       minimumFreeSpace: minFreeSpace),
             autoEnqueue: autoEnqueue)
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),

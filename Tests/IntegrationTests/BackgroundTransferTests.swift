@@ -253,6 +253,17 @@ import Glibc
         #expect(daemon.process.standardError.components(separatedBy: "deleted Podcasts/").count == 2, "only One was deleted")
     }
 
+    @Test func aDownloadThatWouldLeaveTooLittleFreeSpaceStopsWithAClearErrorAndWritesNothing() throws {
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5), locations: "")
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        // More free space kept than any test machine has: the download must not begin.
+        let daemon = try LifecycleDaemon(setup.arguments + ["--min-free-space", String(Int64(1) << 60)], stateHome: setup.state)
+        #expect(daemon.waitForStandardError(timeout: 20) { $0.contains("are kept free (--min-free-space); trying again in") },
+                "\(daemon.process.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: setup.part.path) && !FileManager.default.fileExists(atPath: setup.file.path))
+        #expect(try daemon.status()["state"] != nil)
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))

@@ -28,6 +28,8 @@ final class FeedService: Sendable {
         var maximumDownloadSize: Int64
         /// `--download-limit`: played downloads kept per feed; nil keeps all.
         var downloadLimit: Int?
+        /// `--min-free-space`, bytes: downloads stop before the music directory's file system has less.
+        var minimumFreeSpace: Int64
     }
 
     let fetcher: BackgroundFetcher
@@ -49,7 +51,7 @@ final class FeedService: Sendable {
         self.options = options
         self.logger = logger
         http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
-        let downloader = EnclosureDownloader(eventLoopGroup: eventLoopGroup)
+        let downloader = EnclosureDownloader(eventLoopGroup: eventLoopGroup, minimumFreeSpace: options.minimumFreeSpace)
         self.downloader = downloader
         let transfers = options.musicDirectory.map { directory in
             BackgroundTransfers(configuration: .init(musicDirectory: directory, maximumSize: options.maximumDownloadSize,
