@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Thin C seams: each exposes one shim header and is found through pkg-config.
@@ -49,8 +50,22 @@ let package = Package(
         .target(name: "DaemonState"),
 
         // Podcast feeds as untrusted input: parsing (FoundationXML), the merge with what is
-        // known, safe file names. Not wired into the daemon yet (issue 13).
+        // known, safe file names (issue 13).
         .target(name: "Feeds"),
+
+        // Background fetch of the subscribed feeds: the scheduling rules (pure), the HTTP seam
+        // and its AsyncHTTPClient implementation, the subscriptions file, the saved records.
+        .target(
+            name: "FeedFetch",
+            dependencies: [
+                "Feeds",
+                "QueuePlayer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
 
         // The daemon: composition root.
         .executableTarget(
@@ -60,6 +75,8 @@ let package = Package(
                 "AppLifecycle",
                 "MPDProtocol",
                 "DaemonState",
+                "Feeds",
+                "FeedFetch",
                 "CShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +93,7 @@ let package = Package(
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
         .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
+        .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.

@@ -52,6 +52,12 @@ public final class Application: @unchecked Sendable {
     private var expiry: (any ScheduledWork)?
     private var timeExpired = false
     private var isExpiring = false
+    /// The background allowance of the current period: ``backgroundTime``, or a fetch's
+    /// allowance after ``beginBackgroundFetchTask(name:allowance:expirationHandler:)``.
+    private var periodAllowance: Double
+    /// Woken from suspension for a background fetch only: suspended again as soon as no task
+    /// runs, as iOS suspends an app once it has called a fetch's completion handler.
+    private var wokenForFetch = false
 
     /// The current state. Starts `active`.
     public private(set) var state: ApplicationState = .active
@@ -62,6 +68,7 @@ public final class Application: @unchecked Sendable {
                 notificationCenter: NotificationCenter = .default) {
         self.backgroundMode = backgroundMode
         self.backgroundTime = backgroundTime
+        periodAllowance = backgroundTime
         self.clock = clock
         self.queue = queue
         self.notificationCenter = notificationCenter
@@ -73,10 +80,7 @@ public final class Application: @unchecked Sendable {
     public func enterBackground() {
         guard state == .active || state == .inactive else { return }
         set(.inactive, posting: Self.willResignActiveNotification)
-        backgroundSince = clock.now()
-        timeExpired = false
-        set(.background, posting: Self.didEnterBackgroundNotification)
-        scheduleExpiry()
+        startBackgroundPeriod(allowance: backgroundTime, forFetch: false, posting: Self.didEnterBackgroundNotification)
     }
 
     /// `SIGUSR2`: will-enter-foreground, then did-become-active (`active`).
@@ -86,6 +90,8 @@ public final class Application: @unchecked Sendable {
         expiry?.cancel()
         expiry = nil
         backgroundSince = nil
+        periodAllowance = backgroundTime
+        wokenForFetch = false
         timeExpired = false
         notificationCenter.post(name: Self.willEnterForegroundNotification, object: self)
         set(.inactive, posting: nil)
@@ -93,13 +99,37 @@ public final class Application: @unchecked Sendable {
     }
 
     /// A remote command that needs the player: a suspended daemon wakes into the background,
-    /// with a fresh background allowance.
+    /// with a fresh background allowance. One woken only for a fetch gets the whole allowance
+    /// too, and is no longer suspended the moment the fetch ends.
     public func wake() {
-        guard state == .suspended else { return }
-        backgroundSince = clock.now()
-        timeExpired = false
-        set(.background, posting: Self.didWakeNotification)
-        scheduleExpiry()
+        guard state == .suspended || wokenForFetch else { return }
+        startBackgroundPeriod(allowance: backgroundTime, forFetch: false,
+                              posting: state == .suspended ? Self.didWakeNotification : nil)
+    }
+
+    /// Starts a background fetch's task, as iOS launches or wakes an app for
+    /// `application(_:performFetchWithCompletionHandler:)`: the fetch runs in every state.
+    ///
+    /// - Suspended: the daemon wakes into the background (`didWake`) for at most `allowance`
+    ///   seconds, and is suspended again as soon as no task runs (not at the end of a full
+    ///   background allowance: a fetch every hour must not keep the daemon awake for minutes).
+    /// - In the background with less than `allowance` left: the allowance is raised to it,
+    ///   so the fetch is not cut short by time the daemon had already spent.
+    /// - Otherwise (foreground, or background time already spent while audio plays): the
+    ///   task alone keeps the daemon awake.
+    ///
+    /// End the task with ``endBackgroundTask(_:)``; `expirationHandler` runs if the allowance
+    /// runs out first.
+    public func beginBackgroundFetchTask(name: String, allowance: Double,
+                                         expirationHandler: (@Sendable () -> Void)? = nil) -> BackgroundTaskIdentifier {
+        if state == .suspended {
+            startBackgroundPeriod(allowance: allowance, forFetch: true, posting: Self.didWakeNotification)
+        } else if state == .background && !timeExpired && backgroundTimeRemaining < allowance {
+            backgroundSince = clock.now()
+            periodAllowance = allowance
+            scheduleExpiry()
+        }
+        return beginBackgroundTask(name: name, expirationHandler: expirationHandler)
     }
 
     /// Re-evaluates suspension after audio started or stopped.
@@ -113,7 +143,7 @@ public final class Application: @unchecked Sendable {
     public var backgroundTimeRemaining: Double {
         guard let since = backgroundSince, state == .background || state == .suspended else { return .infinity }
         let elapsed = Double(clock.now() &- since) / 1e9
-        return max(0, backgroundTime - elapsed)
+        return max(0, periodAllowance - elapsed)
     }
 
     /// Starts a finite-length task that keeps the daemon awake in the background until it is
@@ -140,6 +170,17 @@ public final class Application: @unchecked Sendable {
 
     // MARK: - Private
 
+    /// Begins a period in the background of `allowance` seconds from now, moving to the
+    /// `background` state (posting `name`, if any) and setting the expiry timer.
+    private func startBackgroundPeriod(allowance: Double, forFetch: Bool, posting name: Notification.Name?) {
+        backgroundSince = clock.now()
+        periodAllowance = allowance
+        wokenForFetch = forFetch
+        timeExpired = false
+        set(.background, posting: name)
+        scheduleExpiry()
+    }
+
     private func set(_ newState: ApplicationState, posting name: Notification.Name?) {
         state = newState
         if let name { notificationCenter.post(name: name, object: self) }
@@ -147,7 +188,7 @@ public final class Application: @unchecked Sendable {
 
     private func scheduleExpiry() {
         expiry?.cancel()
-        let deadline = (backgroundSince ?? clock.now()) + UInt64(backgroundTime * 1e9)
+        let deadline = (backgroundSince ?? clock.now()) + UInt64(periodAllowance * 1e9)
         // The clock runs its work holding the queue it is given: an idle queue of our own, so
         // a busy application queue never holds up the clock (and the players' ticks) behind it.
         // The hop can still be on its way when the timer is cancelled: the period number tells.
@@ -181,8 +222,9 @@ public final class Application: @unchecked Sendable {
     }
 
     private func suspendIfIdle() {
-        guard state == .background, timeExpired, !isExpiring, tasks.isEmpty else { return }
+        guard state == .background, timeExpired || wokenForFetch, !isExpiring, tasks.isEmpty else { return }
         if backgroundMode == .audio && isPlayingAudio() { return }
+        wokenForFetch = false
         set(.suspended, posting: Self.didSuspendNotification)
     }
 }

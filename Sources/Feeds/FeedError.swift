@@ -14,6 +14,9 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(line: Int, column: Int, reason: String)
     /// Well-formed XML whose root is neither RSS `<rss>` nor Atom `<feed>`.
     case notAFeed(rootElement: String)
+    /// No body to read: the server could not be reached, answered with an HTTP error, or
+    /// took too long. The reason is the fetcher's one-line account of it.
+    case fetchFailed(String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
             "not well-formed XML at line \(line), column \(column): \(reason)"
         case .notAFeed(let root):
             "not a feed: the root element is <\(root)>, neither RSS <rss> nor Atom <feed>"
+        case .fetchFailed(let reason):
+            reason
         }
     }
 }

@@ -27,6 +27,10 @@ final class Daemon: @unchecked Sendable {
         var backgroundTime: Double
         /// Where the state is saved; nil with `--no-state`.
         var stateStore: StateStore?
+        /// The podcast feeds to fetch, and how.
+        var feeds: FeedService.Options
+        /// `--auto-enqueue`: downloaded episodes are appended to the queue.
+        var autoEnqueue: Bool
     }
 
     private let player: QueuePlayer
@@ -36,6 +40,7 @@ final class Daemon: @unchecked Sendable {
     private let lifecycle: LifecycleCoordinator
     private let stateKeeper: StateKeeper?
     private let statusLine: StatusLine?
+    private let feeds: FeedService
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
@@ -63,6 +68,31 @@ final class Daemon: @unchecked Sendable {
             StateKeeper(store: $0, controller: controller, logger: logger)
         }
         statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        let autoEnqueue = configuration.autoEnqueue
+        feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
+                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
+                            host: lifecycle, logger: logger) { [controller, logger] relativePath, file in
+            // iOS's handleEventsForBackgroundURLSession moment: the library learns of the file
+            // (idle `update`, then `database`), and the queue gets it.
+            controller.queue.async {
+                do throws(MPDError) {
+                    _ = try controller.updater.start(in: controller.application, uri: relativePath, rereadAll: false)
+                } catch {
+                    logger.warning("cannot add \(relativePath) to the library: \(error.message)")
+                }
+                if autoEnqueue { controller.append([file]) }
+            }
+        } deleted: { [controller, logger] relativePath in
+            // The library forgets it: its directory is scanned again.
+            controller.queue.async {
+                do throws(MPDError) {
+                    _ = try controller.updater.start(in: controller.application, uri: (relativePath as NSString).deletingLastPathComponent,
+                                                     rereadAll: false)
+                } catch {
+                    logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
+                }
+            }
+        }
         self.configuration = configuration
         self.logger = logger
     }
@@ -99,6 +129,7 @@ final class Daemon: @unchecked Sendable {
         socketReady.signal()
         controller.queue.sync {}
         logger.info("control socket: \(location)")
+        feeds.start()
         systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
     }
 
@@ -128,7 +159,13 @@ final class Daemon: @unchecked Sendable {
         ) { _ in
             logger.warning("the audio output failed; retrying")
         }
+        let playedToEnd = NotificationCenter.default.addObserver(
+            forName: PlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
+        ) { [feeds] note in
+            if let item = note.object as? PlayerItem { feeds.playerDidPlayToEnd(item.url) }
+        }
         let nowPlaying = player.observe(\.currentItem, options: [.initial, .new]) { [self] player, change in
+            feeds.playerDidChangeItem(to: (change.newValue ?? nil)?.url)
             if let item = change.newValue ?? nil {
                 hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
@@ -159,13 +196,15 @@ final class Daemon: @unchecked Sendable {
                 backgroundLines.flushPending()
             }
         }
-        retained += [failures, outputFailures, nowPlaying, transport, ticks]
+        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks]
     }
 
     private func connectLifecycle() {
-        controller.queue.sync {
+        controller.queue.sync { [feeds] in
             lifecycle.start()
             controller.application = lifecycle
+            controller.remoteNotification = { feeds.handleRemoteNotification($0) }
+            controller.transferCount = { feeds.transfers?.activeCount ?? 0 }
         }
         let application = lifecycle.application
         guard let statusLine else { return }
@@ -178,13 +217,14 @@ final class Daemon: @unchecked Sendable {
         })
     }
 
-    /// SIGUSR1 and SIGUSR2, in order, on the controller's queue. SIGTERM and SIGINT are the
-    /// service group's (``run()``).
+    /// SIGUSR1, SIGUSR2 and SIGHUP (the feeds file read again), in order, on the controller's
+    /// queue. SIGTERM and SIGINT are the service group's (``run()``).
     private func watchSignals() {
         // Signals are handled on the controller's queue, where the application lives.
         let signals = SignalWatcher(queue: controller.queue)
         signals.watch(SIGUSR1) { [lifecycle] in lifecycle.enterBackground() }
         signals.watch(SIGUSR2) { [lifecycle] in lifecycle.enterForeground() }
+        signals.watch(SIGHUP) { [feeds] in feeds.reloadSubscriptions() }
         signals.start()
         retained.append(signals)
     }
@@ -215,6 +255,8 @@ final class Daemon: @unchecked Sendable {
         part(DaemonPart("control server", start: { [self] in try start(socketPath: socketPath) }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
+        // Before the control server's event loop goes: the HTTP client runs on it.
+        part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
         if let statusLine {
             part(DaemonPart("status line") { await controller.onQueue { statusLine.hide() } })
         }

@@ -1,6 +1,7 @@
 import AppLifecycle
 import ArgumentParser
 import Dispatch
+import FeedFetch
 import Foundation
 import Logging
 import QueuePlayer
@@ -30,6 +31,16 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             FILE arguments are given (they are played instead, and saved from then on), --once \
             is given, or --no-state. To resume the saved queue, start without --media and FILE \
             (with --music-directory DIR for the clients' library).
+
+            Podcast feeds (--feed URL, and $XDG_CONFIG_HOME/queueplayerd/feeds: one URL a line, \
+            # comments; read again on SIGHUP) are fetched in every app state, a suspended daemon \
+            waking into the background for each fetch and suspending again after it: at most \
+            every --fetch-interval seconds, with conditional requests, Retry-After honoured and \
+            failures backing off. An MPD message on the channel queueplayerd, \
+            '{"aps":{"content-available":1}}' (optionally with "feed":"URL"), fetches now. Each \
+            result is logged: newData (N new episodes), noData or failed (why). New episodes are \
+            downloaded into Podcasts/ in the music directory (resumable across restarts) and \
+            appended to the queue (--no-auto-enqueue: not).
             """)
 
     @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name, replacing a saved queue; it is also the music directory.", valueName: "DIR"))
@@ -56,6 +67,27 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Flag(name: .long, help: "Neither restore nor save the queue and position.")
     var noState = false
 
+    @Option(name: .long, help: ArgumentHelp("A podcast feed (RSS or Atom, http or https) to fetch in the background; give it once per feed. Added to the feeds file's.", valueName: "URL"))
+    var feed: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch).", valueName: "SECONDS|never"))
+    var fetchInterval: FetchIntervalChoice = .seconds(3600)
+
+    @Flag(name: .long, inversion: .prefixedNo, help: "Append each downloaded episode to the queue.")
+    var autoEnqueue = true
+
+    @Option(name: .long, help: ArgumentHelp("Keep at most N downloaded episodes per feed: beyond N, the oldest ones played to their end are deleted (never the one playing, never one not heard). Default: keep all.", valueName: "N"))
+    var downloadLimit: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Downloads stop (and are tried again later) rather than leave the music directory's file system with less than this many bytes free.", valueName: "BYTES"))
+    var minFreeSpace: Int64 = 256 << 20
+
+    @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.", valueName: "BYTES"))
+    var maxDownloadSize: Int64 = 2 << 30
+
+    @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
+    var fetchTimeout: Double = 30
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -72,6 +104,23 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         }
         guard backgroundTime.isFinite, backgroundTime >= 0 else {
             throw ValidationError("--background-time: give a number of seconds, 0 or more.")
+        }
+        for url in feed {
+            if case .failure(let problem) = FeedSubscriptionList.feedURL(url) {
+                throw ValidationError("--feed: \(problem.description).")
+            }
+        }
+        if let downloadLimit, downloadLimit < 1 {
+            throw ValidationError("--download-limit: give a number of episodes, 1 or more.")
+        }
+        guard minFreeSpace >= 0 else {
+            throw ValidationError("--min-free-space: give a number of bytes, 0 or more.")
+        }
+        guard maxDownloadSize > 0 else {
+            throw ValidationError("--max-download-size: give a number of bytes, more than 0.")
+        }
+        guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
+            throw ValidationError("--fetch-timeout: give a number of seconds, more than 0 and at most 3600.")
         }
         if let socket, socket.isEmpty || socket.utf8.count > 100 {
             throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
@@ -102,7 +151,14 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: media != nil || !files.isEmpty, exitWhenFinished: once,
             backgroundMode: backgroundModes.mode, backgroundTime: backgroundTime,
-            stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()))
+            stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()),
+            feeds: FeedService.Options(feeds: feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() },
+                                       file: FeedSubscriptionList.defaultFile(),
+                                       interval: fetchInterval.seconds, timeout: fetchTimeout,
+                                       musicDirectory: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot),
+                                       maximumDownloadSize: maxDownloadSize, downloadLimit: downloadLimit,
+                                       minimumFreeSpace: minFreeSpace),
+            autoEnqueue: autoEnqueue)
         let daemon = Daemon(configuration: configuration,
                             library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
                             outputs: outputs, logger: logger)
@@ -115,4 +171,33 @@ enum BackgroundModeChoice: String, ExpressibleByArgument, CaseIterable {
     case audio, none
 
     var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
+}
+
+/// `--fetch-interval`: seconds (more than 0), or `never`.
+enum FetchIntervalChoice: ExpressibleByArgument, Equatable {
+    case seconds(Double)
+    case never
+
+    init?(argument: String) {
+        if argument == "never" {
+            self = .never
+        } else if let seconds = Double(argument), seconds.isFinite, seconds > 0 {
+            self = .seconds(seconds)
+        } else {
+            return nil
+        }
+    }
+
+    /// The interval, nil for `never`.
+    var seconds: Double? {
+        if case .seconds(let seconds) = self { return seconds }
+        return nil
+    }
+
+    var defaultValueDescription: String {
+        switch self {
+        case .seconds(let seconds): seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        case .never: "never"
+        }
+    }
 }

@@ -4,7 +4,7 @@ import QueuePlayer
 
 /// The foreground "UI": one line at the bottom of the terminal, redrawn in place
 /// at most ten times a second, that says what plays: state, item, elapsed /
-/// duration and queue position.
+/// duration and queue position, and the podcast downloads running.
 ///
 /// Shown only while the daemon is active and stdout is a terminal; it is drawn
 /// only when its text changes, and its timer stops whenever it is hidden.
@@ -49,8 +49,14 @@ final class StatusLine: @unchecked Sendable {
         Console.drawStatusLine(text)
     }
 
-    /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`.
+    /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`, with
+    /// `  downloads: 2` after it while podcast episodes download.
     static func text(for controller: PlaybackController) -> String {
+        let transfers = controller.transferCount()
+        return playback(for: controller) + (transfers > 0 ? "  downloads: \(transfers)" : "")
+    }
+
+    private static func playback(for controller: PlaybackController) -> String {
         // First: reading the time brings the player's timeline up to date (see `status`).
         let seconds = controller.player.currentTime().seconds
         let count = controller.queuedFiles.count

@@ -161,4 +161,75 @@ import Testing
         fixture.advance(bySeconds: 0.6)
         #expect(fixture.onQueue(\.state) == .suspended)
     }
+
+    // MARK: - Background fetch (issue 13)
+
+    @Test func aFetchWakesASuspendedDaemonOnlyUntilItsTaskEnds() {
+        let fixture = Fixture(backgroundTime: 180)
+        fixture.onQueue { $0.enterBackground() }
+        fixture.advance(bySeconds: 181)
+        #expect(fixture.onQueue(\.state) == .suspended)
+        let task = fixture.onQueue { $0.beginBackgroundFetchTask(name: "fetch", allowance: 35) }
+        #expect(fixture.onQueue(\.state) == .background)
+        #expect(fixture.log.all.last == "didWake:background")
+        #expect(abs(fixture.onQueue(\.backgroundTimeRemaining) - 35) < 1e-6, "the fetch's allowance, not the background time")
+        fixture.advance(bySeconds: 1)
+        #expect(fixture.onQueue(\.state) == .background, "the running fetch keeps it awake")
+        fixture.onQueue { $0.endBackgroundTask(task) }
+        #expect(fixture.onQueue(\.state) == .suspended, "suspended again the moment the fetch ends, not 34 s later")
+        #expect(Array(fixture.log.all.suffix(2)) == ["didWake:background", "didSuspend:suspended"])
+    }
+
+    @Test func aFetchThatOutrunsItsAllowanceExpiresAndTheDaemonSuspends() {
+        let fixture = Fixture(backgroundTime: 0)
+        fixture.onQueue { $0.enterBackground() }
+        fixture.advance(bySeconds: 0.1)
+        #expect(fixture.onQueue(\.state) == .suspended)
+        let expired = Log()
+        let application = fixture.application
+        let identifier = Mutex(BackgroundTaskIdentifier.invalid)
+        fixture.onQueue { app in
+            identifier.withLock {
+                $0 = app.beginBackgroundFetchTask(name: "fetch", allowance: 30) {
+                    expired.append("fetch")
+                    application.endBackgroundTask(identifier.withLock { $0 })
+                }
+            }
+        }
+        fixture.advance(bySeconds: 29.9)
+        #expect(expired.all.isEmpty && fixture.onQueue(\.state) == .background)
+        fixture.advance(bySeconds: 0.2)
+        #expect(expired.all == ["fetch"])
+        #expect(fixture.onQueue(\.state) == .suspended)
+    }
+
+    @Test func aFetchInTheBackgroundGetsItsAllowanceAndACommandDuringAFetchWakeGetsTheFullOne() {
+        let fixture = Fixture(backgroundTime: 10)
+        fixture.onQueue { $0.enterBackground() }
+        fixture.advance(bySeconds: 9)
+        let task = fixture.onQueue { $0.beginBackgroundFetchTask(name: "fetch", allowance: 5) }
+        #expect(abs(fixture.onQueue(\.backgroundTimeRemaining) - 5) < 1e-6, "raised from 1 s to the fetch's 5 s")
+        fixture.onQueue { $0.endBackgroundTask(task) }
+        #expect(fixture.onQueue(\.state) == .background, "not woken for the fetch: it keeps the rest of its allowance")
+        fixture.advance(bySeconds: 6)
+        #expect(fixture.onQueue(\.state) == .suspended)
+
+        // Woken for a fetch, then a command: the daemon stays awake for a whole background time.
+        let second = fixture.onQueue { $0.beginBackgroundFetchTask(name: "fetch", allowance: 5) }
+        fixture.onQueue { $0.wake() }
+        #expect(abs(fixture.onQueue(\.backgroundTimeRemaining) - 10) < 1e-6)
+        fixture.onQueue { $0.endBackgroundTask(second) }
+        #expect(fixture.onQueue(\.state) == .background)
+        fixture.advance(bySeconds: 10.1)
+        #expect(fixture.onQueue(\.state) == .suspended)
+    }
+
+    @Test func aFetchInTheForegroundChangesNoState() {
+        let fixture = Fixture(backgroundTime: 1)
+        let task = fixture.onQueue { $0.beginBackgroundFetchTask(name: "fetch", allowance: 30) }
+        #expect(fixture.onQueue(\.state) == .active)
+        #expect(fixture.onQueue(\.backgroundTimeRemaining) == .infinity)
+        fixture.onQueue { $0.endBackgroundTask(task) }
+        #expect(fixture.onQueue(\.state) == .active && fixture.log.all.isEmpty)
+    }
 }

@@ -17,9 +17,14 @@ extension LifecycleDaemon {
     }
 
     /// The resident set size in kB, from `/proc/PID/status`.
-    var residentKilobytes: Int? {
+    var residentKilobytes: Int? { statusKilobytes("VmRSS") }
+
+    /// The most the resident set size has been, in kB (`VmHWM`).
+    var peakResidentKilobytes: Int? { statusKilobytes("VmHWM") }
+
+    private func statusKilobytes(_ key: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
         }
         return nil

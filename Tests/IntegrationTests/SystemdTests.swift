@@ -37,7 +37,7 @@ import Glibc
             #expect(socketUnit.contains("\n\(line)\n"), "queueplayerd.socket: \(line)")
         }
         for line in ["Type=notify", "WatchdogSec=10s", "Restart=on-failure", "NoNewPrivileges=yes",
-                     "RestrictAddressFamilies=AF_UNIX", "WantedBy=default.target", "Also=queueplayerd.socket"] {
+                     "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "WantedBy=default.target", "Also=queueplayerd.socket"] {
             #expect(service.contains("\n\(line)\n"), "queueplayerd.service: \(line)")
         }
     }

@@ -19,7 +19,9 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
 
     init(controller: PlaybackController) {
         self.controller = controller
-        messages = MessageCommands(events: controller.events)
+        messages = MessageCommands(events: controller.events) { [unowned controller] text in
+            controller.remoteNotification(text)
+        }
         handlers = [
             PlayerCommands(controller: controller),
             QueueCommands(controller: controller),

@@ -45,6 +45,9 @@ struct StatusReport {
             reply.append("nextsongid", queue.entries[next].id)
         }
         if let job = controller.runningUpdateJob { reply.append("updating_db", job) }
+        // Podcast episodes downloading (issue 13), only while any is.
+        let transfers = controller.transferCount()
+        if transfers > 0 { reply.append("transfers", transfers) }
         // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
         if player.reasonForWaitingToPlay == .outputUnavailable {
             reply.append("error", "audio output unavailable; retrying")

@@ -16,7 +16,9 @@ final class ControlServer: Sendable {
         let description: String
     }
 
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// The control socket's event loop (one thread). The feeds' HTTP client runs on it too:
+    /// neither ever blocks it.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let controller: PlaybackController
     private let events: ControlEvents
     private let gate: ExpensiveCommandGate

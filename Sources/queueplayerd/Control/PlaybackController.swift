@@ -40,6 +40,11 @@ final class PlaybackController: @unchecked Sendable {
     /// The application the controller runs in (the daemon's life cycle): commands that
     /// need the player wake it, `status` reports its state, `update` runs as its background task.
     var application: any ApplicationContext = AlwaysActiveContext()
+    /// Gets the text of each message sent to the channel `queueplayerd` (a remote
+    /// notification); the daemon sets it to its feed fetcher's. Called on ``queue``.
+    var remoteNotification: (String) -> Void = { _ in }
+    /// How many podcast episodes are downloading (`status`'s `transfers`); set by the daemon.
+    var transferCount: () -> Int = { 0 }
     /// The songs, their ids and versions, the play modes.
     private(set) var playQueue = PlayQueue<QueuedSong>()
     private var nowPlaying: Handoff?

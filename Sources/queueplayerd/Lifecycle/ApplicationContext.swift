@@ -1,3 +1,4 @@
+import FeedFetch
 import Synchronization
 
 /// What the controller and the state keeper need from the application they run
@@ -15,7 +16,7 @@ protocol ApplicationContext: AnyObject, Sendable {
 }
 
 /// A background task in progress, usable from any thread.
-final class BackgroundActivity: Sendable {
+final class BackgroundActivity: BackgroundFetchTask {
     private let expired = Atomic<Bool>(false)
     private let ending: Mutex<(@Sendable () -> Void)?>
 

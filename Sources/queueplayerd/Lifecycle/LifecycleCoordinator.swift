@@ -1,5 +1,6 @@
 import AppLifecycle
 import Dispatch
+import FeedFetch
 import Foundation
 import Logging
 import QueuePlayer
@@ -9,8 +10,9 @@ import Synchronization
 /// background, coming back, suspending and waking do to playback and output.
 ///
 /// Lives on the controller's queue, as the application does; the periodic time
-/// observer reads ``isInBackground`` from its own queue.
-final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
+/// observer reads ``isInBackground`` from its own queue, and the feed fetcher begins its
+/// tasks through ``beginBackgroundFetch(named:allowance:expirationHandler:)``, which hops there.
+final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unchecked Sendable {
     let application: Application
     private let player: QueuePlayer
     private let logger: Logger
@@ -96,21 +98,45 @@ final class LifecycleCoordinator: ApplicationContext, @unchecked Sendable {
     func commandNeedsPlayer() { application.wake() }
 
     func beginBackgroundActivity(named name: String) -> BackgroundActivity {
+        activity { application, expirationHandler in
+            application.beginBackgroundTask(name: name, expirationHandler: expirationHandler)
+        }
+    }
+
+    /// A background task begun by `begin` (on the application's queue), as an activity: its
+    /// expiration handler marks it expired (then `onExpiry` runs) and ends the task.
+    private func activity(onExpiry: @escaping @Sendable () -> Void = {},
+                          _ begin: (Application, @escaping @Sendable () -> Void) -> BackgroundTaskIdentifier) -> BackgroundActivity {
         let application = application
         let identifier = Mutex(BackgroundTaskIdentifier.invalid)
         let activity = BackgroundActivity {
             application.queue.async { application.endBackgroundTask(identifier.withLock { $0 }) }
         }
         identifier.withLock {
-            $0 = application.beginBackgroundTask(name: name) {
+            $0 = begin(application) {
                 // Ended here, synchronously, as UIKit asks of an expiration handler; the work stops at
                 // its next check. Also when the work has just ended on its own: its `end()` hops to this
                 // queue and may not have run yet (ending twice does nothing).
-                _ = activity.expire()
+                if activity.expire() { onExpiry() }
                 application.endBackgroundTask(identifier.withLock { $0 })
             }
         }
         return activity
+    }
+
+    // MARK: - BackgroundFetchHost
+
+    /// A fetch's task, begun on the application's queue: a suspended daemon wakes into the
+    /// background for it (``Application/beginBackgroundFetchTask(name:allowance:expirationHandler:)``).
+    func beginBackgroundFetch(named name: String, allowance: Double,
+                              expirationHandler: @escaping @Sendable () -> Void) async -> any BackgroundFetchTask {
+        await withCheckedContinuation { (begun: CheckedContinuation<BackgroundActivity, Never>) in
+            application.queue.async { [self] in
+                begun.resume(returning: activity(onExpiry: expirationHandler) { application, handler in
+                    application.beginBackgroundFetchTask(name: name, allowance: allowance, expirationHandler: handler)
+                })
+            }
+        }
     }
 
     /// The `status` lines of the life cycle: `appstate`, and `backgroundtimeremaining` while backgrounded.

@@ -1,0 +1,346 @@
+import Dispatch
+import Feeds
+import Foundation
+import Logging
+import QueuePlayer
+import Synchronization
+
+/// Background transfer of new episodes' enclosures into the music directory,
+/// `Podcasts/<feed>/<episode>.mp3`: the journal of jobs, at most two downloads at a time,
+/// retries with back-off, and the hand-over of each finished file, once.
+///
+/// Transfers go on in every app state, suspended included (suspension stops audio, not
+/// transfers), so they take no background task. They survive `kill -9` and restarts: the
+/// journal (``TransferJournal``) is written before a job's first byte and whenever its
+/// validator is learnt, and the `.part` file is resumed (``EnclosureDownloader``).
+///
+/// A finished `.part` is checked (libmpg123 must open it), renamed into place under a name
+/// no other file has, taken out of the journal, and only then reported to `finished`: an
+/// episode is reported at most once. A crash between the rename and the journal's write is
+/// caught at the next start (the job's file is in place and its `.part` gone).
+///
+/// State (the jobs, the retry timer) is owned by ``queue``; the downloads run as Swift tasks.
+public final class BackgroundTransfers: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// The music directory: `Podcasts/` is made in it.
+        public var musicDirectory: URL
+        /// `--max-download-size`.
+        public var maximumSize: Int64
+        public var maximumConcurrent: Int
+        /// `--download-limit`: per feed, played downloads beyond this many are deleted; nil keeps all.
+        public var downloadLimit: Int?
+        /// The first retry's delay, doubled per failure in a row up to ``maximumRetryDelay``.
+        public var firstRetryDelay: Double
+        public var maximumRetryDelay: Double
+
+        public init(musicDirectory: URL, maximumSize: Int64 = 2 << 30, maximumConcurrent: Int = 2,
+                    firstRetryDelay: Double = 1, maximumRetryDelay: Double = 300, downloadLimit: Int? = nil) {
+            self.downloadLimit = downloadLimit
+            self.musicDirectory = musicDirectory
+            self.maximumSize = maximumSize
+            self.maximumConcurrent = max(1, maximumConcurrent)
+            self.firstRetryDelay = firstRetryDelay
+            self.maximumRetryDelay = maximumRetryDelay
+        }
+    }
+
+    /// A failure that is never retried stops a job after this many tries anyway.
+    static let maximumFailures = 20
+
+    public let queue = DispatchQueue(label: "queueplayerd.transfers")
+    private let timerQueue = DispatchQueue(label: "queueplayerd.transfers.timer")
+    private let configuration: Configuration
+    private let clock: any PlaybackClock
+    private let downloader: EnclosureDownloader
+    private let journal: TransferJournal?
+    /// `downloads.json`: the downloads per feed and which were played (``DownloadRetention``).
+    private let retentionFile: JSONStateFile<DownloadRetention>?
+    private var retention = DownloadRetention()
+    /// The music directory's path of the item playing now (never deleted), set from the player's side.
+    private let current = Mutex<String?>(nil)
+    private let deleted: @Sendable (_ relativePath: String) -> Void
+    private let logger: Logger
+    private let finished: @Sendable (_ relativePath: String, _ file: URL) -> Void
+    private let runningCount = Atomic<Int>(0)
+
+    private var jobs: [TransferJob] = []
+    private var running: [String: Task<Void, Never>] = [:]
+    /// Jobs waiting for a retry: not before this time (clock seconds).
+    private var notBefore: [String: Double] = [:]
+    private var timer: (any ScheduledWork)?
+    private var stopped = false
+
+    /// `finished` gets each downloaded episode once, on ``queue``.
+    /// `deleted` gets each download `--download-limit` deleted, on ``queue``. `retentionFile`
+    /// keeps which downloads were played (nil: in memory only).
+    public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, downloader: EnclosureDownloader,
+                journal: TransferJournal?, retentionFile: URL? = nil, logger: Logger,
+                finished: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
+                deleted: @escaping @Sendable (_ relativePath: String) -> Void = { _ in }) {
+        self.retentionFile = retentionFile.map(JSONStateFile.init(file:))
+        self.deleted = deleted
+        self.configuration = configuration
+        self.clock = clock
+        self.downloader = downloader
+        self.journal = journal
+        self.logger = logger
+        self.finished = finished
+    }
+
+    /// Downloads running now (`status`'s `transfers`).
+    public var activeCount: Int { runningCount.load(ordering: .relaxed) }
+
+    /// Takes up the journal's unfinished jobs.
+    public func start() {
+        queue.async { [self] in
+            if let retentionFile {
+                let (saved, problem) = retentionFile.load()
+                if let problem { logger.warning("transfers: \(problem)") }
+                retention = saved ?? DownloadRetention()
+            }
+            guard let journal else { return }
+            let (saved, problem) = journal.load()
+            if let problem { logger.warning("transfers: \(problem)") }
+            jobs = saved
+            if !jobs.isEmpty { logger.info("transfers: \(jobs.count) unfinished, resuming") }
+            runDue()
+        }
+    }
+
+    /// New episodes of `feed` (titled `feedTitle`): each not downloaded yet becomes a job,
+    /// written to the journal before this returns. Called from any queue but this one.
+    public func enqueue(feed: String, feedTitle: String?, episodes: [Episode]) {
+        queue.sync {
+            guard !stopped else { return }
+            var added = 0
+            for episode in episodes {
+                let id = feed + "\n" + episode.id
+                guard !jobs.contains(where: { $0.id == id }) else { continue }
+                // MP3 whatever the URL says: the daemon plays MP3 only, and checks what arrived.
+                let path = PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title)
+                jobs.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
+                added += 1
+            }
+            guard added > 0 else { return }
+            save()
+            runDue()
+        }
+    }
+
+    /// Stops: running downloads are cancelled (their `.part` files stay for the next start).
+    public func stop() async {
+        let tasks = await queue.perform { [self] in
+            stopped = true
+            timer?.cancel()
+            timer = nil
+            return Array(running.values)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    // MARK: - On the queue
+
+    private func url(_ relativePath: String) -> URL {
+        configuration.musicDirectory.appendingPathComponent(relativePath)
+    }
+
+    private func save() {
+        guard let journal else { return }
+        do {
+            try journal.save(jobs)
+        } catch {
+            logger.error("transfers: cannot save \(journal.file.path): \(error.localizedDescription)")
+        }
+    }
+
+    private func now() -> Double { Double(clock.now()) / 1e9 }
+
+    private func runDue() {
+        guard !stopped else { return }
+        let now = now()
+        for job in jobs where running[job.id] == nil && running.count < configuration.maximumConcurrent {
+            if let time = notBefore[job.id], time > now { continue }
+            notBefore[job.id] = nil
+            launch(job)
+        }
+        setTimer()
+    }
+
+    private func launch(_ job: TransferJob) {
+        // Finished before a crash: moved into place but not yet out of the journal (report it
+        // now), or about to be moved (move it now).
+        let part = url(job.partPath)
+        if job.movingIntoPlace {
+            if !FileManager.default.fileExists(atPath: part.path), FileManager.default.fileExists(atPath: url(job.relativePath).path) {
+                complete(job, at: url(job.relativePath))
+                return
+            }
+            if FileManager.default.fileExists(atPath: part.path) {
+                ended(job.id, .finished)
+                return
+            }
+        }
+        logger.info("transfer \(job.url.absoluteString) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
+        runningCount.add(1, ordering: .relaxed)
+        let (downloader, queue, maximumSize) = (downloader, queue, configuration.maximumSize)
+        running[job.id] = Task {
+            let outcome = await downloader.download(job, to: part, maximumSize: maximumSize) { [weak self] validators in
+                guard let self else { return }
+                await withCheckedContinuation { (saved: CheckedContinuation<Void, Never>) in
+                    queue.async {
+                        self.learnt(validators, for: job.id)
+                        saved.resume()
+                    }
+                }
+            }
+            queue.async { [self] in
+                runningCount.subtract(1, ordering: .relaxed)
+                running[job.id] = nil
+                ended(job.id, outcome)
+            }
+        }
+    }
+
+    private func learnt(_ validators: FeedValidators, for id: String) {
+        guard let index = jobs.firstIndex(where: { $0.id == id }) else { return }
+        jobs[index].validators = validators
+        save()
+    }
+
+    private func ended(_ id: String, _ outcome: EnclosureDownloader.Outcome) {
+        guard let index = jobs.firstIndex(where: { $0.id == id }) else { return }
+        var job = jobs[index]
+        switch outcome {
+        case .finished:
+            do {
+                _ = try MPG123Decoder(url: url(job.partPath))
+            } catch {
+                try? FileManager.default.removeItem(at: url(job.partPath))
+                drop(job, because: "not an MP3 libmpg123 can open (\(error))")
+                return
+            }
+            // The name it gets, written down before the move: a crash after it is recognised.
+            let destination = freeName(for: job.relativePath)
+            job.relativePath = destination
+            job.movingIntoPlace = true
+            jobs[index] = job
+            save()
+            do {
+                try FileManager.default.createDirectory(at: url(destination).deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.moveItem(at: url(job.partPath), to: url(destination))
+            } catch {
+                jobs[index].movingIntoPlace = false
+                retry(index, because: "cannot move it into place: \(error.localizedDescription)")
+                runDue()
+                return
+            }
+            complete(job, at: url(destination))
+        case .retry(let why):
+            if stopped { return }
+            retry(index, because: why)
+        case .failed(let why):
+            drop(job, because: why)
+        }
+        runDue()
+    }
+
+    /// The job is done: out of the journal, then reported (once).
+    private func complete(_ job: TransferJob, at file: URL) {
+        jobs.removeAll { $0.id == job.id }
+        save()
+        logger.info("transfer finished: \(job.relativePath)")
+        finished(job.relativePath, file)
+        retention.downloaded(job.relativePath, feed: job.feed)
+        saveRetention()
+        enforceLimit()
+    }
+
+    // MARK: - --download-limit
+
+    /// The item playing now changed (its path in the music directory, nil when none or not in it).
+    public func setCurrent(_ relativePath: String?) {
+        current.withLock { $0 = relativePath }
+    }
+
+    /// `relativePath` played to its end: if it is a download, it may now be deleted.
+    public func played(_ relativePath: String) {
+        queue.async { [self] in
+            guard retention.played(relativePath) else { return }
+            saveRetention()
+            enforceLimit()
+        }
+    }
+
+    private func saveRetention() {
+        guard let retentionFile else { return }
+        do {
+            try retentionFile.save(retention)
+        } catch {
+            logger.error("transfers: cannot save \(retentionFile.file.path): \(error.localizedDescription)")
+        }
+    }
+
+    private func enforceLimit() {
+        guard let limit = configuration.downloadLimit else { return }
+        let surplus = retention.surplus(limit: limit, current: current.withLock { $0 })
+        guard !surplus.isEmpty else { return }
+        for path in surplus {
+            do {
+                try FileManager.default.removeItem(at: url(path))
+            } catch CocoaError.fileNoSuchFile {
+                // Gone already (deleted by hand): forgotten all the same.
+            } catch {
+                logger.warning("transfers: cannot delete \(path) (--download-limit \(limit)): \(error.localizedDescription)")
+                continue
+            }
+            retention.removed(path)
+            logger.info("deleted \(path): played, and over --download-limit \(limit) for its feed")
+            deleted(path)
+        }
+        saveRetention()
+    }
+
+    private func drop(_ job: TransferJob, because why: String) {
+        jobs.removeAll { $0.id == job.id }
+        save()
+        try? FileManager.default.removeItem(at: url(job.partPath))
+        logger.warning("transfer \(job.url.absoluteString) failed: \(why)")
+    }
+
+    private func retry(_ index: Int, because why: String) {
+        jobs[index].failures += 1
+        let job = jobs[index]
+        guard job.failures < Self.maximumFailures else {
+            drop(job, because: "\(why); gave up after \(job.failures) tries")
+            return
+        }
+        save()
+        let delay = min(configuration.firstRetryDelay * Double(UInt64(1) << UInt64(min(job.failures - 1, 30))), configuration.maximumRetryDelay)
+        notBefore[job.id] = now() + delay
+        logger.warning("transfer \(job.url.absoluteString): \(why); trying again in \(Int(delay.rounded(.up))) s")
+    }
+
+    /// `path`, or `path` with ` (2)`, ` (3)`, ... before its extension: a name no file has.
+    private func freeName(for path: String) -> String {
+        let base = (path as NSString).deletingPathExtension, ext = (path as NSString).pathExtension
+        var candidate = path
+        var number = 2
+        while FileManager.default.fileExists(atPath: url(candidate).path) {
+            candidate = "\(base) (\(number)).\(ext)"
+            number += 1
+        }
+        return candidate
+    }
+
+    private func setTimer() {
+        timer?.cancel()
+        timer = nil
+        let waiting = jobs.filter { running[$0.id] == nil }.compactMap { notBefore[$0.id] }
+        guard !stopped, running.count < configuration.maximumConcurrent, let deadline = waiting.min() else { return }
+        let queue = queue
+        timer = clock.schedule(at: UInt64(max(0, deadline) * 1e9) + 1_000, on: timerQueue) { [weak self] in
+            queue.async { [weak self] in self?.runDue() }
+        }
+    }
+}

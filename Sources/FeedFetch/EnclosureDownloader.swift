@@ -1,0 +1,238 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOHTTP1
+
+/// One attempt at an enclosure: the body streamed into the job's `.part` file, opened for
+/// append, resuming where it ends.
+///
+/// A resumed request carries `Range: bytes=N-` and `If-Range` with the validator of the
+/// response the file holds the start of, and continues only on a `206` whose
+/// `Content-Range` starts at N. A `200` (the server ignored the range, or the file changed
+/// and `If-Range` no longer matched) starts the file over from zero, and a `206` elsewhere
+/// is refused: either way nothing of two versions is ever spliced together. (This is why
+/// AsyncHTTPClient's `FileDownloadDelegate` is not used: it cannot resume.)
+///
+/// A body that is not audio (an HTML or text page, by its type or its first bytes) and one
+/// larger than the cap fail for good and leave no file; a body that ends short of its
+/// length, a lost connection or a server error is worth another try, and keeps what came.
+/// File writes go to a queue of their own, not the Swift task's thread.
+public final class EnclosureDownloader: Sendable {
+    /// How an attempt ended.
+    public enum Outcome: Equatable, Sendable {
+        /// The `.part` file holds the whole body.
+        case finished
+        /// Worth another try later; what arrived is kept (or was discarded, if it could not be resumed).
+        case retry(String)
+        /// Never worth another try (not audio, too large, gone): the `.part` file is removed.
+        case failed(String)
+    }
+
+    /// Read when a chunk arrives: no byte for this long ends the attempt (to be retried).
+    static let idleTimeout: TimeAmount = .seconds(60)
+    private let client: HTTPClient
+    private let io = DispatchQueue(label: "queueplayerd.transfers.io")
+    private let minimumFreeSpace: Int64
+
+    /// `minimumFreeSpace`: a download stops (to be retried later) when its file system has
+    /// less than this many bytes free, so a download never fills the disk.
+    public init(eventLoopGroup: any EventLoopGroup, minimumFreeSpace: Int64 = 256 << 20) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))
+        configuration.timeout = .init(connect: .seconds(10), read: Self.idleTimeout)
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        self.minimumFreeSpace = minimumFreeSpace
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// Downloads `job` into `part`. `learnt` gets the validators of a response that starts
+    /// the file from zero, before any byte of it is written, so that a journal has them if
+    /// the daemon is killed mid-body.
+    public func download(_ job: TransferJob, to part: URL, maximumSize: Int64,
+                         learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
+        var offset = (try? FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int64) ?? 0
+        if offset > 0 && job.ifRange == nil {
+            // Nothing to make sure the rest is of the same file: start over.
+            await truncate(part)
+            offset = 0
+        }
+        var request = HTTPClientRequest(url: job.url.absoluteString)
+        request.headers.add(name: "User-Agent", value: HTTPFeedFetcher.userAgent)
+        if offset > 0, let validator = job.ifRange {
+            request.headers.add(name: "Range", value: "bytes=\(offset)-")
+            request.headers.add(name: "If-Range", value: validator)
+        }
+        do {
+            let response = try await client.execute(request, deadline: .now() + .seconds(60))
+            let code = Int(response.status.code)
+            let contentLength = response.headers.first(name: "Content-Length").flatMap(Int64.init)
+            var total: Int64?
+            switch code {
+            case 206 where offset > 0:
+                guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == offset else {
+                    await truncate(part)
+                    return .retry("a 206 whose Content-Range (\(response.headers.first(name: "Content-Range") ?? "none")) does not start at \(offset): starting over")
+                }
+                total = range.total
+            case 200:
+                if offset > 0 { await truncate(part) }
+                offset = 0
+                total = contentLength
+                await learnt(FeedValidators(entityTag: response.headers.first(name: "ETag"),
+                                            lastModified: response.headers.first(name: "Last-Modified")))
+            case 416:
+                // `bytes */TOTAL`: a `.part` that already holds all TOTAL bytes was finished
+                // when the daemon stopped; anything else starts over.
+                if let header = response.headers.first(name: "Content-Range"),
+                   let match = header.wholeMatch(of: #/\s*bytes\s+\*/(\d+)\s*/#), Int64(match.1) == offset {
+                    try await synchronize(part)
+                    return .finished
+                }
+                await truncate(part)
+                return .retry("HTTP 416 (the range asked for is not there): starting over")
+            case 408, 429, 500...599:
+                return .retry("HTTP \(code) \(response.status.reasonPhrase)")
+            default:
+                await remove(part)
+                return .failed("HTTP \(code) \(response.status.reasonPhrase)")
+            }
+            if let type = response.headers.first(name: "Content-Type")?.lowercased(), type.hasPrefix("text/") || type.contains("html") {
+                await remove(part)
+                return .failed("not audio: the server sent \(type)")
+            }
+            if let total, total > maximumSize {
+                await remove(part)
+                return .failed("\(total) bytes, more than the \(maximumSize) allowed (--max-download-size)")
+            }
+            // Space for what is still to come, checked before the first byte and every MiB.
+            if let total, let free = Self.freeSpace(part), total - offset > free - minimumFreeSpace {
+                return .retry(spaceProblem(free: free, needed: total - offset))
+            }
+            var written = offset
+            var sinceSpaceCheck: Int64 = 1 << 20
+            for try await chunk in response.body {
+                let bytes = Data(chunk.readableBytesView)
+                if written == 0 && Self.looksLikeText(bytes) {
+                    await remove(part)
+                    return .failed("not audio: the body is an HTML or XML page")
+                }
+                written += Int64(bytes.count)
+                if written > maximumSize {
+                    await remove(part)
+                    return .failed("more than the \(maximumSize) bytes allowed (--max-download-size)")
+                }
+                if sinceSpaceCheck >= 1 << 20 {
+                    sinceSpaceCheck = 0
+                    if let free = Self.freeSpace(part), free - Int64(bytes.count) < minimumFreeSpace {
+                        return .retry(spaceProblem(free: free, needed: nil))
+                    }
+                }
+                sinceSpaceCheck += Int64(bytes.count)
+                try await append(bytes, to: part)
+            }
+            try Task.checkCancellation()
+            if let total, written != total {
+                return .retry("the body ended after \(written) of \(total) bytes")
+            }
+            try await synchronize(part)
+            return .finished
+        } catch is CancellationError {
+            return .retry("cancelled")
+        } catch let error as IOError {
+            return .retry("connection failed: \(String(cString: strerror(error.errnoCode)))")
+        } catch {
+            return .retry("\(error)")
+        }
+    }
+
+    // MARK: - Private
+
+    /// An HTML or XML page where audio was expected: what the first bytes say, whatever the type.
+    static func looksLikeText(_ bytes: Data) -> Bool {
+        let start = bytes.prefix(512).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        let text = String(decoding: start.prefix(16), as: UTF8.self).lowercased()
+        return text.hasPrefix("<!doctype") || text.hasPrefix("<html") || text.hasPrefix("<?xml") || text.hasPrefix("<head") || text.hasPrefix("<body")
+    }
+
+    /// Bytes free for an unprivileged writer on the file system of `part` (its nearest
+    /// directory that exists: `Podcasts/<feed>/` is made with the first byte).
+    private static func freeSpace(_ part: URL) -> Int64? {
+        var directory = part.deletingLastPathComponent()
+        var info = statvfs()
+        while statvfs(directory.path, &info) != 0 {
+            guard errno == ENOENT, directory.path != "/" else { return nil }
+            directory.deleteLastPathComponent()
+        }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    private func spaceProblem(free: Int64, needed: Int64?) -> String {
+        let rest = needed.map { "\($0) bytes to come, " } ?? ""
+        return "\(rest)\(free) bytes free on the music directory's file system, and \(minimumFreeSpace) are kept free (--min-free-space)"
+    }
+
+    private func onIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            io.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func append(_ bytes: Data, to part: URL) async throws {
+        try await onIO {
+            try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: part.path) {
+                guard FileManager.default.createFile(atPath: part.path, contents: nil) else {
+                    throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: part.path])
+                }
+            }
+            let handle = try FileHandle(forWritingTo: part)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: bytes)
+        }
+    }
+
+    private func synchronize(_ part: URL) async throws {
+        try await onIO {
+            let handle = try FileHandle(forWritingTo: part)
+            defer { try? handle.close() }
+            try handle.synchronize()
+        }
+    }
+
+    private func truncate(_ part: URL) async {
+        _ = try? await onIO { Glibc.truncate(part.path, 0) }
+    }
+
+    private func remove(_ part: URL) async {
+        _ = try? await onIO { try? FileManager.default.removeItem(at: part) }
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+struct ContentRange: Equatable {
+    var start: Int64
+    var end: Int64
+    var total: Int64?
+
+    init(start: Int64, end: Int64, total: Int64?) {
+        self.start = start
+        self.end = end
+        self.total = total
+    }
+
+    init?(_ header: String) {
+        guard let match = header.wholeMatch(of: #/\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*/#),
+              let start = Int64(match.1), let end = Int64(match.2), start <= end else { return nil }
+        self.start = start
+        self.end = end
+        total = Int64(match.3)
+        if let total, end >= total { return nil }
+    }
+}

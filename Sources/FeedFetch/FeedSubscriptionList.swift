@@ -1,0 +1,74 @@
+import Foundation
+
+/// The subscriptions file, `$XDG_CONFIG_HOME/queueplayerd/feeds`: one feed URL a line,
+/// blank lines and `#` comments ignored.
+///
+/// A line that is not an http(s) URL is reported with its number and skipped, and the
+/// other lines still count: one typo must not unsubscribe every feed.
+public struct FeedSubscriptionList: Sendable, Equatable {
+    /// The feeds, in the order of the file, each once.
+    public var urls: [URL]
+    /// One message per line that was skipped: `line N: why`.
+    public var problems: [String]
+
+    /// The file's default place: `$XDG_CONFIG_HOME/queueplayerd/feeds`, else `~/.config/queueplayerd/feeds`.
+    public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
+        return URL(fileURLWithPath: config).appendingPathComponent("queueplayerd/feeds")
+    }
+
+    /// Reads `text` as the file's contents.
+    public init(parsing text: String) {
+        var urls: [URL] = []
+        var problems: [String] = []
+        // By scalars: "\r\n" (a file written on Windows) is one Character, which a Character split misses.
+        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(String.UnicodeScalarView(rawLine)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            switch Self.feedURL(line) {
+            case .success(let url): if !urls.contains(url) { urls.append(url) }
+            case .failure(let problem): problems.append("line \(index + 1): \(problem.description)")
+            }
+        }
+        self.urls = urls
+        self.problems = problems
+    }
+
+    /// Reads the file at `file`; a missing file is an empty list, an unreadable one a problem.
+    public init(contentsOf file: URL) {
+        do {
+            let data = try Data(contentsOf: file)
+            guard let text = String(data: data, encoding: .utf8) else {
+                self.init(parsing: "")
+                problems = ["not UTF-8 text"]
+                return
+            }
+            self.init(parsing: text)
+        } catch CocoaError.fileReadNoSuchFile {
+            self.init(parsing: "")
+        } catch {
+            self.init(parsing: "")
+            problems = ["cannot read it: \(error.localizedDescription)"]
+        }
+    }
+
+    /// `text` as a feed URL: absolute, http or https, with a host.
+    public static func feedURL(_ text: String) -> Result<URL, FeedURLProblem> {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            return .failure(FeedURLProblem(description: "not a URL: \(text)"))
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return .failure(FeedURLProblem(description: "not an http or https URL: \(text)"))
+        }
+        guard let host = url.host, !host.isEmpty else {
+            return .failure(FeedURLProblem(description: "no host in \(text)"))
+        }
+        return .success(url)
+    }
+}
+
+/// Why a text is not a feed URL.
+public struct FeedURLProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+}
