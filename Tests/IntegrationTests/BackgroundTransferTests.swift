@@ -264,6 +264,20 @@ import Glibc
         #expect(try daemon.status()["state"] != nil)
     }
 
+    @Test func theTerminalStatusLineShowsTheDownloadsRunning() throws {
+        // 1 MB at 100 kB/s: still downloading while a three-second tone plays to its end.
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5))
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        let tone = try TestMedia.makeTone(seconds: 3, in: setup.music, name: "tone")
+        let command = "'\(ChildProcess.daemonPath)' --once --output null --feed '\(nginx.url("feed.xml").absoluteString)' '\(tone.path)'"
+        let terminal = try ChildProcess(program: "/usr/bin/script", ["-q", "-e", "-f", "-c", command, "/dev/null"],
+                                        environment: ["XDG_RUNTIME_DIR": setup.state.path, "TERM": "xterm"])
+        #expect(terminal.wait(timeout: 30) == 0, "stderr: \(terminal.standardError)")
+        let raw = (terminal.lines.map(\.text) + [terminal.unterminatedOutput]).joined(separator: "\n")
+        #expect(raw.contains("[1/1]  downloads: 1"), "\(raw.suffix(600).debugDescription)")
+        #expect(raw.contains("Playing  tone.mp3  "))
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))
