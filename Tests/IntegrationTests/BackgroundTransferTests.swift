@@ -278,6 +278,28 @@ import Glibc
         #expect(raw.contains("Playing  tone.mp3  "))
     }
 
+    @Test func twoEpisodesWithOneTitleDownloadingAtOnceGetTwoFiles() throws {
+        // Two feeds with the same title, each with an episode of the same title: the same name,
+        // downloading side by side (at 100 kB/s, so they overlap).
+        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
+        let a = try Self.episode(copies: 2), b = try Self.episode(copies: 3)
+        try nginx.serve("a.xml", Self.feed(enclosure: "a.mp3"))
+        try nginx.serve("b.xml", Self.feed(enclosure: "b.mp3"))
+        try nginx.serve("media/a.mp3", a)
+        try nginx.serve("media/b.mp3", b)
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", music.path,
+                                          "--feed", nginx.url("a.xml").absoluteString, "--feed", nginx.url("b.xml").absoluteString])
+        #expect(daemon.waitForStandardError(timeout: 60) { $0.components(separatedBy: "transfer finished:").count == 3 },
+                "\(daemon.process.standardError)")
+        let directory = music.appendingPathComponent("Podcasts/Loopback Radio")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["Episode One (2).mp3", "Episode One.mp3"], "\(names)")
+        let hashes = Set(try names.map { try Self.sha256(directory.appendingPathComponent($0)) })
+        #expect(hashes == Set([try Self.sha256(a), try Self.sha256(b)]), "each file whole, neither spliced into the other")
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))
