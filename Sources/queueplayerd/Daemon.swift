@@ -71,10 +71,14 @@ final class Daemon: @unchecked Sendable {
         let autoEnqueue = configuration.autoEnqueue
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, logger: logger) { [controller, logger] relativePath, file in
-            // iOS's handleEventsForBackgroundURLSession moment: the library learns of the file
-            // (idle `update`, then `database`), and the queue gets it.
+                            host: lifecycle, logger: logger) { [controller, lifecycle, logger] relativePath, file in
+            // iOS's handleEventsForBackgroundURLSession moment: a suspended daemon wakes into the
+            // background, the library learns of the file (idle `update`, then `database`; the
+            // update is a background task of its own), the queue gets it, and the daemon may
+            // suspend again once the update is done.
             controller.queue.async {
+                let wake = lifecycle.beginBackgroundWake(named: "transfer finished", allowance: 30)
+                defer { wake.end() }
                 do throws(MPDError) {
                     _ = try controller.updater.start(in: controller.application, uri: relativePath, rereadAll: false)
                 } catch {

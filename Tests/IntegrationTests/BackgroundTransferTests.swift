@@ -300,6 +300,32 @@ import Glibc
         #expect(hashes == Set([try Self.sha256(a), try Self.sha256(b)]), "each file whole, neither spliced into the other")
     }
 
+    @Test func aSuspendedDaemonDownloadsOnAndWakesToHandleTheFinishedFileThenSuspendsAgain() throws {
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5))
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", setup.music.path, "--background-time", "0",
+                                          "--fetch-interval", "never", "--feed", nginx.url("feed.xml").absoluteString],
+                                         stateHome: setup.state)
+        daemon.process.send(SIGUSR1)
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["appstate"] == "suspended" }["appstate"] == "suspended")
+        let run = try ToolRun.run("/usr/bin/mpc", ["sendmessage", "queueplayerd", #"{"aps":{"content-available":1}}"#],
+                                  environment: ["MPD_HOST": daemon.socket], timeout: 10)
+        #expect(run.status == 0, "\(run)")
+        // The fetch woke it and is over; the download goes on while it is suspended.
+        let downloading = try daemon.waitForStatus(timeout: 20) { $0["appstate"] == "suspended" && $0["transfers"] == "1" }
+        #expect(downloading["appstate"] == "suspended" && downloading["transfers"] == "1", "\(downloading)")
+        let wakes = daemon.notifications.filter { $0 == "DidWake(background)" }.count
+        #expect(daemon.waitForStandardError(timeout: 60) { $0.contains("transfer finished: \(Self.destination)") })
+        let handled = try daemon.waitForStatus(timeout: 20) {
+            $0["appstate"] == "suspended" && $0["playlistlength"] == "1" && $0["updating_db"] == nil && $0["transfers"] == nil
+        }
+        #expect(handled["appstate"] == "suspended" && handled["playlistlength"] == "1", "handled, then suspended again: \(handled)")
+        let notifications = daemon.notifications
+        #expect(notifications.filter { $0 == "DidWake(background)" }.count == wakes + 1, "woken once for the finished file: \(notifications)")
+        #expect(notifications.last == "DidSuspend(suspended)")
+        #expect(try daemon.request("find file \"\(Self.destination)\"")["file"] == Self.destination)
+    }
+
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {
         let nginx = try NginxServer()
         try nginx.serve("feed.xml", Self.feed(enclosure: "episode.html"))
