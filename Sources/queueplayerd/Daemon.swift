@@ -86,9 +86,13 @@ final class Daemon: @unchecked Sendable {
                 }
                 if autoEnqueue { controller.append([file]) }
             }
-        } deleted: { [controller, logger] relativePath in
-            // The library forgets it: its directory is scanned again.
+        } deleted: { [controller, logger, musicDirectory = configuration.feeds.musicDirectory] relativePath in
+            // The queue and the library forget it: its entries leave the queue (it is never the
+            // one playing), and its directory is scanned again.
             controller.queue.async {
+                if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
+                    controller.removeAll(playing: file)
+                }
                 do throws(MPDError) {
                     _ = try controller.updater.start(in: controller.application, uri: (relativePath as NSString).deletingLastPathComponent,
                                                      rereadAll: false)

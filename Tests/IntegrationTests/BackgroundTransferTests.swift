@@ -243,6 +243,12 @@ import Glibc
         #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("Two").path) })
         #expect(waitUntil(timeout: 10) { !FileManager.default.fileExists(atPath: file("One").path) }, "\(daemon.process.standardError)")
         #expect(daemon.process.standardError.contains("deleted Podcasts/Limit Show/One.mp3: played, and over --download-limit 1"))
+        // Two is appended, then One removed (in that order, on the controller's queue).
+        let queued = { (try? daemon.request("playlistinfo").filter { $0.key == "file" || $0.key == "Pos" }) ?? [:] }
+        #expect(waitUntil(timeout: 10) { queued() == ["file": "Podcasts/Limit Show/Two.mp3", "Pos": "0"]
+                    && (try? daemon.status()["playlistlength"]) == "1" }, "One left the queue, Two joined it: \(queued())")
+        #expect(waitUntil(timeout: 10) { (try? daemon.request("find file \"Podcasts/Limit Show/One.mp3\"")["file"]) == .some(nil) },
+                "and the library forgets it")
 
         // Three arrives while Two was never heard: both stay, over the limit or not.
         try serveFeed(3)
