@@ -247,8 +247,10 @@ import Glibc
         let queued = { (try? daemon.request("playlistinfo").filter { $0.key == "file" || $0.key == "Pos" }) ?? [:] }
         #expect(waitUntil(timeout: 10) { queued() == ["file": "Podcasts/Limit Show/Two.mp3", "Pos": "0"]
                     && (try? daemon.status()["playlistlength"]) == "1" }, "One left the queue, Two joined it: \(queued())")
-        #expect(waitUntil(timeout: 10) { (try? daemon.request("find file \"Podcasts/Limit Show/One.mp3\"")["file"]) == .some(nil) },
-                "and the library forgets it")
+        #expect(waitUntil(timeout: 10) {
+            guard let found = try? daemon.request("find file \"Podcasts/Limit Show/One.mp3\"") else { return false }
+            return found["file"] == nil
+        }, "and the library forgets it")
 
         // Three arrives while Two was never heard: both stay, over the limit or not.
         try serveFeed(3)
