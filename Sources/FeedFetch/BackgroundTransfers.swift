@@ -117,7 +117,8 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 let id = feed + "\n" + episode.id
                 guard !jobs.contains(where: { $0.id == id }) else { continue }
                 // MP3 whatever the URL says: the daemon plays MP3 only, and checks what arrived.
-                let path = PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title)
+                // A name no other job has either: two episodes with one title must not share a `.part`.
+                let path = freeName(for: PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title))
                 jobs.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
                 added += 1
             }
@@ -221,7 +222,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 return
             }
             // The name it gets, written down before the move: a crash after it is recognised.
-            let destination = freeName(for: job.relativePath)
+            let destination = freeName(for: job.relativePath, job: job.id)
             job.relativePath = destination
             job.movingIntoPlace = true
             jobs[index] = job
@@ -321,12 +322,14 @@ public final class BackgroundTransfers: @unchecked Sendable {
         logger.warning("transfer \(job.url.absoluteString): \(why); trying again in \(Int(delay.rounded(.up))) s")
     }
 
-    /// `path`, or `path` with ` (2)`, ` (3)`, ... before its extension: a name no file has.
-    private func freeName(for path: String) -> String {
+    /// `path`, or `path` with ` (2)`, ` (3)`, ... before its extension: a name no file and no
+    /// other job has.
+    private func freeName(for path: String, job: String? = nil) -> String {
         let base = (path as NSString).deletingPathExtension, ext = (path as NSString).pathExtension
         var candidate = path
         var number = 2
-        while FileManager.default.fileExists(atPath: url(candidate).path) {
+        while FileManager.default.fileExists(atPath: url(candidate).path)
+                || jobs.contains(where: { $0.id != job && $0.relativePath == candidate }) {
             candidate = "\(base) (\(number)).\(ext)"
             number += 1
         }

@@ -11,36 +11,3 @@ public protocol FeedFetching: Sendable {
     /// Returns soon after the calling task is cancelled.
     func fetch(_ request: FeedRequest) async -> FeedResponse
 }
-
-/// One conditional GET of a feed.
-public struct FeedRequest: Sendable, Equatable {
-    /// Where the feed is now (after permanent redirects).
-    public var url: URL
-    /// The validators of the last response that was read: sent as `If-None-Match` and
-    /// `If-Modified-Since`, so an unchanged feed costs one 304.
-    public var validators: FeedValidators
-    /// Seconds the whole fetch may take, body included.
-    public var timeout: Double
-    /// The most bytes the body may have.
-    public var maximumBodySize: Int
-
-    public init(url: URL, validators: FeedValidators, timeout: Double, maximumBodySize: Int) {
-        self.url = url
-        self.validators = validators
-        self.timeout = timeout
-        self.maximumBodySize = maximumBodySize
-    }
-}
-
-/// An HTTP response's `ETag` and `Last-Modified`, kept per feed between fetches.
-public struct FeedValidators: Codable, Sendable, Equatable {
-    public var entityTag: String?
-    public var lastModified: String?
-
-    public init(entityTag: String? = nil, lastModified: String? = nil) {
-        self.entityTag = entityTag
-        self.lastModified = lastModified
-    }
-
-    public var isEmpty: Bool { entityTag == nil && lastModified == nil }
-}

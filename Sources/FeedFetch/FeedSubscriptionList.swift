@@ -67,8 +67,3 @@ public struct FeedSubscriptionList: Sendable, Equatable {
         return .success(url)
     }
 }
-
-/// Why a text is not a feed URL.
-public struct FeedURLProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
-}

@@ -71,10 +71,14 @@ final class Daemon: @unchecked Sendable {
         let autoEnqueue = configuration.autoEnqueue
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, logger: logger) { [controller, logger] relativePath, file in
-            // iOS's handleEventsForBackgroundURLSession moment: the library learns of the file
-            // (idle `update`, then `database`), and the queue gets it.
+                            host: lifecycle, logger: logger) { [controller, lifecycle, logger] relativePath, file in
+            // iOS's handleEventsForBackgroundURLSession moment: a suspended daemon wakes into the
+            // background, the library learns of the file (idle `update`, then `database`; the
+            // update is a background task of its own), the queue gets it, and the daemon may
+            // suspend again once the update is done.
             controller.queue.async {
+                let wake = lifecycle.beginBackgroundWake(named: "transfer finished", allowance: 30)
+                defer { wake.end() }
                 do throws(MPDError) {
                     _ = try controller.updater.start(in: controller.application, uri: relativePath, rereadAll: false)
                 } catch {
@@ -82,9 +86,13 @@ final class Daemon: @unchecked Sendable {
                 }
                 if autoEnqueue { controller.append([file]) }
             }
-        } deleted: { [controller, logger] relativePath in
-            // The library forgets it: its directory is scanned again.
+        } deleted: { [controller, logger, musicDirectory = configuration.feeds.musicDirectory] relativePath in
+            // The queue and the library forget it: its entries leave the queue (it is never the
+            // one playing), and its directory is scanned again.
             controller.queue.async {
+                if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
+                    controller.removeAll(playing: file)
+                }
                 do throws(MPDError) {
                     _ = try controller.updater.start(in: controller.application, uri: (relativePath as NSString).deletingLastPathComponent,
                                                      rereadAll: false)

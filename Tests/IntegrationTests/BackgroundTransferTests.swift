@@ -243,6 +243,14 @@ import Glibc
         #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("Two").path) })
         #expect(waitUntil(timeout: 10) { !FileManager.default.fileExists(atPath: file("One").path) }, "\(daemon.process.standardError)")
         #expect(daemon.process.standardError.contains("deleted Podcasts/Limit Show/One.mp3: played, and over --download-limit 1"))
+        // Two is appended, then One removed (in that order, on the controller's queue).
+        let queued = { (try? daemon.request("playlistinfo").filter { $0.key == "file" || $0.key == "Pos" }) ?? [:] }
+        #expect(waitUntil(timeout: 10) { queued() == ["file": "Podcasts/Limit Show/Two.mp3", "Pos": "0"]
+                    && (try? daemon.status()["playlistlength"]) == "1" }, "One left the queue, Two joined it: \(queued())")
+        #expect(waitUntil(timeout: 10) {
+            guard let found = try? daemon.request("find file \"Podcasts/Limit Show/One.mp3\"") else { return false }
+            return found["file"] == nil
+        }, "and the library forgets it")
 
         // Three arrives while Two was never heard: both stay, over the limit or not.
         try serveFeed(3)
@@ -262,6 +270,68 @@ import Glibc
                 "\(daemon.process.standardError)")
         #expect(!FileManager.default.fileExists(atPath: setup.part.path) && !FileManager.default.fileExists(atPath: setup.file.path))
         #expect(try daemon.status()["state"] != nil)
+    }
+
+    @Test func theTerminalStatusLineShowsTheDownloadsRunning() throws {
+        // 1 MB at 100 kB/s: still downloading while a three-second tone plays to its end.
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5))
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        let tone = try TestMedia.makeTone(seconds: 3, in: setup.music, name: "tone")
+        let command = "'\(ChildProcess.daemonPath)' --once --output null --feed '\(nginx.url("feed.xml").absoluteString)' '\(tone.path)'"
+        let terminal = try ChildProcess(program: "/usr/bin/script", ["-q", "-e", "-f", "-c", command, "/dev/null"],
+                                        environment: ["XDG_RUNTIME_DIR": setup.state.path, "TERM": "xterm"])
+        #expect(terminal.wait(timeout: 30) == 0, "stderr: \(terminal.standardError)")
+        let raw = (terminal.lines.map(\.text) + [terminal.unterminatedOutput]).joined(separator: "\n")
+        #expect(raw.contains("[1/1]  downloads: 1"), "\(raw.suffix(600).debugDescription)")
+        #expect(raw.contains("Playing  tone.mp3  "))
+    }
+
+    @Test func twoEpisodesWithOneTitleDownloadingAtOnceGetTwoFiles() throws {
+        // Two feeds with the same title, each with an episode of the same title: the same name,
+        // downloading side by side (at 100 kB/s, so they overlap).
+        let nginx = try NginxServer(locations: "location /media/ { limit_rate 100k; }")
+        let a = try Self.episode(copies: 2), b = try Self.episode(copies: 3)
+        try nginx.serve("a.xml", Self.feed(enclosure: "a.mp3"))
+        try nginx.serve("b.xml", Self.feed(enclosure: "b.mp3"))
+        try nginx.serve("media/a.mp3", a)
+        try nginx.serve("media/b.mp3", b)
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", music.path,
+                                          "--feed", nginx.url("a.xml").absoluteString, "--feed", nginx.url("b.xml").absoluteString])
+        #expect(daemon.waitForStandardError(timeout: 60) { $0.components(separatedBy: "transfer finished:").count == 3 },
+                "\(daemon.process.standardError)")
+        let directory = music.appendingPathComponent("Podcasts/Loopback Radio")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["Episode One (2).mp3", "Episode One.mp3"], "\(names)")
+        let hashes = Set(try names.map { try Self.sha256(directory.appendingPathComponent($0)) })
+        #expect(hashes == Set([try Self.sha256(a), try Self.sha256(b)]), "each file whole, neither spliced into the other")
+    }
+
+    @Test func aSuspendedDaemonDownloadsOnAndWakesToHandleTheFinishedFileThenSuspendsAgain() throws {
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5))
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        let daemon = try LifecycleDaemon(["--output", "null", "--music-directory", setup.music.path, "--background-time", "0",
+                                          "--fetch-interval", "never", "--feed", nginx.url("feed.xml").absoluteString],
+                                         stateHome: setup.state)
+        daemon.process.send(SIGUSR1)
+        try #require(try daemon.waitForStatus(timeout: 10) { $0["appstate"] == "suspended" }["appstate"] == "suspended")
+        let run = try ToolRun.run("/usr/bin/mpc", ["sendmessage", "queueplayerd", #"{"aps":{"content-available":1}}"#],
+                                  environment: ["MPD_HOST": daemon.socket], timeout: 10)
+        #expect(run.status == 0, "\(run)")
+        // The fetch woke it and is over; the download goes on while it is suspended.
+        let downloading = try daemon.waitForStatus(timeout: 20) { $0["appstate"] == "suspended" && $0["transfers"] == "1" }
+        #expect(downloading["appstate"] == "suspended" && downloading["transfers"] == "1", "\(downloading)")
+        let wakes = daemon.notifications.filter { $0 == "DidWake(background)" }.count
+        #expect(daemon.waitForStandardError(timeout: 60) { $0.contains("transfer finished: \(Self.destination)") })
+        let handled = try daemon.waitForStatus(timeout: 20) {
+            $0["appstate"] == "suspended" && $0["playlistlength"] == "1" && $0["updating_db"] == nil && $0["transfers"] == nil
+        }
+        #expect(handled["appstate"] == "suspended" && handled["playlistlength"] == "1", "handled, then suspended again: \(handled)")
+        let notifications = daemon.notifications
+        #expect(notifications.filter { $0 == "DidWake(background)" }.count == wakes + 1, "woken once for the finished file: \(notifications)")
+        #expect(notifications.last == "DidSuspend(suspended)")
+        #expect(try daemon.request("find file \"\(Self.destination)\"")["file"] == Self.destination)
     }
 
     @Test func anHTMLPageInsteadOfAudioFailsAndLeavesNoFile() throws {

@@ -276,6 +276,16 @@ final class PlaybackController: @unchecked Sendable {
         }
     }
 
+    /// Removes every entry that plays `file` but the current one (a podcast episode that
+    /// `--download-limit` deleted), last first so the positions stay valid.
+    func removeAll(playing file: URL) {
+        let current = currentPosition
+        for position in playQueue.entries.indices.reversed()
+        where position != current && playQueue.entries[position].song.url.standardizedFileURL == file {
+            remove(position..<position + 1)
+        }
+    }
+
     /// Empties the queue and stops.
     func clear() {
         playQueue.removeAll()

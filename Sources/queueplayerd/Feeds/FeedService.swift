@@ -5,14 +5,14 @@ import Logging
 import NIOCore
 
 /// The daemon's podcast feeds: where the subscriptions come from (`--feed`, the feeds file,
-/// read again on SIGHUP), the fetcher that keeps them fresh in every app state, and the
-/// remote notifications that ask it to fetch now.
+/// read again on SIGHUP), the fetcher that keeps them fresh in every app state, the remote
+/// notifications that ask it to fetch now, and the downloads of new episodes.
 ///
-/// Immutable once made; the state is the ``BackgroundFetcher``'s, on its own queue. The
-/// HTTP client runs on the event loop group it is given (the control socket's), so the
-/// feeds add no thread of their own but the fetcher's queue.
+/// Immutable once made; the state is the ``BackgroundFetcher``'s and the
+/// ``BackgroundTransfers``', each on its own queue. Both HTTP clients run on the event loop
+/// group they are given (the control socket's): the feeds add queues, no event loop.
 final class FeedService: Sendable {
-    /// `--feed`, `--fetch-interval`, `--fetch-timeout` and the feeds file.
+    /// `--feed`, `--fetch-interval`, `--fetch-timeout`, the feeds file, and the downloads' options.
     struct Options: Sendable {
         /// `--feed URL`, in order.
         var feeds: [URL]

@@ -132,10 +132,17 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
                               expirationHandler: @escaping @Sendable () -> Void) async -> any BackgroundFetchTask {
         await withCheckedContinuation { (begun: CheckedContinuation<BackgroundActivity, Never>) in
             application.queue.async { [self] in
-                begun.resume(returning: activity(onExpiry: expirationHandler) { application, handler in
-                    application.beginBackgroundFetchTask(name: name, allowance: allowance, expirationHandler: handler)
-                })
+                begun.resume(returning: beginBackgroundWake(named: name, allowance: allowance, onExpiry: expirationHandler))
             }
+        }
+    }
+
+    /// On the application's queue: a task that wakes a suspended daemon into the background
+    /// for at most `allowance` seconds and lets it suspend again once no task runs (a fetch,
+    /// or handling a finished download as iOS's `handleEventsForBackgroundURLSession` does).
+    func beginBackgroundWake(named name: String, allowance: Double, onExpiry: @escaping @Sendable () -> Void = {}) -> BackgroundActivity {
+        activity(onExpiry: onExpiry) { application, handler in
+            application.beginBackgroundFetchTask(name: name, allowance: allowance, expirationHandler: handler)
         }
     }
 
