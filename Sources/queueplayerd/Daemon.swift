@@ -111,6 +111,7 @@ final class Daemon: @unchecked Sendable {
         }
         stateKeeper?.start(events: events)
         controller.updater.buildIfNeeded(in: controller.application)
+        statusLine?.follow(events)
         statusLine?.show()
     }
 
