@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),

@@ -34,7 +34,8 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
         var runningThread: pthread_t?
         /// Cancels waiting for the running call to return (signalled through `callReturned`).
         var cancelsWaiting = 0
-        var virtualClockKey: (clock: VirtualClock, key: UInt64)?
+        /// The clock's participant, when the clock moves only when told (a test's).
+        var clockParticipant: (any ClockRegistration)?
     }
 
     private let state = Mutex(State())
@@ -48,10 +49,10 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
         self.queue = queue
         isMainQueue = queue === DispatchQueue.main
         self.block = block
-        if let virtual = clock as? VirtualClock {
-            // Under a virtual clock time waits for the block, so no tick is coalesced by chance.
-            let key = virtual.addParticipant(settle: { queue.sync {} }, isQuiescent: { true })
-            state.withLock { $0.virtualClockKey = (virtual, key) }
+        // Under a clock that moves only when told, time waits for the block, so no tick is
+        // coalesced by chance; a real clock keeps no participant.
+        if let participant = clock.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }) {
+            state.withLock { $0.clockParticipant = participant }
         }
     }
 
@@ -99,14 +100,14 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     /// Stops deliveries; waits for a call running on another thread to finish.
     func cancel() {
         let (mustWait, participant) = state.withLock { state in
-            let participant = state.virtualClockKey
-            state.virtualClockKey = nil
+            let participant = state.clockParticipant
+            state.clockParticipant = nil
             state.isActive = false
             guard let running = state.runningThread, pthread_equal(running, pthread_self()) == 0 else { return (false, participant) }
             state.cancelsWaiting += 1
             return (true, participant)
         }
-        if let (clock, key) = participant { clock.removeParticipant(key) }
+        participant?.remove()
         if mustWait { callReturned.wait() }
     }
 }

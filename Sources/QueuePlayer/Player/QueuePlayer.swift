@@ -112,7 +112,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     var renderer: Renderer!
     var events: RenderEventRing!
-    private var participantKey: UInt64?
+    /// The clock's participant, when the clock moves only when told (a test's).
+    private var clockParticipant: (any ClockRegistration)?
     private let isClosed = Atomic<Bool>(false)
 
     // Control-queue state: touched only on `controlQueue`.
@@ -152,24 +153,25 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
         renderer = Renderer(sink: sink, events: events)
         renderer.start()
-        if let virtual = clock as? VirtualClock {
-            let nullSink = sink as? NullAudioSink
-            participantKey = virtual.addParticipant(
-                settle: { [controlQueue] in controlQueue.sync {} },
-                isQuiescent: { [renderer, events] in
-                    events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
-                })
-        }
+        let nullSink = sink as? NullAudioSink
+        clockParticipant = clock.addParticipant(
+            settle: { [controlQueue] in controlQueue.sync {} },
+            isQuiescent: { [renderer, events] in
+                events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
+            })
         onControlQueue {
             for item in items { insertOnQueue(item, after: nil) }
         }
     }
 
     deinit {
-        if let key = participantKey, let virtual = clock as? VirtualClock { virtual.removeParticipant(key) }
         wakeUp?.cancel()
-        // A null sink on a virtual clock would wait for time forever: closing it releases the writer.
-        if clock is VirtualClock { (sink as? NullAudioSink)?.close() }
+        if let clockParticipant {
+            clockParticipant.remove()
+            // A null sink on a clock that moves only when told would wait for time forever:
+            // closing it releases the writer.
+            (sink as? NullAudioSink)?.close()
+        }
         renderer.stop()
     }
 

@@ -6,8 +6,13 @@ import Synchronization
 /// The time source a player and its sink agree on: a monotonic clock in
 /// nanoseconds, and timers that fire against it.
 ///
-/// Real playback uses ``RealTimeClock``; tests use ``VirtualClock`` so a
-/// three-minute queue is played in milliseconds with exact sample accounting.
+/// Real playback uses ``RealTimeClock``. A clock can also be one that moves only when
+/// told to (the tests' virtual clock, in `TestSupport`, plays a three-minute queue in
+/// milliseconds with exact sample accounting): such a clock takes participants, which it
+/// lets settle before each step, and listeners, which it calls after each step. The engine
+/// registers both through this protocol and never asks which clock it has; a real clock
+/// keeps neither (``addParticipant(settle:isQuiescent:)`` and ``addTimeListener(_:)``
+/// return nil), and time moves without anyone's help.
 public protocol PlaybackClock: AnyObject, Sendable {
     /// Monotonic time in nanoseconds.
     func now() -> UInt64
@@ -23,6 +28,30 @@ public protocol PlaybackClock: AnyObject, Sendable {
     /// Only a real-time clock sleeps; a virtual clock returns at once (its
     /// waiting is done by whoever advances it).
     func sleep(nanoseconds: UInt64)
+
+    /// A clock that moves only when told: registers something that must be at rest before
+    /// time moves on (`settle` flushes its asynchronous work, `isQuiescent` says it is
+    /// blocked until time moves or a command arrives). A clock that moves by itself returns
+    /// nil and keeps nothing.
+    func addParticipant(settle: @escaping @Sendable () -> Void,
+                        isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)?
+
+    /// A clock that moves only when told: calls `listener` each time it has moved (a sink
+    /// whose writer waits for time). A clock that moves by itself returns nil: waiting for
+    /// it is waiting on the host's clock.
+    func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)?
+}
+
+extension PlaybackClock {
+    public func addParticipant(settle: @escaping @Sendable () -> Void,
+                               isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)? { nil }
+    public func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)? { nil }
+}
+
+/// A participant or listener of a ``PlaybackClock``; ``remove()`` ends it.
+public protocol ClockRegistration: Sendable {
+    /// Ends the registration. Safe to call more than once.
+    func remove()
 }
 
 /// A pending timer of a ``PlaybackClock``.
