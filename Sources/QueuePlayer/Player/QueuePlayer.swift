@@ -134,10 +134,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// The current item played to its end and stays (`.pause` or `.none`).
     var currentItemAtEnd = false
     var lastReportedTime: (item: PlayerItem, seconds: Double)?
-    var periodicObservers: [UInt64: PeriodicTimeObserver] = [:]
-    var boundaryObservers: [UInt64: BoundaryTimeObserver] = [:]
-    var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
-    var nextObserverID: UInt64 = 0
+    /// The periodic and boundary time observers and what is due.
+    var timeObservers = TimeObserverSchedule()
     var wakeUp: (any ScheduledWork)?
     /// The wake-up's work, made once: a closure made per tick would add an allocation per tick
     /// to the one ``RealTimeClock`` makes for the timer itself.
@@ -198,8 +196,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         onControlQueue {
             if currentItemAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
                 removeFromQueue(item)
-                currentItemAtEnd = false
-                makeHeadCurrent()
             }
             guard rate == 0 else { return }
             setPublished(\.rate, 1, \Published.rate)
@@ -266,8 +262,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         onControlQueue {
             guard let item = currentItem else { return }
             removeFromQueue(item)
-            currentItemAtEnd = false
-            makeHeadCurrent()
             reconcileRenderer()
             updateTimeControlStatus()
             scheduleWakeUp()
@@ -287,13 +281,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// Removes `item` from the queue; removing the current item moves on to the next.
     public func remove(_ item: PlayerItem) {
         onControlQueue {
-            if item == currentItem {
-                removeFromQueue(item)
-                currentItemAtEnd = false
-                makeHeadCurrent()
-            } else {
-                removeFromQueue(item)
-            }
+            removeFromQueue(item)
             reconcileRenderer()
             updateTimeControlStatus()
             scheduleWakeUp()
@@ -331,12 +319,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     func setCurrentItem(_ item: PlayerItem?) {
         if item != currentItem {
             lastReportedTime = nil
-            // A new item is a new timeline: periodic observers count their ticks from its start.
-            var index = periodicObservers.startIndex
-            while index != periodicObservers.endIndex {
-                periodicObservers.values[index].lastDelivered = nil
-                periodicObservers.formIndex(after: &index)
-            }
+            timeObservers.restartTicks()
         }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
@@ -363,10 +346,19 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         if currentItem == nil { makeHeadCurrent() }
     }
 
-    func removeFromQueue(_ item: PlayerItem) {
+    /// Takes `item` out of the queue. If it was the current item, it is no longer held at its
+    /// end, and the head of the queue becomes the current item (opened first), unless
+    /// `headIsOnItsWay`: the render thread already plays the next item gaplessly, and the
+    /// timeline makes it current when it is heard.
+    func removeFromQueue(_ item: PlayerItem, headIsOnItsWay: Bool = false) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        let wasCurrent = item == currentItem
         var queued = items()
         queued.removeAll { $0 == item }
         if openedHead?.item == item { openedHead = nil }
         setPublished(\.queuedItems, queued, \Published.items)
+        guard wasCurrent else { return }
+        currentItemAtEnd = false
+        if !headIsOnItsWay { makeHeadCurrent() }
     }
 }
