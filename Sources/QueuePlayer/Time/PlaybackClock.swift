@@ -186,7 +186,10 @@ private final class ClockThread: @unchecked Sendable {
             return (start, true)
         }
         if start {
-            let thread = Thread { [self] in run() }
+            let thread = Thread { [self] in
+                setKernelThreadName("qp.clock")
+                run()
+            }
             thread.name = "queueplayer.clock"
             thread.qualityOfService = .userInteractive
             thread.start()
