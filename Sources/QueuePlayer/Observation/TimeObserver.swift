@@ -26,7 +26,10 @@ public final class TimeObserverToken: Sendable, Hashable {
 
 /// Delivers times to a user block on the user's queue, coalescing late ticks
 /// and guaranteeing that no call starts once ``cancel()`` has returned.
-final class TimeObserverDelivery: ClockFollowUp, Sendable {
+///
+/// Its changing state is in `state` (a mutex); `syncRun` is set once, at the end of `init`,
+/// and only read after.
+final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
     private struct State {
         var isActive = true
         var isScheduled = false
@@ -44,6 +47,9 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     let queue: DispatchQueue
     private let isMainQueue: Bool
     private let block: @Sendable (MediaTime) -> Void
+    /// ``run()`` as a work item made once: `queue.sync { run() }` made a block (two
+    /// allocations) on every tick it delivered from the clock thread.
+    private var syncRun: DispatchWorkItem?
 
     init(queue: DispatchQueue, clock: any PlaybackClock, block: @escaping @Sendable (MediaTime) -> Void) {
         self.queue = queue
@@ -54,6 +60,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
         if let participant = clock.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }) {
             state.withLock { $0.clockParticipant = participant }
         }
+        syncRun = DispatchWorkItem { [unowned self] in run() }
     }
 
     /// Queues a call with `time`; if a call is still waiting to start, it will carry this time instead.
@@ -76,7 +83,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
 
     /// Clock thread, after the tick's work: makes the call holding `queue`.
     func runAfterClockWork() {
-        queue.sync { run() }
+        if let syncRun { queue.sync(execute: syncRun) }
     }
 
     /// Makes the waiting call, on `queue`.

@@ -94,7 +94,8 @@ struct TimeObserverSchedule {
     func nextDue(at seconds: Double) -> Double? {
         var earliest: Double?
         for observer in periodic.values {
-            let next = observer.lastDelivered.map(observer.tick(after:)) ?? seconds
+            var next = seconds
+            if let last = observer.lastDelivered { next = observer.tick(after: last) }
             earliest = min(earliest ?? next, next)
         }
         for observer in boundary.values {

@@ -63,7 +63,6 @@ extension QueuePlayer {
     /// Fires what is due and schedules the next wake-up.
     func wakeUpFired() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        wakeUp = nil
         updateTimeline()
         if rate != 0, !currentItemAtEnd, let item = currentItem, let seconds = audiblePosition() {
             timeObservers.deliverDue(at: seconds, in: item)
@@ -80,8 +79,7 @@ extension QueuePlayer {
     /// yet known the player polls briefly instead.
     func scheduleWakeUp() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        wakeUp?.cancel()
-        wakeUp = nil
+        wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, currentItem != nil, !currentItemAtEnd, !outputUnavailable else { return }
         let now = clock.now()
@@ -115,7 +113,7 @@ extension QueuePlayer {
         } else {
             deadline = now + Self.positionPollInterval
         }
-        wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue, wakeUpWork)
+        wakeUp.schedule(at: max(deadline, now))
     }
 }
 

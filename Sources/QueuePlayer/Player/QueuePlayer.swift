@@ -136,10 +136,9 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var lastReportedTime: (item: PlayerItem, seconds: Double)?
     /// The periodic and boundary time observers and what is due.
     var timeObservers = TimeObserverSchedule()
-    var wakeUp: (any ScheduledWork)?
-    /// The wake-up's work, made once: a closure made per tick would add an allocation per tick
-    /// to the one ``RealTimeClock`` makes for the timer itself.
-    lazy var wakeUpWork: @Sendable () -> Void = { [weak self] in self?.wakeUpFired() }
+    /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set again
+    /// for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick does not.
+    var wakeUp: (any ReusableTimer)!
 
     /// Creates a player for `items`, writing to `sink` and opening items with `decoderFactory`.
     public init(items: [PlayerItem] = [], sink: any AudioSink = NullAudioSink(),
@@ -151,6 +150,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
         renderer = Renderer(sink: sink, events: events)
         renderer.start()
+        wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
         let nullSink = sink as? NullAudioSink
         clockParticipant = clock.addParticipant(
             settle: { [controlQueue] in controlQueue.sync {} },
@@ -179,8 +179,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public func close() {
         guard isClosed.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         onControlQueue {
-            wakeUp?.cancel()
-            wakeUp = nil
+            wakeUp.cancel()
         }
         renderer.stop()
     }
