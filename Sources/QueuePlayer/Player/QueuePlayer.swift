@@ -329,8 +329,18 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
             : outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
             : (.playing, nil)
-        setPublished(\.reasonForWaitingToPlay, reason, \Published.reasonForWaitingToPlay)
-        setPublished(\.timeControlStatus, status, \Published.timeControlStatus)
+        // Both change in one step, each announced to its own observers: a reader on another
+        // thread never sees the new reason beside the old status (waiting for a device that
+        // is not there, yet "playing"), nor the reverse.
+        let (statusChanges, reasonChanges) = published.withLock { ($0.timeControlStatus != status, $0.reasonForWaitingToPlay != reason) }
+        func change() { published.withLock { $0.reasonForWaitingToPlay = reason; $0.timeControlStatus = status } }
+        switch (statusChanges, reasonChanges) {
+        case (true, true):
+            observationRegistry.change(\QueuePlayer.reasonForWaitingToPlay) { observationRegistry.change(\QueuePlayer.timeControlStatus, change) }
+        case (true, false): observationRegistry.change(\QueuePlayer.timeControlStatus, change)
+        case (false, true): observationRegistry.change(\QueuePlayer.reasonForWaitingToPlay, change)
+        case (false, false): break
+        }
     }
 
     private func insertOnQueue(_ item: PlayerItem, after afterItem: PlayerItem?) {
