@@ -3,8 +3,8 @@ import Foundation
 import QueuePlayer
 
 /// The foreground "UI": one line at the bottom of the terminal, redrawn in place
-/// at most ten times a second, that says what plays: state, item, elapsed /
-/// duration and queue position.
+/// at most ten times a second (while playing, once a second as the elapsed time turns),
+/// that says what plays: state, item, elapsed / duration and queue position.
 ///
 /// Shown only while the daemon is active and stdout is a terminal; it is drawn
 /// only when its text changes. Its timer runs only while the line is shown and the
@@ -60,14 +60,27 @@ final class StatusLine: @unchecked Sendable {
         if controller.playState == .play { startTimer() } else { stopTimer() }
     }
 
+    /// While playing, the text changes when the elapsed time passes a whole second: the timer
+    /// is set for just after that (never sooner than a tenth of a second), once a second
+    /// rather than ten times.
     private func startTimer() {
         guard timer == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: controller.queue)
-        let interval = DispatchTimeInterval.milliseconds(1000 / Self.maximumRate)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
-        timer.setEventHandler { [self] in redraw() }
-        timer.activate()
+        timer.setEventHandler { [self] in
+            redraw()
+            setTimer()
+        }
         self.timer = timer
+        setTimer()
+        timer.activate()
+    }
+
+    private func setTimer() {
+        guard let timer else { return }
+        let elapsed = controller.player.currentTime().seconds
+        let untilNextSecond = elapsed.rounded(.down) + 1 - elapsed + 0.005
+        let wait = max(untilNextSecond, 1 / Double(Self.maximumRate))
+        timer.schedule(deadline: .now() + .nanoseconds(Int(wait * 1e9)), leeway: .milliseconds(5))
     }
 
     private func stopTimer() {
