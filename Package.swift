@@ -88,12 +88,14 @@ let package = Package(
 
         // Fixtures shared by the test targets: the sample media, tone synthesis, processes.
         .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
-        .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport"]),
+        // Counts each thread's calls of malloc in the test process (it defines malloc).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
-        .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer"]),
+        .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.

@@ -1,11 +1,12 @@
 #ifndef QUEUEPLAYER_CSHIMS_SHIM_H
 #define QUEUEPLAYER_CSHIMS_SHIM_H
 /// The C library calls Swift cannot make because they are variadic (`syscall`,
-/// `snprintf`), each behind one small non-variadic function.
+/// `snprintf`, `prctl`), each behind one small non-variadic function.
 #include <linux/futex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,5 +36,9 @@ static inline void cfutex_bump_and_wake(uint32_t *word) {
 /// returns the length of the whole text, as `snprintf` does.
 static inline int cshims_format_hundredths(char *buffer, size_t size, double value) {
     return snprintf(buffer, size, "%.2f", value);
+}
+/// Names the calling thread for the kernel (`comm`, at most 15 bytes; longer is cut).
+static inline void cshims_name_this_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 #endif

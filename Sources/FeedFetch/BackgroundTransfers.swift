@@ -62,6 +62,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private let logger: Logger
     private let finished: @Sendable (_ relativePath: String, _ file: URL) -> Void
     private let runningCount = Atomic<Int>(0)
+    private let runningChanged: @Sendable (_ count: Int) -> Void
 
     private var jobs: [TransferJob] = []
     private var running: [String: Task<Void, Never>] = [:]
@@ -72,11 +73,15 @@ public final class BackgroundTransfers: @unchecked Sendable {
 
     /// `finished` gets each downloaded episode once, on ``queue``.
     /// `deleted` gets each download `--download-limit` deleted, on ``queue``. `retentionFile`
-    /// keeps which downloads were played (nil: in memory only).
+    /// keeps which downloads were played (nil: in memory only). `runningChanged` gets
+    /// ``activeCount`` each time a download starts or ends, on ``queue`` (what shows the count
+    /// redraws: a paused daemon's status line has no timer of its own).
     public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, downloader: EnclosureDownloader,
                 journal: TransferJournal?, retentionFile: URL? = nil, logger: Logger,
                 finished: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
-                deleted: @escaping @Sendable (_ relativePath: String) -> Void = { _ in }) {
+                deleted: @escaping @Sendable (_ relativePath: String) -> Void = { _ in },
+                runningChanged: @escaping @Sendable (_ count: Int) -> Void = { _ in }) {
+        self.runningChanged = runningChanged
         self.retentionFile = retentionFile.map(JSONStateFile.init(file:))
         self.deleted = deleted
         self.configuration = configuration
@@ -183,7 +188,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
             }
         }
         logger.info("transfer \(job.url.absoluteString) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
-        runningCount.add(1, ordering: .relaxed)
+        runningChanged(runningCount.add(1, ordering: .relaxed).newValue)
         let (downloader, queue, maximumSize) = (downloader, queue, configuration.maximumSize)
         running[job.id] = Task {
             let outcome = await downloader.download(job, to: part, maximumSize: maximumSize) { [weak self] validators in
@@ -196,7 +201,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 }
             }
             queue.async { [self] in
-                runningCount.subtract(1, ordering: .relaxed)
+                runningChanged(runningCount.subtract(1, ordering: .relaxed).newValue)
                 running[job.id] = nil
                 ended(job.id, outcome)
             }

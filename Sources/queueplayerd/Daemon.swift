@@ -67,7 +67,8 @@ final class Daemon: @unchecked Sendable {
         stateKeeper = configuration.stateStore.map {
             StateKeeper(store: $0, controller: controller, logger: logger)
         }
-        statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        let statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        self.statusLine = statusLine
         let autoEnqueue = configuration.autoEnqueue
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
@@ -100,6 +101,9 @@ final class Daemon: @unchecked Sendable {
                     logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
                 }
             }
+        } transfersChanged: { [controller] in
+            // The status line shows the downloads running: it redraws when their number changes.
+            if let statusLine { controller.queue.async { statusLine.contentChanged() } }
         }
         self.configuration = configuration
         self.logger = logger
@@ -150,6 +154,7 @@ final class Daemon: @unchecked Sendable {
         }
         stateKeeper?.start(events: events)
         controller.updater.buildIfNeeded(in: controller.application)
+        statusLine?.follow(events)
         statusLine?.show()
     }
 

@@ -3,17 +3,24 @@ import Foundation
 import QueuePlayer
 
 /// The foreground "UI": one line at the bottom of the terminal, redrawn in place
-/// at most ten times a second, that says what plays: state, item, elapsed /
-/// duration and queue position, and the podcast downloads running.
+/// at most ten times a second (while playing, once a second as the elapsed time turns),
+/// that says what plays: state, item, elapsed / duration and queue position, and the
+/// podcast downloads running.
 ///
 /// Shown only while the daemon is active and stdout is a terminal; it is drawn
-/// only when its text changes, and its timer stops whenever it is hidden.
+/// only when its text changes. Its timer runs only while the line is shown and the
+/// player plays: paused or stopped, the text changes only when a command changes the
+/// state, which ``ControlEvents`` reports (``follow(_:)``), so an idle daemon on a
+/// terminal does not wake up ten times a second to draw the same line.
+///
+/// State owned by the controller's queue (every method is called there).
 final class StatusLine: @unchecked Sendable {
     /// Redraws per second, at most.
     static let maximumRate = 10
 
     private let controller: PlaybackController
     private var timer: (any DispatchSourceTimer)?
+    private var isShown = false
     private var lastText: String?
 
     init(controller: PlaybackController) {
@@ -23,23 +30,70 @@ final class StatusLine: @unchecked Sendable {
     /// True if stdout is a terminal, where a status line belongs.
     static var isWanted: Bool { Console.outputIsTerminal }
 
+    /// Redraws after every change a command or the player reports (delivered on the
+    /// controller's queue once a command's changes are all made): pause, play, stop, a seek,
+    /// a new song, the queue. Starts or stops the timer to match.
+    func follow(_ events: ControlEvents) {
+        events.subscribe(self) { [self] _ in refresh() }
+    }
+
     /// Shows the line and keeps it current. Call on the controller's queue.
     func show() {
-        guard timer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: controller.queue)
-        let interval = DispatchTimeInterval.milliseconds(1000 / Self.maximumRate)
-        timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(20))
-        timer.setEventHandler { [self] in redraw() }
-        timer.activate()
-        self.timer = timer
+        dispatchPrecondition(condition: .onQueue(controller.queue))
+        guard !isShown else { return }
+        isShown = true
+        refresh()
+    }
+
+    /// Redraws for a change that no control event reports (a podcast download started or
+    /// ended): paused, the line has no timer to notice it. Call on the controller's queue.
+    func contentChanged() {
+        dispatchPrecondition(condition: .onQueue(controller.queue))
+        refresh()
     }
 
     /// Removes the line and stops its timer. Call on the controller's queue.
     func hide() {
-        timer?.cancel()
-        timer = nil
+        dispatchPrecondition(condition: .onQueue(controller.queue))
+        isShown = false
+        stopTimer()
         lastText = nil
         Console.removeStatusLine()
+    }
+
+    /// Draws the line if its text changed, and runs the timer only while the player plays.
+    private func refresh() {
+        guard isShown else { return }
+        redraw()
+        if controller.playState == .play { startTimer() } else { stopTimer() }
+    }
+
+    /// While playing, the text changes when the elapsed time passes a whole second: the timer
+    /// is set for just after that (never sooner than a tenth of a second), once a second
+    /// rather than ten times.
+    private func startTimer() {
+        guard timer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+        timer.setEventHandler { [self] in
+            redraw()
+            setTimer()
+        }
+        self.timer = timer
+        setTimer()
+        timer.activate()
+    }
+
+    private func setTimer() {
+        guard let timer else { return }
+        let elapsed = controller.player.currentTime().seconds
+        let untilNextSecond = elapsed.rounded(.down) + 1 - elapsed + 0.005
+        let wait = max(untilNextSecond, 1 / Double(Self.maximumRate))
+        timer.schedule(deadline: .now() + .nanoseconds(Int(wait * 1e9)), leeway: .milliseconds(5))
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
     }
 
     private func redraw() {

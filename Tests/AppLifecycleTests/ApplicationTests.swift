@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import QueuePlayer
 import Synchronization
+import TestSupport
 import Testing
 
 /// The life-cycle state machine against a virtual clock, with a private notification center.

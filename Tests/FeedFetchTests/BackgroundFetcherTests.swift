@@ -3,6 +3,7 @@ import Feeds
 import Foundation
 import Logging
 import QueuePlayer
+import TestSupport
 import Testing
 
 /// The fetcher's timer, fetches, merging and saving, against a virtual clock, a scripted

@@ -286,6 +286,20 @@ import Glibc
         #expect(raw.contains("Playing  tone.mp3  "))
     }
 
+    /// Stopped, the status line has no timer: a download that starts is drawn all the same.
+    @Test func aStoppedDaemonsStatusLineShowsADownloadThatStarts() throws {
+        let (nginx, setup) = try Self.serving(try Self.episode(copies: 5))
+        defer { withExtendedLifetime(nginx) { setup.remove() } }
+        let arguments = (setup.arguments + ["--no-state"]).map { "'\($0)'" }.joined(separator: " ")
+        let terminal = try ChildProcess(program: "/usr/bin/script",
+                                        ["-q", "-e", "-f", "-c", "'\(ChildProcess.daemonPath)' \(arguments)", "/dev/null"],
+                                        environment: ["XDG_RUNTIME_DIR": setup.state.path, "TERM": "xterm"])
+        defer { terminal.terminate() }
+        func screen() -> String { (terminal.lines.map(\.text) + [terminal.unterminatedOutput]).joined(separator: "\n") }
+        #expect(waitUntil(timeout: 30) { screen().contains("downloads: 1") }, "\(screen().suffix(600).debugDescription)")
+        #expect(screen().contains("Stopped"), "\(screen().suffix(600).debugDescription)")
+    }
+
     @Test func twoEpisodesWithOneTitleDownloadingAtOnceGetTwoFiles() throws {
         // Two feeds with the same title, each with an episode of the same title: the same name,
         // downloading side by side (at 100 kB/s, so they overlap).

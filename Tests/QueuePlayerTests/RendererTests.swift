@@ -28,7 +28,7 @@ import Testing
         defer {
             // Paused, the thread ends without waiting for the (virtual) device to drain.
             renderer.mailbox.post(.pause)
-            clock.removeParticipant(participant)
+            participant?.remove()
             renderer.stop()
         }
         renderer.start()

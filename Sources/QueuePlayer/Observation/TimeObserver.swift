@@ -26,7 +26,10 @@ public final class TimeObserverToken: Sendable, Hashable {
 
 /// Delivers times to a user block on the user's queue, coalescing late ticks
 /// and guaranteeing that no call starts once ``cancel()`` has returned.
-final class TimeObserverDelivery: ClockFollowUp, Sendable {
+///
+/// Its changing state is in `state` (a mutex); `syncRun` is set once, at the end of `init`,
+/// and only read after.
+final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
     private struct State {
         var isActive = true
         var isScheduled = false
@@ -34,7 +37,8 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
         var runningThread: pthread_t?
         /// Cancels waiting for the running call to return (signalled through `callReturned`).
         var cancelsWaiting = 0
-        var virtualClockKey: (clock: VirtualClock, key: UInt64)?
+        /// The clock's participant, when the clock moves only when told (a test's).
+        var clockParticipant: (any ClockRegistration)?
     }
 
     private let state = Mutex(State())
@@ -43,16 +47,20 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     let queue: DispatchQueue
     private let isMainQueue: Bool
     private let block: @Sendable (MediaTime) -> Void
+    /// ``run()`` as a work item made once: `queue.sync { run() }` made a block (two
+    /// allocations) on every tick it delivered from the clock thread.
+    private var syncRun: DispatchWorkItem?
 
     init(queue: DispatchQueue, clock: any PlaybackClock, block: @escaping @Sendable (MediaTime) -> Void) {
         self.queue = queue
         isMainQueue = queue === DispatchQueue.main
         self.block = block
-        if let virtual = clock as? VirtualClock {
-            // Under a virtual clock time waits for the block, so no tick is coalesced by chance.
-            let key = virtual.addParticipant(settle: { queue.sync {} }, isQuiescent: { true })
-            state.withLock { $0.virtualClockKey = (virtual, key) }
+        // Under a clock that moves only when told, time waits for the block, so no tick is
+        // coalesced by chance; a real clock keeps no participant.
+        if let participant = clock.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }) {
+            state.withLock { $0.clockParticipant = participant }
         }
+        syncRun = DispatchWorkItem { [unowned self] in run() }
     }
 
     /// Queues a call with `time`; if a call is still waiting to start, it will carry this time instead.
@@ -75,7 +83,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
 
     /// Clock thread, after the tick's work: makes the call holding `queue`.
     func runAfterClockWork() {
-        queue.sync { run() }
+        if let syncRun { queue.sync(execute: syncRun) }
     }
 
     /// Makes the waiting call, on `queue`.
@@ -99,14 +107,14 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     /// Stops deliveries; waits for a call running on another thread to finish.
     func cancel() {
         let (mustWait, participant) = state.withLock { state in
-            let participant = state.virtualClockKey
-            state.virtualClockKey = nil
+            let participant = state.clockParticipant
+            state.clockParticipant = nil
             state.isActive = false
             guard let running = state.runningThread, pthread_equal(running, pthread_self()) == 0 else { return (false, participant) }
             state.cancelsWaiting += 1
             return (true, participant)
         }
-        if let (clock, key) = participant { clock.removeParticipant(key) }
+        participant?.remove()
         if mustWait { callReturned.wait() }
     }
 }

@@ -3,9 +3,10 @@ import Foundation
 /// An output that consumes audio at the sample rate and discards it.
 ///
 /// With ``RealTimeClock`` it paces a player exactly like a device would (the
-/// daemon's fallback when no ALSA device opens). With a ``VirtualClock`` it
-/// consumes only when a test advances the clock, so playback is deterministic
-/// and as fast as decoding. It keeps exact counts of what was written and played.
+/// daemon's fallback when no ALSA device opens). With a clock that moves only when told
+/// (a test's virtual clock, which takes it as a time listener) it consumes only when the
+/// test advances the clock, so playback is deterministic and as fast as decoding. It
+/// keeps exact counts of what was written and played.
 public final class NullAudioSink: AudioSink, @unchecked Sendable {
     // Every stored var below is guarded by `condition`.
     private let condition = NSCondition()
@@ -20,7 +21,6 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     private var playedBeforeReconfigure: Int64 = 0
     private var writtenBeforeReconfigure: Int64 = 0
     private var formats: [AudioFormat] = []
-    private var listenerKey: UInt64?
     private var delayBias = 0
 
     public let clock: any PlaybackClock
@@ -39,11 +39,13 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
         self.clock = clock
         self.bufferDuration = bufferDuration
         self.wakeFrames = wakeFrames
-        if let virtual = clock as? VirtualClock {
-            listenerKey = nil
-            listenerKey = virtual.addTimeListener { [weak self] in self?.timeMoved() }
-        }
+        listener = clock.addTimeListener { [weak self] in self?.timeMoved() }
     }
+
+    /// The clock's listener, when the clock moves only when told: then waiting for time is
+    /// waiting for the listener's call, not for the host's clock. Set once, in `init`.
+    private var listener: (any ClockRegistration)?
+    private var timeMovesOnlyWhenTold: Bool { listener != nil }
 
     /// Virtual clock: wakes the writer. It counts as busy from this moment, not
     /// from when it gets the lock back, so the clock waits for it to refill.
@@ -55,7 +57,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     }
 
     deinit {
-        if let key = listenerKey, let virtual = clock as? VirtualClock { virtual.removeTimeListener(key) }
+        listener?.remove()
     }
 
     /// Every frame ever accepted by ``write(_:frameCount:)``, across reconfigurations.
@@ -197,7 +199,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
             interrupted = false
             return false
         }
-        if clock is VirtualClock {
+        if timeMovesOnlyWhenTold {
             waitForTime(needFrames: 0, format: format)
         } else {
             let remaining = Double(written - consumed(at: clock.now())) / Double(format.sampleRate)
@@ -231,7 +233,7 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
 
     /// Blocks until the clock has moved (virtual) or until about `needFrames` can have played (real).
     private func waitForTime(needFrames: Int, format: AudioFormat) {
-        if clock is VirtualClock {
+        if timeMovesOnlyWhenTold {
             waitingForTime = true
             while waitingForTime && !closed { condition.wait() }
         } else {

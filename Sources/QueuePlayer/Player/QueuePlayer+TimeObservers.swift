@@ -15,11 +15,10 @@ extension QueuePlayer {
                                         using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserverToken {
         precondition(interval.value > 0, "the interval of a periodic time observer must be positive")
         return onControlQueue {
-            nextObserverID += 1
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock, block: block)
-            periodicObservers[nextObserverID] = PeriodicTimeObserver(interval: interval, delivery: delivery)
+            let id = timeObservers.addPeriodic(interval: interval, delivery: delivery)
             scheduleWakeUp()
-            return TimeObserverToken(id: nextObserverID, player: self)
+            return TimeObserverToken(id: id, player: self)
         }
     }
 
@@ -28,11 +27,10 @@ extension QueuePlayer {
     public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue?,
                                         using block: @escaping @Sendable () -> Void) -> TimeObserverToken {
         onControlQueue {
-            nextObserverID += 1
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock) { _ in block() }
-            boundaryObservers[nextObserverID] = BoundaryTimeObserver(times: times.map(\.seconds).sorted(), delivery: delivery)
+            let id = timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery)
             scheduleWakeUp()
-            return TimeObserverToken(id: nextObserverID, player: self)
+            return TimeObserverToken(id: id, player: self)
         }
     }
 
@@ -46,7 +44,7 @@ extension QueuePlayer {
     func removeTimeObserver(id: UInt64, ifOwnedBy token: TimeObserverToken? = nil) {
         let delivery: TimeObserverDelivery? = onControlQueue {
             if let token, !token.belongs(to: self) { return nil }
-            return periodicObservers.removeValue(forKey: id)?.delivery ?? boundaryObservers.removeValue(forKey: id)?.delivery
+            return timeObservers.remove(id: id)
         }
         // Outside the control queue: waiting for a running block must not hold up the player.
         delivery?.cancel()
@@ -57,35 +55,17 @@ extension QueuePlayer {
     /// The "extra" call: every periodic observer gets the current time now (playback
     /// started or stopped, or time jumped), unless it already got exactly this time.
     func deliverToAllPeriodicObservers(at seconds: Double? = nil) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         guard let seconds = seconds ?? audiblePosition() else { return }
-        for (id, observer) in periodicObservers where observer.lastDelivered != seconds {
-            observer.delivery.deliver(MediaTime(seconds: seconds))
-            periodicObservers[id]?.lastDelivered = seconds
-        }
-        boundaryCheckedUpTo = currentItem.map { ($0, seconds) }
+        timeObservers.deliverToAll(at: seconds, in: currentItem)
     }
 
     /// Fires what is due and schedules the next wake-up.
     func wakeUpFired() {
-        wakeUp = nil
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         updateTimeline()
         if rate != 0, !currentItemAtEnd, let item = currentItem, let seconds = audiblePosition() {
-            // Walked by index and updated in place: mutating the dictionary while a `for` loop
-            // holds it would copy its storage on every tick.
-            var index = periodicObservers.startIndex
-            while index != periodicObservers.endIndex {
-                let observer = periodicObservers.values[index]
-                if observer.isDue(at: seconds) {
-                    observer.delivery.deliver(MediaTime(seconds: seconds))
-                    periodicObservers.values[index].lastDelivered = seconds
-                }
-                periodicObservers.formIndex(after: &index)
-            }
-            let previous = boundaryCheckedUpTo?.item == item ? boundaryCheckedUpTo!.seconds : seconds
-            for observer in boundaryObservers.values where observer.times.contains(where: { $0 > previous && $0 <= seconds + 1e-7 }) {
-                observer.delivery.deliver(MediaTime(seconds: seconds))
-            }
-            boundaryCheckedUpTo = (item, seconds)
+            timeObservers.deliverDue(at: seconds, in: item)
         }
         scheduleWakeUp()
     }
@@ -98,8 +78,8 @@ extension QueuePlayer {
     /// periodic tick, the next boundary time. While the stream position is not
     /// yet known the player polls briefly instead.
     func scheduleWakeUp() {
-        wakeUp?.cancel()
-        wakeUp = nil
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, currentItem != nil, !currentItemAtEnd, !outputUnavailable else { return }
         let now = clock.now()
@@ -123,30 +103,17 @@ extension QueuePlayer {
                     deadline = min(deadline, when(Double(segment.start)))
                 } else {
                     if let end = segment.end { deadline = min(deadline, when(Double(end))) }
-                    if let seconds = audiblePosition() {
-                        func streamFrame(atItemSeconds t: Double) -> Double {
-                            Double(segment.start) + t * Double(segment.sampleRate) - Double(segment.itemStartFrame)
-                        }
-                        for observer in periodicObservers.values {
-                            // The tick after the last call, not after now: a tick whose time has
-                            // passed without its call (the position ran ahead of the timer set for
-                            // it, and this is another reschedule) is due at once, never skipped.
-                            // With no call yet on this item's timeline, the first is due now.
-                            let next = observer.lastDelivered.map(observer.tick(after:)) ?? seconds
-                            deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
-                        }
-                        for observer in boundaryObservers.values {
-                            if let next = observer.times.first(where: { $0 > seconds + 1e-7 }) {
-                                deadline = min(deadline, when(streamFrame(atItemSeconds: next)))
-                            }
-                        }
+                    // The stream frame of the earliest call due: the clock's time for it follows.
+                    if let seconds = audiblePosition(), let next = timeObservers.nextDue(at: seconds) {
+                        let frame = Double(segment.start) + next * Double(segment.sampleRate) - Double(segment.itemStartFrame)
+                        deadline = min(deadline, when(frame))
                     }
                 }
             }
         } else {
             deadline = now + Self.positionPollInterval
         }
-        wakeUp = clock.schedule(at: max(deadline, now), on: controlQueue, wakeUpWork)
+        wakeUp.schedule(at: max(deadline, now))
     }
 }
 

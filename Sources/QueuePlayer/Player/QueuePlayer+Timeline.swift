@@ -38,6 +38,7 @@ extension QueuePlayer {
     /// opened fails and leaves the queue without ever having been the current item (an
     /// observer of `currentItem` never announces what will not play).
     func makeHeadCurrent() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         while let head = items().first {
             if head == currentItem { return }
             if let decoder = openDecoder(for: head) {
@@ -53,9 +54,7 @@ extension QueuePlayer {
     private func failBeforePlaying(_ item: PlayerItem, _ error: DecoderError) {
         item.markFailed(error)
         postFailure(of: item, error)
-        let wasCurrent = item == currentItem
         removeFromQueue(item)
-        if wasCurrent { makeHeadCurrent() }
     }
 
     private func postFailure(of item: PlayerItem, _ error: DecoderError) {
@@ -72,12 +71,13 @@ extension QueuePlayer {
 
     /// Starts a new generation: the render thread drops what it has and plays `item` from `frame`.
     func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         generation += 1
         handoffs.removeAll()
         segments.removeAll()
         audibleIndex = 0
         lastReportedTime = nil
-        boundaryCheckedUpTo = nil
+        timeObservers.forgetBoundaryProgress()
         var renderItem: RenderItem?
         if let item, let decoder {
             let loaded = makeRenderItem(item, decoder, startFrame: frame)
@@ -107,6 +107,7 @@ extension QueuePlayer {
 
     /// Brings the render thread in line with the queue after any change.
     func reconcileRenderer() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         while true {
             let queued = items()
             guard let head = queued.first else {
@@ -145,6 +146,7 @@ extension QueuePlayer {
     // MARK: - Render events
 
     func handleRenderEvents() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         while let event = events.pop() {
             // The output's state is the device's, not a generation's: a load posted a moment
             // before must not make the player miss that the output failed or came back.
@@ -220,6 +222,7 @@ extension QueuePlayer {
 
     /// Advances `currentItem` and posts end-of-item notifications for everything now audible.
     func updateTimeline() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         let snapshot = renderer.position.read()
         guard snapshot.generation == generation else { return }
         let audible = snapshot.audibleFrame(at: clock.now())
@@ -262,8 +265,7 @@ extension QueuePlayer {
         }
         let action = actionAtItemEnd
         if segment.failure != nil || action == .advance {
-            removeFromQueue(item)
-            if !nextStarts { makeHeadCurrent() }
+            removeFromQueue(item, headIsOnItsWay: nextStarts)
             return
         }
         currentItemAtEnd = true

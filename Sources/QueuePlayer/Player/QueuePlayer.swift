@@ -112,7 +112,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     var renderer: Renderer!
     var events: RenderEventRing!
-    private var participantKey: UInt64?
+    /// The clock's participant, when the clock moves only when told (a test's).
+    private var clockParticipant: (any ClockRegistration)?
     private let isClosed = Atomic<Bool>(false)
 
     // Control-queue state: touched only on `controlQueue`.
@@ -133,14 +134,11 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// The current item played to its end and stays (`.pause` or `.none`).
     var currentItemAtEnd = false
     var lastReportedTime: (item: PlayerItem, seconds: Double)?
-    var periodicObservers: [UInt64: PeriodicTimeObserver] = [:]
-    var boundaryObservers: [UInt64: BoundaryTimeObserver] = [:]
-    var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
-    var nextObserverID: UInt64 = 0
-    var wakeUp: (any ScheduledWork)?
-    /// The wake-up's work, made once: a closure made per tick would add an allocation per tick
-    /// to the one ``RealTimeClock`` makes for the timer itself.
-    lazy var wakeUpWork: @Sendable () -> Void = { [weak self] in self?.wakeUpFired() }
+    /// The periodic and boundary time observers and what is due.
+    var timeObservers = TimeObserverSchedule()
+    /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set again
+    /// for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick does not.
+    var wakeUp: (any ReusableTimer)!
 
     /// Creates a player for `items`, writing to `sink` and opening items with `decoderFactory`.
     public init(items: [PlayerItem] = [], sink: any AudioSink = NullAudioSink(),
@@ -152,24 +150,26 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
         renderer = Renderer(sink: sink, events: events)
         renderer.start()
-        if let virtual = clock as? VirtualClock {
-            let nullSink = sink as? NullAudioSink
-            participantKey = virtual.addParticipant(
-                settle: { [controlQueue] in controlQueue.sync {} },
-                isQuiescent: { [renderer, events] in
-                    events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
-                })
-        }
+        wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
+        let nullSink = sink as? NullAudioSink
+        clockParticipant = clock.addParticipant(
+            settle: { [controlQueue] in controlQueue.sync {} },
+            isQuiescent: { [renderer, events] in
+                events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
+            })
         onControlQueue {
             for item in items { insertOnQueue(item, after: nil) }
         }
     }
 
     deinit {
-        if let key = participantKey, let virtual = clock as? VirtualClock { virtual.removeParticipant(key) }
         wakeUp?.cancel()
-        // A null sink on a virtual clock would wait for time forever: closing it releases the writer.
-        if clock is VirtualClock { (sink as? NullAudioSink)?.close() }
+        if let clockParticipant {
+            clockParticipant.remove()
+            // A null sink on a clock that moves only when told would wait for time forever:
+            // closing it releases the writer.
+            (sink as? NullAudioSink)?.close()
+        }
         renderer.stop()
     }
 
@@ -179,8 +179,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public func close() {
         guard isClosed.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         onControlQueue {
-            wakeUp?.cancel()
-            wakeUp = nil
+            wakeUp.cancel()
         }
         renderer.stop()
     }
@@ -196,8 +195,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         onControlQueue {
             if currentItemAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
                 removeFromQueue(item)
-                currentItemAtEnd = false
-                makeHeadCurrent()
             }
             guard rate == 0 else { return }
             setPublished(\.rate, 1, \Published.rate)
@@ -264,8 +261,6 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         onControlQueue {
             guard let item = currentItem else { return }
             removeFromQueue(item)
-            currentItemAtEnd = false
-            makeHeadCurrent()
             reconcileRenderer()
             updateTimeControlStatus()
             scheduleWakeUp()
@@ -285,13 +280,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// Removes `item` from the queue; removing the current item moves on to the next.
     public func remove(_ item: PlayerItem) {
         onControlQueue {
-            if item == currentItem {
-                removeFromQueue(item)
-                currentItemAtEnd = false
-                makeHeadCurrent()
-            } else {
-                removeFromQueue(item)
-            }
+            removeFromQueue(item)
             reconcileRenderer()
             updateTimeControlStatus()
             scheduleWakeUp()
@@ -329,12 +318,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     func setCurrentItem(_ item: PlayerItem?) {
         if item != currentItem {
             lastReportedTime = nil
-            // A new item is a new timeline: periodic observers count their ticks from its start.
-            var index = periodicObservers.startIndex
-            while index != periodicObservers.endIndex {
-                periodicObservers.values[index].lastDelivered = nil
-                periodicObservers.formIndex(after: &index)
-            }
+            timeObservers.restartTicks()
         }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
@@ -345,8 +329,18 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
             : outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
             : (.playing, nil)
-        setPublished(\.reasonForWaitingToPlay, reason, \Published.reasonForWaitingToPlay)
-        setPublished(\.timeControlStatus, status, \Published.timeControlStatus)
+        // Both change in one step, each announced to its own observers: a reader on another
+        // thread never sees the new reason beside the old status (waiting for a device that
+        // is not there, yet "playing"), nor the reverse.
+        let (statusChanges, reasonChanges) = published.withLock { ($0.timeControlStatus != status, $0.reasonForWaitingToPlay != reason) }
+        func change() { published.withLock { $0.reasonForWaitingToPlay = reason; $0.timeControlStatus = status } }
+        switch (statusChanges, reasonChanges) {
+        case (true, true):
+            observationRegistry.change(\QueuePlayer.reasonForWaitingToPlay) { observationRegistry.change(\QueuePlayer.timeControlStatus, change) }
+        case (true, false): observationRegistry.change(\QueuePlayer.timeControlStatus, change)
+        case (false, true): observationRegistry.change(\QueuePlayer.reasonForWaitingToPlay, change)
+        case (false, false): break
+        }
     }
 
     private func insertOnQueue(_ item: PlayerItem, after afterItem: PlayerItem?) {
@@ -361,10 +355,19 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         if currentItem == nil { makeHeadCurrent() }
     }
 
-    func removeFromQueue(_ item: PlayerItem) {
+    /// Takes `item` out of the queue. If it was the current item, it is no longer held at its
+    /// end, and the head of the queue becomes the current item (opened first), unless
+    /// `headIsOnItsWay`: the render thread already plays the next item gaplessly, and the
+    /// timeline makes it current when it is heard.
+    func removeFromQueue(_ item: PlayerItem, headIsOnItsWay: Bool = false) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        let wasCurrent = item == currentItem
         var queued = items()
         queued.removeAll { $0 == item }
         if openedHead?.item == item { openedHead = nil }
         setPublished(\.queuedItems, queued, \Published.items)
+        guard wasCurrent else { return }
+        currentItemAtEnd = false
+        if !headIsOnItsWay { makeHeadCurrent() }
     }
 }

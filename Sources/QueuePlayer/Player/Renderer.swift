@@ -72,6 +72,7 @@ final class Renderer: @unchecked Sendable {
     /// Starts the thread.
     func start() {
         let thread = Thread { [self] in
+            setKernelThreadName("qp.render")
             run()
             finished.signal()
         }

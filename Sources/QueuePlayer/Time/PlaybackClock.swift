@@ -6,8 +6,13 @@ import Synchronization
 /// The time source a player and its sink agree on: a monotonic clock in
 /// nanoseconds, and timers that fire against it.
 ///
-/// Real playback uses ``RealTimeClock``; tests use ``VirtualClock`` so a
-/// three-minute queue is played in milliseconds with exact sample accounting.
+/// Real playback uses ``RealTimeClock``. A clock can also be one that moves only when
+/// told to (the tests' virtual clock, in `TestSupport`, plays a three-minute queue in
+/// milliseconds with exact sample accounting): such a clock takes participants, which it
+/// lets settle before each step, and listeners, which it calls after each step. The engine
+/// registers both through this protocol and never asks which clock it has; a real clock
+/// keeps neither (``addParticipant(settle:isQuiescent:)`` and ``addTimeListener(_:)``
+/// return nil), and time moves without anyone's help.
 public protocol PlaybackClock: AnyObject, Sendable {
     /// Monotonic time in nanoseconds.
     func now() -> UInt64
@@ -23,6 +28,69 @@ public protocol PlaybackClock: AnyObject, Sendable {
     /// Only a real-time clock sleeps; a virtual clock returns at once (its
     /// waiting is done by whoever advances it).
     func sleep(nanoseconds: UInt64)
+
+    /// A clock that moves only when told: registers something that must be at rest before
+    /// time moves on (`settle` flushes its asynchronous work, `isQuiescent` says it is
+    /// blocked until time moves or a command arrives). A clock that moves by itself returns
+    /// nil and keeps nothing.
+    func addParticipant(settle: @escaping @Sendable () -> Void,
+                        isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)?
+
+    /// A clock that moves only when told: calls `listener` each time it has moved (a sink
+    /// whose writer waits for time). A clock that moves by itself returns nil: waiting for
+    /// it is waiting on the host's clock.
+    func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)?
+
+    /// A timer for `work` on `queue` that is set again and again (a player's wake-up, once per
+    /// tick): ``RealTimeClock`` makes it once and then allocates nothing per deadline.
+    func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer
+}
+
+extension PlaybackClock {
+    public func addParticipant(settle: @escaping @Sendable () -> Void,
+                               isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)? { nil }
+    public func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)? { nil }
+
+    /// A timer made of one ``schedule(at:on:_:)`` per deadline.
+    public func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
+        ScheduledWorkTimer(clock: self, queue: queue, work: work)
+    }
+}
+
+/// A timer of a ``PlaybackClock`` that is set for one deadline at a time, again and again.
+public protocol ReusableTimer: ScheduledWork {
+    /// Sets the timer for `deadline` (this clock's nanoseconds), in place of any deadline it
+    /// had: its work runs once, on its queue, when the deadline is reached.
+    func schedule(at deadline: UInt64)
+}
+
+/// ``ReusableTimer`` for any clock: one ``PlaybackClock/schedule(at:on:_:)`` per deadline.
+private final class ScheduledWorkTimer: ReusableTimer, Sendable {
+    private let clock: any PlaybackClock
+    private let queue: DispatchQueue
+    private let work: @Sendable () -> Void
+    private let pending = Mutex<(any ScheduledWork)?>(nil)
+
+    init(clock: any PlaybackClock, queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        self.queue = queue
+        self.work = work
+    }
+
+    func schedule(at deadline: UInt64) {
+        let scheduled = clock.schedule(at: deadline, on: queue, work)
+        pending.withLock { $0?.cancel(); $0 = scheduled }
+    }
+
+    func cancel() {
+        pending.withLock { $0?.cancel(); $0 = nil }
+    }
+}
+
+/// A participant or listener of a ``PlaybackClock``; ``remove()`` ends it.
+public protocol ClockRegistration: Sendable {
+    /// Ends the registration. Safe to call more than once.
+    func remove()
 }
 
 /// A pending timer of a ``PlaybackClock``.
@@ -54,9 +122,13 @@ public final class RealTimeClock: PlaybackClock {
     }
 
     public func schedule(at deadline: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
-        let timer = ClockTimer(deadline: deadline, queue: queue, work: work)
-        ClockThread.shared.add(timer)
+        let timer = ClockTimer(queue: queue, work: work)
+        timer.schedule(at: deadline)
         return timer
+    }
+
+    public func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
+        ClockTimer(queue: queue, work: work)
     }
 
     /// On the clock thread, while the work of one of its timers runs: queues `body` to run
@@ -80,35 +152,48 @@ protocol ClockFollowUp: AnyObject {
     func runAfterClockWork()
 }
 
-/// One deadline of ``RealTimeClock``.
-private final class ClockTimer: ScheduledWork, @unchecked Sendable {
-    enum State: UInt8 { case pending, cancelled, fired }
-
-    let deadline: UInt64
+/// A timer of ``RealTimeClock``, set for one deadline at a time (made once per player, set
+/// once per tick: setting it allocates nothing).
+///
+/// Each setting and each cancel starts a new arming; the clock thread's entry for a deadline
+/// carries the arming it was made for and runs the work only if that arming is still current
+/// when it holds the queue (a cancel, or a new setting, made there first always wins), and
+/// ends it, so one arming never runs twice.
+private final class ClockTimer: ReusableTimer, @unchecked Sendable {
     let queue: DispatchQueue
     let work: @Sendable () -> Void
-    let state = Atomic<UInt8>(State.pending.rawValue)
+    /// The current arming (bumped by every setting and cancel, and by the firing it allows).
+    let arming = Atomic<UInt64>(0)
+    /// The arming the clock thread is firing: written by the clock thread before it enters
+    /// `queue`, read inside; clock thread only.
+    private var firing: UInt64 = 0
+    /// Runs the work for ``firing`` holding `queue`: made once, so a firing makes no block.
+    private var fireItem: DispatchWorkItem?
 
-    init(deadline: UInt64, queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
-        self.deadline = deadline
+    init(queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
         self.queue = queue
         self.work = work
+        fireItem = DispatchWorkItem { [unowned self] in
+            let (current, _) = arming.compareExchange(expected: firing, desired: firing &+ 1, ordering: .acquiringAndReleasing)
+            if current { work() }
+        }
+    }
+
+    func schedule(at deadline: UInt64) {
+        let armed = arming.add(1, ordering: .acquiringAndReleasing).newValue
+        ClockThread.shared.add(self, deadline: deadline, arming: armed)
     }
 
     func cancel() {
-        let (exchanged, _) = state.compareExchange(expected: State.pending.rawValue, desired: State.cancelled.rawValue,
-                                                   ordering: .acquiringAndReleasing)
-        if exchanged { ClockThread.shared.remove(self) }
+        arming.add(1, ordering: .acquiringAndReleasing)
+        ClockThread.shared.remove(self)
     }
 
-    /// Clock thread: runs the work on its queue, unless it was cancelled first (checked on
-    /// that queue, so a cancel made there before the work gets its turn always wins).
-    func fire() {
-        queue.sync {
-            let (exchanged, _) = state.compareExchange(expected: State.pending.rawValue, desired: State.fired.rawValue,
-                                                       ordering: .acquiringAndReleasing)
-            if exchanged { work() }
-        }
+    /// Clock thread: runs the work on its queue if `armed` is still the timer's arming.
+    func fire(_ armed: UInt64) {
+        guard arming.load(ordering: .acquiring) == armed, let fireItem else { return }
+        firing = armed
+        queue.sync(execute: fireItem)
     }
 }
 
@@ -123,12 +208,20 @@ private final class ClockThread: @unchecked Sendable {
     static let shared = ClockThread()
 
     private struct Timers {
-        /// A handful of entries (one per player, plus rare others).
-        var pending: [ClockTimer] = []
+        /// A handful of entries (one per player, plus rare others); removing one keeps the
+        /// array's storage, so setting a timer again allocates nothing.
+        var pending: [Entry] = []
         /// The deadline the thread sleeps until (`.max`: none), or 0 while it runs timers:
         /// an added timer signals the thread only if it is due earlier than this.
         var sleepingUntil: UInt64 = 0
         var started = false
+    }
+
+    /// A timer set for a deadline, in the arming it was set in.
+    private struct Entry {
+        let timer: ClockTimer
+        let deadline: UInt64
+        let arming: UInt64
     }
 
     private let timers = Mutex(Timers())
@@ -147,17 +240,22 @@ private final class ClockThread: @unchecked Sendable {
         followUps.reserveCapacity(8)
     }
 
-    func add(_ timer: ClockTimer) {
+    func add(_ timer: ClockTimer, deadline: UInt64, arming: UInt64) {
         let (start, signal) = timers.withLock { timers -> (Bool, Bool) in
-            timers.pending.append(timer)
+            // One entry per timer: an entry of an earlier setting would only be skipped.
+            if let index = timers.pending.firstIndex(where: { $0.timer === timer }) { timers.pending.remove(at: index) }
+            timers.pending.append(Entry(timer: timer, deadline: deadline, arming: arming))
             let start = !timers.started
             timers.started = true
-            guard timer.deadline < timers.sleepingUntil else { return (start, false) }
+            guard deadline < timers.sleepingUntil else { return (start, false) }
             timers.sleepingUntil = 0
             return (start, true)
         }
         if start {
-            let thread = Thread { [self] in run() }
+            let thread = Thread { [self] in
+                setKernelThreadName("qp.clock")
+                run()
+            }
             thread.name = "queueplayer.clock"
             thread.qualityOfService = .userInteractive
             thread.start()
@@ -167,7 +265,7 @@ private final class ClockThread: @unchecked Sendable {
 
     func remove(_ timer: ClockTimer) {
         timers.withLock { timers in
-            if let index = timers.pending.firstIndex(where: { $0 === timer }) { timers.pending.remove(at: index) }
+            if let index = timers.pending.firstIndex(where: { $0.timer === timer }) { timers.pending.remove(at: index) }
         }
     }
 
@@ -180,7 +278,7 @@ private final class ClockThread: @unchecked Sendable {
     }
 
     private enum Step {
-        case fire(ClockTimer)
+        case fire(ClockTimer, arming: UInt64)
         case sleep(until: UInt64)
         case wait
     }
@@ -206,7 +304,8 @@ private final class ClockThread: @unchecked Sendable {
                     return .sleep(until: deadline)
                 }
                 timers.sleepingUntil = 0
-                return .fire(timers.pending.remove(at: earliest))
+                let entry = timers.pending.remove(at: earliest)
+                return .fire(entry.timer, arming: entry.arming)
             }
             switch step {
             case .wait:
@@ -215,8 +314,8 @@ private final class ClockThread: @unchecked Sendable {
                 // Until the deadline (CLOCK_MONOTONIC, the clock's own), or until an earlier timer is added.
                 var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
                 cfutex_wait(wakeUps, seen, &until)
-            case let .fire(timer):
-                timer.fire()
+            case let .fire(timer, arming):
+                timer.fire(arming)
                 var index = 0
                 while index < followUps.count {
                     let body = followUps[index]

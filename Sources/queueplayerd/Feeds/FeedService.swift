@@ -45,9 +45,11 @@ final class FeedService: Sendable {
     ///   - downloaded: gets each episode downloaded (its path in the music directory and its
     ///     file), once, on the transfers' queue.
     ///   - deleted: gets each download `--download-limit` deleted, on the transfers' queue.
+    ///   - transfersChanged: called when a download starts or ends, on the transfers' queue.
     init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger,
          downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
-         deleted: @escaping @Sendable (_ relativePath: String) -> Void) {
+         deleted: @escaping @Sendable (_ relativePath: String) -> Void,
+         transfersChanged: @escaping @Sendable () -> Void = {}) {
         self.options = options
         self.logger = logger
         http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
@@ -59,7 +61,8 @@ final class FeedService: Sendable {
                                 downloader: downloader,
                                 journal: stateDirectory.map { TransferJournal(file: $0.appendingPathComponent("transfers.json")) },
                                 retentionFile: stateDirectory?.appendingPathComponent("downloads.json"),
-                                logger: logger, finished: downloaded, deleted: deleted)
+                                logger: logger, finished: downloaded, deleted: deleted,
+                                runningChanged: { _ in transfersChanged() })
         }
         self.transfers = transfers
         fetcher = BackgroundFetcher(

@@ -68,7 +68,10 @@ final class SystemdWatchdog: Sendable {
         ) { [self] _ in
             outputFailing.store(true, ordering: .relaxed)
         }
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            setKernelThreadName("qpd.watchdog")
+            run()
+        }
         thread.name = "queueplayerd.watchdog"
         thread.start()
     }

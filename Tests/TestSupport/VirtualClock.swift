@@ -1,4 +1,5 @@
 import Dispatch
+import QueuePlayer
 import Synchronization
 
 /// A clock that stands still until a test advances it.
@@ -7,6 +8,9 @@ import Synchronization
 /// ``advance(by:)`` runs; between steps the clock waits until every participant
 /// (the player's render thread and control queue) has settled, so what a test
 /// observes does not depend on thread scheduling.
+///
+/// The engine knows nothing of it: the player, its sink and its time observers register
+/// through ``PlaybackClock``'s participants and listeners, which a real clock ignores.
 public final class VirtualClock: PlaybackClock {
     private struct Timer {
         let id: UInt64
@@ -89,30 +93,25 @@ public final class VirtualClock: PlaybackClock {
         waitForQuiescence()
     }
 
-    /// Registers a participant; returns a key for ``removeParticipant(_:)``.
-    func addParticipant(settle: @escaping @Sendable () -> Void, isQuiescent: @escaping @Sendable () -> Bool) -> UInt64 {
-        state.withLock { state in
+    /// Registers a participant (``PlaybackClock``): time moves on only once it has settled.
+    public func addParticipant(settle: @escaping @Sendable () -> Void,
+                               isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)? {
+        let key = state.withLock { state in
             state.nextID += 1
             state.participants[state.nextID] = Participant(settle: settle, isQuiescent: isQuiescent)
             return state.nextID
         }
+        return VirtualClockRegistration { [weak self] in _ = self?.state.withLock { $0.participants.removeValue(forKey: key) } }
     }
 
-    func removeParticipant(_ key: UInt64) {
-        _ = state.withLock { $0.participants.removeValue(forKey: key) }
-    }
-
-    /// Registers a callback run each time the clock moves (a sink wakes its writer).
-    func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { state in
+    /// Registers a callback run each time the clock moves (``PlaybackClock``: a sink wakes its writer).
+    public func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)? {
+        let key = state.withLock { state in
             state.nextID += 1
             state.listeners[state.nextID] = listener
             return state.nextID
         }
-    }
-
-    func removeTimeListener(_ key: UInt64) {
-        _ = state.withLock { $0.listeners.removeValue(forKey: key) }
+        return VirtualClockRegistration { [weak self] in _ = self?.state.withLock { $0.listeners.removeValue(forKey: key) } }
     }
 
     fileprivate func cancel(_ id: UInt64) {
@@ -137,6 +136,11 @@ public final class VirtualClock: PlaybackClock {
             }
         }
     }
+}
+
+private struct VirtualClockRegistration: ClockRegistration {
+    let end: @Sendable () -> Void
+    func remove() { end() }
 }
 
 private struct VirtualTimerWork: ScheduledWork {
