@@ -90,4 +90,27 @@ import Glibc
         for (index, (x, y)) in zip(a, b).enumerated() where x != y { return index }
         return min(a.count, b.count)
     }
+
+    /// The trace tells snapclient's own adjustments from gaps at a boundary: an adjustment of a
+    /// few frames near a boundary (inside the 1,024-frame window) leaves it exact, a dropped
+    /// write or added frames at the boundary itself do not.
+    @Test func theTraceTellsSnapclientsAdjustmentsNearABoundaryFromAGapAtIt() {
+        var generator = SplitMix64(seed: 0x5AA9)
+        let expected = Data((0..<(40_000 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let boundary = 20_000 * 4
+        func trace(_ capture: Data) -> [Bool] {
+            StreamTrace(expected: expected, boundaries: [boundary], in: capture, from: 0).boundariesExact
+        }
+        func frames(_ range: Range<Int>) -> Data { expected[(range.lowerBound * 4)..<(range.upperBound * 4)] }
+        #expect(trace(expected) == [true])
+        // Five frames dropped 300 frames before the boundary, as snapclient drops them.
+        #expect(trace(frames(0..<19_700) + frames(19_705..<40_000)) == [true])
+        // Three frames added (repeated) 200 frames after it.
+        #expect(trace(frames(0..<20_200) + frames(20_197..<40_000)) == [true])
+        // A write of 1,024 frames dropped at the boundary; 882 frames of silence added at it.
+        #expect(trace(frames(0..<20_000) + frames(21_024..<40_000)) == [false])
+        #expect(trace(frames(0..<20_000) + Data(count: 882 * 4) + frames(20_000..<40_000)) == [false])
+        // Even a single frame dropped at the boundary itself.
+        #expect(trace(frames(0..<20_000) + frames(20_001..<40_000)) == [false])
+    }
 }
