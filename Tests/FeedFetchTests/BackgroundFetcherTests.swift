@@ -38,7 +38,7 @@ import Testing
 
         /// Waits until `count` fetches have ended (their result recorded and their task ended).
         func waitForFetches(_ count: Int) -> Bool {
-            eventually { host.ended >= count && fetcher.requests.count >= count }
+            waitUntil(timeout: 10) { host.ended >= count && fetcher.requests.count >= count }
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
         fixture.background.setSubscriptions([FeedBodies.feedURL])
         fixture.fetcher.hold()
         fixture.background.push(feed: nil)
-        #expect(eventually { fixture.fetcher.requests.count == 1 }, "interval never: only the push fetches")
+        #expect(waitUntil(timeout: 10) { fixture.fetcher.requests.count == 1 }, "interval never: only the push fetches")
         for _ in 0..<9 { fixture.background.push(feed: FeedBodies.feedURL) }
         fixture.fetcher.release()
         #expect(fixture.waitForFetches(2))
@@ -167,9 +167,9 @@ import Testing
         }
         fixture.fetcher.hold()
         fixture.background.setSubscriptions([FeedBodies.feedURL])
-        #expect(eventually { fixture.fetcher.requests.count == 1 && fixture.host.begun.count == 1 })
+        #expect(waitUntil(timeout: 10) { fixture.fetcher.requests.count == 1 && fixture.host.begun.count == 1 })
         fixture.host.expireAll()
-        #expect(eventually { fixture.host.ended == 1 })
+        #expect(waitUntil(timeout: 10) { fixture.host.ended == 1 })
         let record = try #require(await fixture.records().first)
         #expect(record.lastResult == "failed (the background time ran out)")
         #expect(record.state.episodes.isEmpty)

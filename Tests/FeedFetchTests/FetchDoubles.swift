@@ -101,17 +101,6 @@ final class RecordingHost: BackgroundFetchHost {
     }
 }
 
-/// Polls `condition` (every millisecond) until it holds or `timeout` seconds of wall time
-/// have passed: the fetcher's work hops between its queue and Swift tasks.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-    while !condition() {
-        if DispatchTime.now().uptimeNanoseconds > deadline { return false }
-        usleep(1_000)
-    }
-    return true
-}
-
 enum FeedBodies {
     static let feedURL = URL(string: "http://feeds.test/show.xml")!
 
