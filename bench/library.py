@@ -24,7 +24,9 @@ Per repetition, for each daemon in turn (the order alternates):
       `currentsong`, `ping` in turn (the queue empty), (a) pipelined: a writer thread
       sends without waiting while the reader counts the `OK`s (the socket's buffers
       bound how far ahead it gets), (b) one at a time: each request sent when the last
-      reply is read. Commands per second, and the daemon's CPU seconds per 1,000 commands.
+      reply is read; (c) pipelined again with one song added, played and paused (the
+      status then comes from the player: mpd asks its player thread), the queue emptied
+      after. Commands per second, and the daemon's CPU seconds per 1,000 commands.
 
 queueplayerd --music-directory TREE --output null --socket S (its state in a scratch
 XDG_STATE_HOME)   vs   mpd --no-daemon CONF (music_directory TREE, its own db_file,
@@ -343,6 +345,23 @@ def flood_one_at_a_time(child, sock, seconds):
     return n / wall, cpu / n * 1000
 
 
+def flood_paused(child, sock, seconds):
+    """The pipelined flood with a song loaded and paused (mpd asks its player thread for the
+    status then; queueplayerd's controller reads its player), the queue emptied after it."""
+    c = B.Client(sock)
+    song = next(l.split(": ", 1)[1] for l in c.command(f'search any "{SEARCH_TERMS[0]}"') if l.startswith("file: "))
+    c.command(f'add "{song}"')
+    c.command("play 0")
+    c.command("pause 1")
+    wait_for(lambda: c.status().get("state") == "pause", 10,
+             f"{song} paused")
+    result = flood_pipelined(child, sock, seconds)
+    c.command("stop")
+    c.command("clear")
+    c.close()
+    return result
+
+
 def measure(kind, rep, n_queries, flood_seconds):
     r = {}
     child, sock = start_empty(kind, rep)
@@ -374,6 +393,7 @@ def measure(kind, rep, n_queries, flood_seconds):
         c.close()
         r["pipelined_per_s"], r["pipelined_cpu_s_per_1000"] = flood_pipelined(child, sock, flood_seconds)
         r["one_at_a_time_per_s"], r["one_at_a_time_cpu_s_per_1000"] = flood_one_at_a_time(child, sock, flood_seconds)
+        r["paused_pipelined_per_s"], r["paused_pipelined_cpu_s_per_1000"] = flood_paused(child, sock, flood_seconds)
         time.sleep(1)
         r["rss_after_queries_kib"] = B.proc_status_kib(child.pid, "VmRSS")
         if not child.alive():
@@ -386,7 +406,9 @@ def measure(kind, rep, n_queries, flood_seconds):
           f"({r['search_reply_lines']:.0f} lines); list p50 {r['list_p50'] * 1e3:.2f} ms "
           f"p99 {r['list_p99'] * 1e3:.2f} ms ({r['list_reply_lines']:.0f} lines); "
           f"pipelined {r['pipelined_per_s']:.0f}/s {r['pipelined_cpu_s_per_1000'] * 1e3:.1f} ms CPU/1000; "
-          f"one at a time {r['one_at_a_time_per_s']:.0f}/s {r['one_at_a_time_cpu_s_per_1000'] * 1e3:.1f} ms CPU/1000")
+          f"one at a time {r['one_at_a_time_per_s']:.0f}/s {r['one_at_a_time_cpu_s_per_1000'] * 1e3:.1f} ms CPU/1000; "
+          f"paused, pipelined {r['paused_pipelined_per_s']:.0f}/s "
+          f"{r['paused_pipelined_cpu_s_per_1000'] * 1e3:.1f} ms CPU/1000")
     return r
 
 
@@ -394,6 +416,7 @@ KEYS = ("update_s", "update_cpu_s", "rss_loaded_kib", "rss_after_queries_kib", "
         "search_p50", "search_p99", "search_cpu_ms", "search_reply_lines",
         "list_p50", "list_p99", "list_cpu_ms", "list_reply_lines",
         "pipelined_per_s", "pipelined_cpu_s_per_1000", "one_at_a_time_per_s", "one_at_a_time_cpu_s_per_1000",
+        "paused_pipelined_per_s", "paused_pipelined_cpu_s_per_1000",
         "songs", "songs_loaded")
 
 

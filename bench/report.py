@@ -291,6 +291,11 @@ def row8(t, lb):
           mpd["one_at_a_time_cpu_s_per_1000"], "ms_from_s")
     t.add(8, f"one client, {cmds} one at a time: commands per second (higher is better)", qp["one_at_a_time_per_s"],
           "mpd", mpd["one_at_a_time_per_s"], "per_s")
+    if "paused_pipelined_cpu_s_per_1000" in qp and "paused_pipelined_cpu_s_per_1000" in mpd:
+        t.add(8, f"one client pipelining {cmds}, a song loaded and paused: CPU per 1,000 commands",
+              qp["paused_pipelined_cpu_s_per_1000"], "mpd", mpd["paused_pipelined_cpu_s_per_1000"], "ms_from_s", le)
+        t.add(8, f"one client pipelining {cmds}, a song loaded and paused: commands per second (higher is better)",
+              qp["paused_pipelined_per_s"], "mpd", mpd["paused_pipelined_per_s"], "per_s", (">=", 1.0, "≥ mpd"))
 
 
 # ------------------------------------------------------------------ plot
@@ -456,7 +461,8 @@ def main():
            "Restarted on the database it saved: VmRSS 1 s after accepting; one client's round trips of "
            "`search any X` (16 terms in turn) and `list album group albumartist`; then one client flooding "
            "`status`/`currentsong`/`ping` with the queue empty, pipelined (a writer thread that does not wait) "
-           "and one at a time; the daemon's CPU from /proc/PID/stat. The daemons alternate; medians over the "
+           "and one at a time, then pipelined again with one song added, played and paused (the queue emptied "
+           "after); the daemon's CPU from /proc/PID/stat. The daemons alternate; medians over the "
            "repetitions of each repetition's figure.",
            ""]
     if plotted:

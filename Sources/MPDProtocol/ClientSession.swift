@@ -122,28 +122,43 @@ public struct ClientSession: Sendable {
 
     /// Takes the next complete line from the input: answers it if the session can, or makes
     /// it (or the command list it ends) the pending work.
+    ///
+    /// Lines the session answers itself are taken several at a time, up to ``stepOutputLimit``
+    /// bytes of replies, so a client pipelining `ping`s costs one step per few thousand, not
+    /// one per line. When such replies are followed by a line that needs the executor, the
+    /// replies come first (``Step/handled(_:)``) and the work is pending: the next `step()`
+    /// returns ``Step/ready(needsExecutor:)`` for it.
     public mutating func step() -> Step {
-        precondition(pending == nil, "step() with work pending: call runPending(executor:) first")
+        step { _, _ in nil }
+    }
+
+    /// ``step()``, with commands that `inline` answers (a reply body, without `OK`) answered
+    /// in the step like the session's own, instead of becoming pending work: for replies the
+    /// daemon keeps ready where the connection runs (a kept `status`). Nil: the daemon runs it.
+    public mutating func step(answering inline: (Command, CommandContext) -> String?) -> Step {
+        if let pending { return .ready(needsExecutor: pending.needsExecutor) }
         guard !isClosed else { return .needsInput }
         var output = Output()
         // The line buffer is moved out while its lines are taken (they point into it).
         var lines = lineBuffer
         lineBuffer = LineBuffer(maxLineLength: lines.maxLineLength)
         let stop = lines.forEachLine { line in
-            take(line, into: &output)
-            // Lines added to a command list have no reply: take them all in one step.
-            return commandList != nil && pending == nil && !isClosed && output.isEmpty
+            take(line, into: &output, inline: inline)
+            return pending == nil && !isClosed && output.textCount < Self.stepOutputLimit
         }
         lineBuffer = lines
         switch stop {
-        case .incomplete: return .needsInput  // nothing was sent: taking stops at output
+        case .incomplete where output.isEmpty: return .needsInput
+        case .incomplete, .stopped: break
         case .tooLong: close(&output)
-        case .stopped: break
         }
         if isClosed { lineBuffer.removeAll() }
-        if let pending { return .ready(needsExecutor: pending.needsExecutor) }
+        if let pending, output.isEmpty { return .ready(needsExecutor: pending.needsExecutor) }
         return .handled(output.actions)
     }
+
+    /// The most reply bytes one ``step()`` gathers from lines the session answers itself.
+    public static let stepOutputLimit = 16 * 1024
 
     /// Runs the work ``step()`` made ready, calling `executor` for the commands the session
     /// does not handle itself, in order. Returns what to send, and whether to close.
@@ -211,7 +226,8 @@ public struct ClientSession: Sendable {
         }
     }
 
-    private mutating func take(_ rawLine: UnsafeBufferPointer<UInt8>, into output: inout Output) {
+    private mutating func take(_ rawLine: UnsafeBufferPointer<UInt8>, into output: inout Output,
+                               inline: (Command, CommandContext) -> String?) {
         let line = Bytes.normalized(rawLine)
         guard let first = line.first, Byte.isLowercaseLetter(first) else {
             return close(&output)  // not the MPD protocol (mpd: "malformed command")
@@ -239,7 +255,7 @@ public struct ClientSession: Sendable {
         } else {
             switch ParsedLine(line) {
             case .command(let command):
-                if let outcome = answer(command) {
+                if let outcome = answer(command) ?? answerInline(command, inline) {
                     report(outcome, into: &output)
                 } else {
                     pending = .command(command)
@@ -348,6 +364,11 @@ public struct ClientSession: Sendable {
         }
     }
 
+    private func answerInline(_ command: Command, _ inline: (Command, CommandContext) -> String?) -> Outcome? {
+        let context = CommandContext(tagTypes: tagTypes, listIndex: nil, clientID: clientID, binaryLimit: binaryLimit)
+        return inline(command, context).map { .success($0) }
+    }
+
     private func execute(
         _ command: Command, index: Int, inList: Bool,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
@@ -410,6 +431,9 @@ public struct ClientSession: Sendable {
 
         /// Whether nothing was sent or closed.
         var isEmpty: Bool { text.isEmpty && finished.isEmpty }
+
+        /// The bytes of text gathered since the last binary reply.
+        var textCount: Int { text.utf8.count }
 
         mutating func close() {
             if !text.isEmpty { finished.append(.send(text)) }

@@ -101,8 +101,10 @@ final class Daemon: @unchecked Sendable {
                     logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
                 }
             }
-        } transfersChanged: { [controller] in
-            // The status line shows the downloads running: it redraws when their number changes.
+        } transfersChanged: { [controller, events] in
+            // `status` and the status line show the downloads running: a kept `status` goes, and
+            // the status line redraws, when their number changes.
+            events.statusSnapshot.invalidate()
             if let statusLine { controller.queue.async { statusLine.contentChanged() } }
         }
         self.configuration = configuration
@@ -220,8 +222,16 @@ final class Daemon: @unchecked Sendable {
             controller.transferCount = { feeds.transfers?.activeCount ?? 0 }
         }
         let application = lifecycle.application
-        guard let statusLine else { return }
         let center = application.notificationCenter
+        // `status` shows the application's state: a kept one goes with every change of it.
+        for name in [Application.willResignActiveNotification, Application.didEnterBackgroundNotification,
+                     Application.willEnterForegroundNotification, Application.didBecomeActiveNotification,
+                     Application.didSuspendNotification, Application.didWakeNotification] {
+            retained.append(center.addObserver(forName: name, object: application, queue: nil) { [events] _ in
+                events.statusSnapshot.invalidate()
+            })
+        }
+        guard let statusLine else { return }
         retained.append(center.addObserver(forName: Application.willResignActiveNotification, object: application, queue: nil) { _ in
             statusLine.hide()
         })

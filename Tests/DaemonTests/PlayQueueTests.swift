@@ -251,7 +251,7 @@ import Testing
         var queue = Self.queue(songs, seed: 6)
         queue.setRandom(true)
         queue.makeCurrent(queue.firstPosition)
-        var unstopped = queue
+        let unstopped = queue
         queue.stopped()
         #expect(queue.currentPosition == unstopped.currentPosition, "`play` after `stop` plays the same song again")
         // MPD's `Stop` reshuffles: what follows the current song is drawn anew.

@@ -242,7 +242,10 @@ import Glibc
         try push()
         #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: file("Two").path) })
         #expect(waitUntil(timeout: 10) { !FileManager.default.fileExists(atPath: file("One").path) }, "\(daemon.process.standardError)")
-        #expect(daemon.process.standardError.contains("deleted Podcasts/Limit Show/One.mp3: played, and over --download-limit 1"))
+        // The file goes first, then the line is logged: wait for it too.
+        #expect(waitUntil(timeout: 5) {
+            daemon.process.standardError.contains("deleted Podcasts/Limit Show/One.mp3: played, and over --download-limit 1")
+        }, "\(daemon.process.standardError)")
         // Two is appended, then One removed (in that order, on the controller's queue).
         let queued = { (try? daemon.request("playlistinfo").filter { $0.key == "file" || $0.key == "Pos" }) ?? [:] }
         #expect(waitUntil(timeout: 10) { queued() == ["file": "Podcasts/Limit Show/Two.mp3", "Pos": "0"]

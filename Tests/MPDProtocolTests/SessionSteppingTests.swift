@@ -18,6 +18,54 @@ import Testing
         #expect(daemon.executed == [.status, .status])
     }
 
+    /// Lines the session answers itself are taken together: one step for a run of `ping`s,
+    /// its replies in one write; replies gathered before work that needs the daemon come first.
+    @Test func linesTheSessionAnswersAreTakenTogether() {
+        var session = ClientSession()
+        session.append("ping\nping\nnoidle\nping\nstatus\nping\n".utf8)
+        #expect(session.step() == .handled([.send("OK\nOK\nOK\n")]))
+        #expect(session.hasPendingWork, "status was taken, and waits for the daemon")
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(transcript(session.runPending(executor: FakeDaemon())) == "volume: 100\nstate: stop\nOK\n")
+        #expect(session.step() == .handled([.send("OK\n")]))
+        #expect(session.step() == .needsInput)
+    }
+
+    /// A step gathers at most ``ClientSession/stepOutputLimit`` bytes of replies, so the
+    /// connection can stop between steps when its client does not read (backpressure).
+    @Test func aStepGathersBoundedReplies() {
+        var session = ClientSession()
+        let count = ClientSession.stepOutputLimit  // pings: three reply bytes each
+        session.append(String(repeating: "ping\n", count: count).utf8)
+        var replies = 0
+        var steps = 0
+        while case .handled(let actions) = session.step() {
+            steps += 1
+            for case .send(let text) in actions {
+                #expect(text.utf8.count <= ClientSession.stepOutputLimit + 3)
+                replies += text.utf8.count / 3
+            }
+        }
+        #expect(replies == count)
+        #expect(steps >= 3 && steps <= 4, "\(steps) steps")
+    }
+
+    /// ``ClientSession/step(answering:)``: what the daemon answers where the connection runs is
+    /// answered in the step; the rest becomes pending work as before.
+    @Test func commandsAnsweredInlineNeedNoExecutor() {
+        var session = ClientSession()
+        session.append("tagtypes disable Artist\nstatus\ncurrentsong\nstats\n".utf8)
+        var seen: [(Command, CommandContext)] = []
+        let step = session.step { command, context in
+            seen.append((command, context))
+            return command == .status ? "state: stop\n" : nil
+        }
+        #expect(step == .handled([.send("OK\nstate: stop\nOK\n")]))
+        #expect(seen.map(\.0) == [.status, .currentsong])
+        #expect(seen.first.map { !$0.1.tagTypes.contains(.artist) } == true, "the client's tag types are passed on")
+        #expect(session.step() == .ready(needsExecutor: true), "currentsong was not answered: it waits for the daemon")
+    }
+
     @Test func listLinesAreTakenInOneStepAndTheListRunsAsOne() {
         var session = ClientSession()
         session.append("command_list_ok_begin\nping\nstatus\nping\n".utf8)

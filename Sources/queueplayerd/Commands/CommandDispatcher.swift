@@ -36,6 +36,13 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
         dispatchPrecondition(condition: .onQueue(controller.queue))
         controller.syncWithPlayer()
+        // Whatever a command changes, a kept `status` or `currentsong` may no longer say.
+        defer {
+            switch command {
+            case .status, .currentsong: break
+            default: controller.events.statusSnapshot.invalidate()
+            }
+        }
         for handler in handlers {
             if let reply = try handler.execute(command, context: context) { return reply }
         }

@@ -37,12 +37,14 @@ struct PlayerCommands: CommandHandler {
         case .seekid(let id, let seconds):
             try controller.seek(position: try controller.position(ofID: id), seconds: seconds)
         case .status:
-            return StatusReport(controller: controller).reply()
+            return controller.reply(keeping: .status) { StatusReport(controller: controller).reply() }
         case .currentsong:
-            guard let position = controller.selectedPosition else { return .empty }
-            var reply = Reply()
-            reply.append(controller.songInfo(at: position))
-            return reply
+            return controller.reply(keeping: .currentSong) {
+                guard let position = controller.selectedPosition else { return .empty }
+                var reply = Reply()
+                reply.append(controller.songInfo(at: position))
+                return reply
+            }
         case .repeat(let on):
             controller.setModes { $0.setRepeat(on) }
         case .random(let on):

@@ -7,8 +7,10 @@ import Synchronization
 /// and writes back the replies.
 ///
 /// Nothing here blocks the event loop, and one client cannot hold up the others:
-/// * Requests are taken from the session one at a time (``ClientSession/step()``). Lines the
-///   session answers itself are answered here, on the event loop. A command that needs the
+/// * Requests are taken from the session a step at a time (``ClientSession/step(answering:)``).
+///   Lines the session answers itself are answered here, on the event loop, several to a step,
+///   and so are `status` and `currentsong` while the controller's kept replies hold
+///   (``StatusSnapshot``); the replies of a turn go out as one write. A command that needs the
 ///   player, or a command list holding one, runs on the controller's queue (`async`; an
 ///   expensive one through the ``ExpensiveCommandGate``, so that commands of other clients
 ///   wait for at most one of those); a list of protocol-level commands only (a long list of
@@ -69,15 +71,24 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     private var readRequested = false
     /// The session asked to close (or the client overflowed): nothing more is run or written.
     private var isClosing = false
-    /// Something was written since the last flush.
-    private var hasUnflushedOutput = false
+    /// Replies gathered since the last flush, written to the channel as one buffer: a client
+    /// pipelining small commands costs one channel write per batch, not one per reply.
+    private var output: ByteBuffer?
 
     /// Numbers the clients, for per-client state such as message subscriptions.
     private static let nextClientID = Atomic<Int>(1)
     /// This client's number (``ClientSession/clientID``).
     private let clientID = ControlConnection.nextClientID.wrappingAdd(1, ordering: .relaxed).oldValue
 
+    /// Answers `status` and `currentsong` on the event loop while the controller's kept replies
+    /// hold (``StatusSnapshot``).
+    private let answerInline: (Command, CommandContext) -> String?
+
     init(controller: PlaybackController, events: ControlEvents, gate: ExpensiveCommandGate) {
+        let snapshot = events.statusSnapshot
+        answerInline = { command, context in
+            snapshot.answer(command, context: context) { controller.playerConditions }
+        }
         self.controller = controller
         self.events = events
         self.gate = gate
@@ -146,7 +157,7 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
                 lend(needsExecutor: session!.pendingWorkNeedsExecutor)
                 return
             }
-            switch session!.step() {
+            switch session!.step(answering: answerInline) {
             case .needsInput:
                 wantsInput = true
                 flush(context)
@@ -155,6 +166,8 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             case .handled(let actions):
                 perform(actions)
                 if isClosing { return }
+                // Written once this much is gathered, so `isWritable` tells the truth.
+                if let output, output.readableBytes >= Self.batchOutputLimit { flush(context) }
             case .ready(let needsExecutor):
                 flush(context)
                 lend(needsExecutor: needsExecutor)
@@ -273,8 +286,8 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             case .send(let text):
                 write(text)
             case .sendBytes(let bytes):
-                context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
-                hasUnflushedOutput = true
+                output = output ?? context.channel.allocator.buffer(capacity: bytes.count)
+                output!.writeBytes(bytes)
             case .close:
                 close(context)
                 return
@@ -282,11 +295,12 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         }
     }
 
-    /// Flushes, then drops the client if what the socket did not take is past the limit.
+    /// Writes and flushes the gathered replies, then drops the client if what the socket did
+    /// not take is past the limit.
     private func flush(_ context: ChannelHandlerContext) {
-        guard hasUnflushedOutput else { return }
-        hasUnflushedOutput = false
-        context.flush()
+        guard let pending = output else { return }
+        output = nil
+        context.writeAndFlush(wrapOutboundOut(pending), promise: nil)
         if !isClosing, let unsent = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
            unsent > Self.maxOutputBufferSize {
             isClosing = true
@@ -298,14 +312,18 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     private func close(_ context: ChannelHandlerContext) {
         isClosing = true
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+        let pending = output ?? channel.allocator.buffer(capacity: 0)
+        output = nil
+        context.writeAndFlush(wrapOutboundOut(pending)).whenComplete { _ in
             channel.close(promise: nil)
         }
     }
 
     private func write(_ text: String) {
         guard let context else { return }
-        context.write(wrapOutboundOut(context.channel.allocator.buffer(string: text)), promise: nil)
-        hasUnflushedOutput = true
+        if output == nil {
+            output = context.channel.allocator.buffer(capacity: max(text.utf8.count, 1024))
+        }
+        output!.writeString(text)
     }
 }

@@ -22,6 +22,10 @@ final class ControlEvents: Sendable {
     private let state = Mutex(State())
     private let queue: DispatchQueue
 
+    /// The replies the event loop may answer `status` and `currentsong` with; every change
+    /// posted here makes them stale at once, before the idle replies go out.
+    let statusSnapshot = StatusSnapshot()
+
     /// Creates a carrier that delivers after the work running on `queue` (the controller's).
     init(queue: DispatchQueue) {
         self.queue = queue
@@ -29,6 +33,7 @@ final class ControlEvents: Sendable {
 
     /// Reports that `subsystems` changed.
     func post(_ subsystems: Set<Subsystem>) {
+        statusSnapshot.invalidate()
         let schedule = state.withLock { state -> Bool in
             state.pending.formUnion(subsystems)
             defer { state.flushScheduled = true }
@@ -39,6 +44,7 @@ final class ControlEvents: Sendable {
 
     /// Reports that `subsystems` changed for the given clients only.
     func post(_ subsystems: Set<Subsystem>, toClients clients: some Sequence<Int>) {
+        statusSnapshot.invalidate()
         let schedule = state.withLock { state -> Bool in
             for client in clients {
                 guard let key = state.clients[client] else { continue }

@@ -64,7 +64,9 @@ final class PlaybackController: @unchecked Sendable {
     /// Seconds of songs heard to their end since the daemon started.
     private var finishedSeconds = 0.0
     /// The last item failure, reported in `status` as `error`.
-    var lastError: String?
+    var lastError: String? {
+        didSet { events.statusSnapshot.invalidate() }
+    }
     /// Songs that failed one after another; at a queue's worth, playback stops instead of
     /// trying them all again (mpd's `error_count`).
     private var consecutiveFailures = 0
@@ -150,6 +152,26 @@ final class PlaybackController: @unchecked Sendable {
     /// Seconds of music played since the daemon started (`playtime` in `stats`).
     var playedSeconds: Double {
         finishedSeconds + (playState == .stop ? 0 : player.currentTime().seconds)
+    }
+
+    /// What a kept `status` or `currentsong` depends on that changes on the player's threads.
+    /// Any thread: it reads only the player's published state.
+    var playerConditions: StatusSnapshot.Conditions {
+        StatusSnapshot.Conditions(item: player.currentItem, timeControlStatus: player.timeControlStatus,
+                                  waitingReason: player.reasonForWaitingToPlay)
+    }
+
+    /// Renders a `status` or `currentsong` reply, and keeps it for the event loop while it
+    /// cannot change by itself: stopped, no background time counting down (``StatusSnapshot``).
+    func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply {
+        let snapshot = events.statusSnapshot
+        let epoch = snapshot.epoch
+        let conditions = playerConditions
+        let reply = render()
+        if playState == .stop && application.statusFieldsAreSteady {
+            snapshot.store(kind, reply.rendered(), conditions: conditions, epoch: epoch)
+        }
+        return reply
     }
 
     /// The job number of the `update` running, if any.

@@ -10,6 +10,9 @@ protocol ApplicationContext: AnyObject, Sendable {
     func commandNeedsPlayer()
     /// Extra `status` lines (`appstate`, `backgroundtimeremaining`).
     var statusFields: [(String, String)] { get }
+    /// Whether ``statusFields`` stay as they are until the application's state changes (no
+    /// background time counting down), so a rendered `status` may be kept (``StatusSnapshot``).
+    var statusFieldsAreSteady: Bool { get }
     /// Starts a background task named `name`: it keeps the daemon from being suspended
     /// until ended, and is told to stop when the background time runs out.
     func beginBackgroundActivity(named name: String) -> BackgroundActivity
@@ -53,5 +56,6 @@ final class BackgroundActivity: BackgroundFetchTask {
 final class AlwaysActiveContext: ApplicationContext {
     func commandNeedsPlayer() {}
     var statusFields: [(String, String)] { [] }
+    var statusFieldsAreSteady: Bool { true }
     func beginBackgroundActivity(named name: String) -> BackgroundActivity { BackgroundActivity {} }
 }

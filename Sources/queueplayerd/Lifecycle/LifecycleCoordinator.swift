@@ -154,5 +154,7 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
         return fields
     }
 
+    var statusFieldsAreSteady: Bool { application.backgroundTimeRemaining.isInfinite }
+
     private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
 }

@@ -1,0 +1,129 @@
+import Dispatch
+import MPDProtocol
+import QueuePlayer
+import Synchronization
+
+/// The last `status` and `currentsong` replies the controller rendered, kept so that the
+/// control socket's event loop can answer these two — the commands clients poll, and the ones
+/// a client hammering the daemon sends — without a hop to the controller's queue.
+///
+/// Why: a hop costs two thread wake-ups, and rendering a reply costs a few dozen `String`
+/// appends; mpd answers a `status` in a few hundred nanoseconds. The event loop reads a
+/// snapshot instead, under a lock held for a copy of two references, so it never waits for
+/// the controller's work.
+///
+/// A reply is kept only while it cannot change by itself: stopped, in the foreground. Playing,
+/// the elapsed time moves with the device's clock, which only the player reads; paused, the
+/// render thread reports where the device stopped a moment after the pause; in the background
+/// `backgroundtimeremaining` counts down. It is used
+/// only while all of these hold, so a client never reads a state older than a change it
+/// could have learnt of:
+/// * nothing was invalidated since it was rendered: every change reported to clients
+///   (``ControlEvents/post(_:)``, at the moment of the change, not when the idle replies go
+///   out), every command the controller runs, a new `error`, an application state change,
+///   a download that starts or ends;
+/// * the player's current item, time control status and waiting reason are what they were
+///   then (they change on the player's threads);
+/// * it is younger than ``maximumAge``, a bound on anything missed.
+///
+/// Thread-safe: the state is owned by its `Mutex`. Replies are stored on the controller's
+/// queue and read on the event loop.
+final class StatusSnapshot: Sendable {
+    /// What the replies were rendered against, besides the controller's own state.
+    struct Conditions: Equatable, Sendable {
+        var item: PlayerItem?
+        var timeControlStatus: QueuePlayer.TimeControlStatus
+        var waitingReason: QueuePlayer.WaitingReason?
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.item === rhs.item && lhs.timeControlStatus == rhs.timeControlStatus
+                && lhs.waitingReason == rhs.waitingReason
+        }
+    }
+
+    /// Which reply.
+    enum Kind: Sendable { case status, currentSong }
+
+    /// The longest a kept reply is used, in nanoseconds.
+    let maximumAge: UInt64
+
+    /// A kept reply body, and when it was rendered (`DispatchTime` nanoseconds).
+    private struct Body {
+        var text: String
+        var renderedAt: UInt64
+    }
+
+    private struct Kept {
+        var conditions: Conditions
+        var status: Body?
+        var currentSong: Body?
+    }
+
+    private struct State {
+        /// Bumped by every ``invalidate()``: a reply rendered before a bump is not stored.
+        var epoch: UInt64 = 0
+        var kept: Kept?
+    }
+
+    private let state = Mutex(State())
+
+    /// - Parameter maximumAge: the longest a kept reply is used, in nanoseconds (1 s).
+    init(maximumAge: UInt64 = 1_000_000_000) {
+        self.maximumAge = maximumAge
+    }
+
+    /// Forgets the kept replies: something they show may have changed. Any thread.
+    func invalidate() {
+        state.withLock {
+            $0.epoch &+= 1
+            $0.kept = nil
+        }
+    }
+
+    /// The current epoch: read it before rendering a reply to ``store(_:_:conditions:epoch:)``.
+    var epoch: UInt64 { state.withLock { $0.epoch } }
+
+    /// Keeps a reply rendered against `conditions` (its body with every tag type, without `OK`),
+    /// unless something was invalidated since `epoch` was read.
+    func store(_ kind: Kind, _ body: String, conditions: Conditions, epoch: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            if state.kept == nil || state.kept!.conditions != conditions {
+                state.kept = Kept(conditions: conditions)
+            }
+            switch kind {
+            case .status: state.kept!.status = Body(text: body, renderedAt: now)
+            case .currentSong: state.kept!.currentSong = Body(text: body, renderedAt: now)
+            }
+        }
+    }
+
+    /// The kept reply to `command` (`status`, or `currentsong` for a client with every tag
+    /// type enabled), if it still holds under the player's `conditions` (read just now); nil:
+    /// ask the controller. For ``ClientSession/step(answering:)`` on the event loop.
+    func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions) -> String? {
+        switch command {
+        case .status:
+            reply(.status, conditions: conditions())
+        case .currentsong where context.tagTypes.count == TagType.allCases.count:
+            reply(.currentSong, conditions: conditions())
+        default:
+            nil
+        }
+    }
+
+    /// The kept reply of `kind` if it is still what the controller would say under
+    /// `conditions` (read just now); nil: ask the controller.
+    func reply(_ kind: Kind, conditions: @autoclosure () -> Conditions) -> String? {
+        let kept = state.withLock { $0.kept }
+        guard let kept else { return nil }
+        let body = switch kind {
+        case .status: kept.status
+        case .currentSong: kept.currentSong
+        }
+        guard let body, DispatchTime.now().uptimeNanoseconds &- body.renderedAt < maximumAge,
+              kept.conditions == conditions() else { return nil }
+        return body.text
+    }
+}
