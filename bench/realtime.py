@@ -19,6 +19,9 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   in another process (its CPU is not counted): the loop's wake-ups then compete
   with the same audio work (PulseAudio, a decoder, the pulse plugin's thread) as
   queueplayerd's do, so its jitter in row 4 is a like-for-like reference.
+  Also context switches per second, all threads: voluntary + non-voluntary from
+  /proc/PID/task/*/status over the same window (a thread that ends inside the window
+  is missed; the tick-floor loops beside mpg123 count the loop's process only).
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
@@ -141,9 +144,11 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
         time.sleep(warmup)
         pulse = int(os.environ.get("BENCH_PULSE_PID", "0"))
         cpu0, t0 = B.proc_cpu_seconds(child.pid), time.monotonic()
+        ctxt0 = B.proc_context_switches(child.pid)
         pulse0 = B.proc_cpu_seconds(pulse) if pulse else None
         time.sleep(duration)
         cpu1, t1 = B.proc_cpu_seconds(child.pid), time.monotonic()
+        ctxt1 = B.proc_context_switches(child.pid)
         pulse1 = B.proc_cpu_seconds(pulse) if pulse else None
         hwm = B.proc_status_kib(child.pid, "VmHWM")
         if mpd_sock:
@@ -163,6 +168,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
     window = t1 - t0
     r = {"variant": variant, "loaded": loaded, "window_s": window,
          "cpu_s_per_60s": (cpu1 - cpu0) / window * 60, "vm_hwm_kib": hwm,
+         "ctxt_per_s": B.context_switches_between(ctxt0, ctxt1) / window, "threads": len(ctxt1),
          "ru_maxrss_kib": child.maxrss_kib(),
          "pulseaudio_cpu_s_per_60s": (pulse1 - pulse0) / window * 60 if pulse else None}
     if variant.endswith("-bg"):
@@ -170,7 +176,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
         r["observer"] = observer_stats(reader.lines, t0, t1, keep_series)
     obs = r.get("observer", {})
     B.log(f"realtime {variant}{' loaded' if loaded else ''}: cpu {r['cpu_s_per_60s']:.3f} s/60 s, "
-          f"hwm {hwm} KiB" + (f", interval error p50 {obs.get('interval_error_p50_ms', 0):.3f} "
+          f"{r['ctxt_per_s']:.0f} context switches/s ({r['threads']} threads), hwm {hwm} KiB" + (f", interval error p50 {obs.get('interval_error_p50_ms', 0):.3f} "
                               f"p99 {obs.get('interval_error_p99_ms', 0):.3f} max "
                               f"{obs.get('interval_error_max_ms', 0):.3f} ms, drift {obs.get('drift_ms', 0):.2f} ms"
                               if obs else ""))

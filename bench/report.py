@@ -163,6 +163,19 @@ def row2_3(t, rt):
         t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], f"{name} (reference, no target)",
               cpu[loop], "s", note=f"mpg123's figure + the loop's: {both:.3f} s, ours / that: "
                                    f"{cpu[fgbg]['median'] / both:.2f}×" if both > 0 else "")
+    # Wake-ups, counted: context switches per second of every thread (issue 14's target).
+    if all("ctxt_per_s" in r for rs in runs.values() for r in rs):
+        ctxt = {v: summ([r["ctxt_per_s"] for r in rs]) for v, rs in runs.items()}
+        fg, bg = "queueplayerd-fg", "queueplayerd-bg"
+        figure = "context switches per second (all threads), real-time playback"
+        t.add(2, f"{figure}, foreground", ctxt[fg], "mpd (no observer)", ctxt["mpd"], "per_s",
+              ("abs<=", 110, "≤ 110/s"))
+        t.add(2, f"{figure}, foreground", ctxt[fg], "`mpg123 -o alsa` (pulse, no target)", ctxt["mpg123"], "per_s")
+        t.add(2, f"{figure}, background (printing)", ctxt[bg], "ours, foreground", ctxt[fg], "per_s",
+              ("<=", 1.1, "≤ 1.1×"))
+        if ctxt.get("tick-floor"):
+            t.add(2, f"{figure}, foreground", ctxt[fg],
+                  "a bare 10 ms timer loop in C, silent (reference, no target)", ctxt["tick-floor"], "per_s")
     for fgbg, label in (("queueplayerd-fg", "foreground"), ("queueplayerd-bg", "background")):
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpd", hwm["mpd"], "MiB", ("<", 1.0, "< mpd"))
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpg123 (no target)", hwm["mpg123"], "MiB")

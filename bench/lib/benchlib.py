@@ -88,6 +88,26 @@ def proc_cpu_seconds(pid):
     return (int(rest[11]) + int(rest[12])) / CLK_TCK
 
 
+def proc_context_switches(pid):
+    """Context switches (voluntary + non-voluntary) per live thread, {tid: count}, from
+    /proc/PID/task/*/status. The process's own status counts its main thread only."""
+    counts = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                counts[tid] = sum(int(line.split()[1]) for line in f
+                                  if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+        except FileNotFoundError:  # the thread ended while it was read
+            pass
+    return counts
+
+
+def context_switches_between(before, after):
+    """Switches made between two proc_context_switches samples by the threads alive at the
+    second (a thread started in between counts from its start; one that ended is missed)."""
+    return sum(count - before.get(tid, 0) for tid, count in after.items())
+
+
 def proc_status_kib(pid, field):
     """A field of /proc/PID/status in KiB, e.g. VmHWM (peak RSS) or VmRSS."""
     with open(f"/proc/{pid}/status") as f:

@@ -13,6 +13,9 @@ import Glibc
 /// and every decode. Reading through this buffer takes one `pread` per 64 KiB.
 /// The buffer is allocated when the file is opened; reading allocates nothing,
 /// so the render thread may decode through it.
+///
+/// Not shared: it belongs to its decoder's thread of the moment (the opener, then the
+/// render thread), as the decoder does.
 final class BufferedFile: @unchecked Sendable {
     // Touched by one thread at a time: the decoder's opener, then the render thread.
     private let descriptor: Int32

@@ -20,6 +20,10 @@ import Glibc
 /// past the frames it cannot decode, and the item plays what it can, as `mpg123` does.
 /// libmpg123 reads through ``BufferedFile``: one `pread` per 64 KiB instead of
 /// two `read`s per MPEG frame.
+///
+/// Not shared: the libmpg123 handle and the deferred error belong to one thread at a time,
+/// the one that opens the decoder, then (a player's) the render thread it is handed to;
+/// everything else is immutable.
 public final class MPG123Decoder: Decoder, @unchecked Sendable {
     // The handle is used by one thread at a time: the opener, then the render thread.
     private let handle: OpaquePointer

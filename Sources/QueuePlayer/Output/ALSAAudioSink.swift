@@ -10,6 +10,9 @@ import Glibc
 /// The stream is opened once per format and stays open across items of that
 /// format, so consecutive items follow each other sample for sample. Underruns
 /// are recovered with `snd_pcm_recover` without losing the stream position.
+///
+/// The device belongs to the render thread (and to ``close()`` once that thread has
+/// stopped); the counters other threads read are atomics.
 public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     // `pcm`, `format` and `canPause` are touched by the render thread only
     // (and by `close()`, which the player calls after that thread has stopped).

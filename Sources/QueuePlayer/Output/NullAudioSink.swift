@@ -7,6 +7,9 @@ import Foundation
 /// (a test's virtual clock, which takes it as a time listener) it consumes only when the
 /// test advances the clock, so playback is deterministic and as fast as decoding. It
 /// keeps exact counts of what was written and played.
+///
+/// Its changing state is guarded by `condition` (an `NSCondition`); `listener` is set once,
+/// in `init`.
 public final class NullAudioSink: AudioSink, @unchecked Sendable {
     // Every stored var below is guarded by `condition`.
     private let condition = NSCondition()

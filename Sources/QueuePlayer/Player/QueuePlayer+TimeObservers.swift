@@ -64,55 +64,22 @@ extension QueuePlayer {
     func wakeUpFired() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         updateTimeline()
-        if rate != 0, !currentItemAtEnd, let item = currentItem, let seconds = audiblePosition() {
+        if rate != 0, !timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition() {
             timeObservers.deliverDue(at: seconds, in: item)
         }
         scheduleWakeUp()
     }
 
-    /// How soon the position is looked at again while it is not known, or the stream is
-    /// starved: soon, as the render thread is usually about to publish, but not at once.
-    static let positionPollInterval: UInt64 = 2_000_000
-
     /// Schedules one timer for the earliest of: the next item boundary, the next
-    /// periodic tick, the next boundary time. While the stream position is not
-    /// yet known the player polls briefly instead.
+    /// periodic tick, the next boundary time (``Timeline/nextWakeUp(of:in:at:nextDue:)``).
+    /// While the stream position is not yet known the player polls briefly instead.
     func scheduleWakeUp() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
-        guard rate != 0, currentItem != nil, !currentItemAtEnd, !outputUnavailable else { return }
+        guard rate != 0, let item = currentItem, !timeline.isHeldAtEnd, !outputUnavailable else { return }
         let now = clock.now()
-        var deadline = now + 250_000_000
-        let snapshot = renderer.position.read()
-        if snapshot.generation == generation, snapshot.isRunning, snapshot.sampleRate > 0 {
-            let measured = Double(snapshot.framesWritten - snapshot.delay)
-            func when(_ streamFrame: Double) -> UInt64 {
-                let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
-                let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
-                // A frame not yet written is heard only after the render thread writes it: if its
-                // extrapolated time has passed, the stream is starved (a write blocked, a device
-                // stalled) and the time is unknown. Look again shortly rather than at once, which
-                // would fire the same wake-up over and over, a core's worth, while it stands still.
-                if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.positionPollInterval) }
-                return at
-            }
-            if audibleIndex < segments.count {
-                let segment = segments[audibleIndex]
-                if !segment.entered {
-                    deadline = min(deadline, when(Double(segment.start)))
-                } else {
-                    if let end = segment.end { deadline = min(deadline, when(Double(end))) }
-                    // The stream frame of the earliest call due: the clock's time for it follows.
-                    if let seconds = audiblePosition(), let next = timeObservers.nextDue(at: seconds) {
-                        let frame = Double(segment.start) + next * Double(segment.sampleRate) - Double(segment.itemStartFrame)
-                        deadline = min(deadline, when(frame))
-                    }
-                }
-            }
-        } else {
-            deadline = now + Self.positionPollInterval
-        }
+        let deadline = timeline.nextWakeUp(of: item, in: renderer.position.read(), at: now) { timeObservers.nextDue(at: $0) }
         wakeUp.schedule(at: max(deadline, now))
     }
 }

@@ -1,20 +1,8 @@
 import Foundation
 
-/// One item's stretch of the render stream within a generation.
-struct Segment {
-    let renderID: UInt64
-    let item: PlayerItem
-    /// The stream frame at which the item's first decoded frame was written.
-    let start: Int64
-    /// The item frame decoding started from (non-zero after a seek).
-    let itemStartFrame: Int64
-    let sampleRate: Int
-    /// The stream frame after the item's last frame, once decoding has ended.
-    var end: Int64?
-    var failure: DecoderError?
-    var entered = false
-}
-
+/// The player's side of the timeline, on its control queue: opening items and handing them to
+/// the render thread (``load(_:decoder:at:)``, ``reconcileRenderer()``), taking in its events,
+/// and acting on what ``Timeline`` says is heard (the current item, an item's end).
 extension QueuePlayer {
     // MARK: - Loading items into the render thread
 
@@ -62,34 +50,15 @@ extension QueuePlayer {
                                         userInfo: [PlayerItem.failedToPlayToEndTimeErrorKey: error])
     }
 
-    private func makeRenderItem(_ item: PlayerItem, _ decoder: any Decoder, startFrame: Int64) -> RenderItem {
-        nextRenderID += 1
-        let renderItem = RenderItem(id: nextRenderID, item: item, decoder: decoder, startFrame: startFrame)
-        handoffs[renderItem.id] = renderItem
-        return renderItem
-    }
-
     /// Starts a new generation: the render thread drops what it has and plays `item` from `frame`.
     func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        generation += 1
-        handoffs.removeAll()
-        segments.removeAll()
-        audibleIndex = 0
-        lastReportedTime = nil
+        let renderItem = timeline.startGeneration(with: item, decoder: decoder, at: frame)
         timeObservers.forgetBoundaryProgress()
-        var renderItem: RenderItem?
-        if let item, let decoder {
-            let loaded = makeRenderItem(item, decoder, startFrame: frame)
-            // A load always starts at stream frame 0, so its segment is known before the render thread reports it.
-            segments.append(Segment(renderID: loaded.id, item: item, start: 0, itemStartFrame: frame,
-                                    sampleRate: decoder.format.sampleRate))
-            renderItem = loaded
-        }
         let next = renderItem.flatMap { preparedItem(after: $0.item) }
-        requestedNextID = next?.id
-        rendererIdle = renderItem == nil
-        renderer.mailbox.post(.load(generation: generation, item: renderItem, next: next, playing: rate != 0))
+        timeline.requestNext(next)
+        timeline.setRendererIdle(renderItem == nil)
+        renderer.mailbox.post(.load(generation: timeline.generation, item: renderItem, next: next, playing: rate != 0))
     }
 
     /// The item to follow `item` gaplessly, opened; nil if there is none (or the action at end is not `.advance`).
@@ -100,7 +69,7 @@ extension QueuePlayer {
             guard let index = queued.firstIndex(of: item), index + 1 < queued.count else { return nil }
             let candidate = queued[index + 1]
             if let decoder = openDecoder(for: candidate) {
-                return makeRenderItem(candidate, decoder, startFrame: 0)
+                return timeline.handOver(candidate, decoder: decoder, startFrame: 0)
             }
         }
     }
@@ -111,32 +80,30 @@ extension QueuePlayer {
         while true {
             let queued = items()
             guard let head = queued.first else {
-                if !rendererIdle || !segments.isEmpty { load(nil, decoder: nil, at: 0) }
+                if !timeline.rendererIdle || !timeline.isEmpty { load(nil, decoder: nil, at: 0) }
                 return
             }
-            if currentItemAtEnd { return }
-            // The segments not yet finished audibly must be the head of the queue, in order.
-            let pending = segments[min(audibleIndex, segments.count)...].map(\.item)
+            if timeline.isHeldAtEnd { return }
+            // The items not yet finished audibly must be the head of the queue, in order.
+            let pending = timeline.pendingItems
             let consistent = !pending.isEmpty && pending.count <= queued.count && zip(pending, queued).allSatisfy { $0 == $1 }
-            guard consistent, !rendererIdle else {
-                let frame = head == currentAudibleSegment?.item ? currentFrame() ?? 0 : 0
+            guard consistent, !timeline.rendererIdle else {
+                let frame = head == timeline.audibleItem ? currentFrame() ?? 0 : 0
                 guard let decoder = openDecoder(for: head) else { continue }
                 load(head, decoder: decoder, at: frame)
                 return
             }
             // The render thread's latest item is in the queue: make sure the right one follows it.
-            let latest = segments[segments.count - 1]
             let desired = actionAtItemEnd == .advance && pending.count < queued.count ? queued[pending.count] : nil
-            let requested = requestedNextID.flatMap { handoffs[$0]?.item }
-            if latest.end != nil && desired == nil { return }
-            if desired == requested { return }
+            if timeline.latestIsDecoded && desired == nil { return }
+            if desired == timeline.requestedNextItem { return }
             if let desired {
                 guard let decoder = openDecoder(for: desired) else { continue }
-                let renderItem = makeRenderItem(desired, decoder, startFrame: 0)
-                requestedNextID = renderItem.id
+                let renderItem = timeline.handOver(desired, decoder: decoder, startFrame: 0)
+                timeline.requestNext(renderItem)
                 renderer.mailbox.post(.setNext(renderItem))
             } else {
-                requestedNextID = nil
+                timeline.requestNext(nil)
                 renderer.mailbox.post(.setNext(nil))
             }
             return
@@ -155,25 +122,10 @@ extension QueuePlayer {
             case .outputRestored: setOutputUnavailable(false)
             default: break
             }
-            guard event.generation == generation else { continue }
+            guard event.generation == timeline.generation else { continue }
             switch event.kind {
-            case .started:
-                guard let renderItem = handoffs[event.renderID] else { continue }
-                rendererIdle = false
-                if segments.contains(where: { $0.renderID == event.renderID }) { continue }
-                segments.append(Segment(renderID: event.renderID, item: renderItem.item, start: event.streamFrame,
-                                        itemStartFrame: renderItem.startFrame, sampleRate: renderItem.decoder.format.sampleRate))
-                if requestedNextID == event.renderID { requestedNextID = nil }
-                rendererIdle = false
-            case .finished, .failed:
-                if let index = segments.lastIndex(where: { $0.renderID == event.renderID }) {
-                    segments[index].end = event.streamFrame
-                    if event.kind == .failed {
-                        segments[index].failure = handoffs[event.renderID]?.failure.withLock { $0 }
-                    }
-                }
-            case .drained:
-                rendererIdle = true
+            case .started, .finished, .failed, .drained:
+                timeline.record(event)
             case .droppedOnPause:
                 // The device could not pause in place: reload the audible position, paused.
                 reloadAtAudiblePosition()
@@ -197,11 +149,11 @@ extension QueuePlayer {
     /// hand it the current item again from there.
     private func reloadAtAudiblePosition() {
         updateTimeline()
-        if let item = currentItem, !currentItemAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
+        if let item = currentItem, !timeline.isHeldAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
             load(item, decoder: decoder, at: frame)
         } else {
             // The render thread waits for a load (it plays nothing until one comes).
-            rendererIdle = true
+            timeline.setRendererIdle(true)
         }
     }
 
@@ -215,61 +167,37 @@ extension QueuePlayer {
 
     // MARK: - The audible timeline
 
-    var currentAudibleSegment: Segment? {
-        guard audibleIndex < segments.count, segments[audibleIndex].entered else { return nil }
-        return segments[audibleIndex]
-    }
-
     /// Advances `currentItem` and posts end-of-item notifications for everything now audible.
     func updateTimeline() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        let snapshot = renderer.position.read()
-        guard snapshot.generation == generation else { return }
-        let audible = snapshot.audibleFrame(at: clock.now())
-        while audibleIndex < segments.count {
-            let segment = segments[audibleIndex]
-            if !segment.entered {
-                guard audible >= Double(segment.start) else { break }
-                segments[audibleIndex].entered = true
-                if segment.item != currentItem {
-                    setCurrentItem(segment.item)
+        guard let audible = timeline.audibleFrame(in: renderer.position.read(), at: clock.now()) else { return }
+        while let step = timeline.advance(toAudibleFrame: audible) {
+            switch step {
+            case .entered(let item):
+                if item != currentItem {
+                    setCurrentItem(item)
                     deliverToAllPeriodicObservers()
                 }
+            case .ended(let item, let failure, let nextStarts):
+                itemDidEnd(item, failure: failure, nextStarts: nextStarts)
             }
-            guard let end = segment.end, audible >= Double(end) else { break }
-            // The render thread reports an item's end and the next item's start one after the
-            // other; a wake-up between the two must not take the next item for missing (that
-            // would reload it over what is already written). Its start is on its way.
-            if audibleIndex + 1 == segments.count, requestedNextID != nil, !rendererIdle { break }
-            audibleIndex += 1
-            itemDidEnd(segment, nextStarts: audibleIndex < segments.count)
         }
-        // Forget what has been heard: the render thread let go of those items when it decoded past them,
-        // so their decoders (open files) are released here, on the control queue.
-        if audibleIndex > 0 && audibleIndex <= segments.count {
-            for finished in segments[..<audibleIndex] where finished.renderID != requestedNextID {
-                handoffs.removeValue(forKey: finished.renderID)
-            }
-            segments.removeFirst(audibleIndex)
-            audibleIndex = 0
-        }
+        timeline.forgetHeard()
     }
 
-    private func itemDidEnd(_ segment: Segment, nextStarts: Bool) {
-        let item = segment.item
-        if let failure = segment.failure {
+    private func itemDidEnd(_ item: PlayerItem, failure: DecoderError?, nextStarts: Bool) {
+        if let failure {
             item.markFailed(failure)
             postFailure(of: item, failure)
         } else {
             NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
         }
         let action = actionAtItemEnd
-        if segment.failure != nil || action == .advance {
+        if failure != nil || action == .advance {
             removeFromQueue(item, headIsOnItsWay: nextStarts)
             return
         }
-        currentItemAtEnd = true
-        lastReportedTime = nil
+        timeline.holdAtEnd()
         if action == .pause {
             setPublished(\.rate, 0, \Published.rate)
             renderer.mailbox.post(.pause)
@@ -279,33 +207,11 @@ extension QueuePlayer {
 
     /// The audible frame of the current item, if it is being heard.
     func currentFrame() -> Int64? {
-        guard let segment = currentAudibleSegment else { return nil }
-        let snapshot = renderer.position.read()
-        guard snapshot.generation == generation else { return segment.itemStartFrame }
-        var played = Int64(snapshot.audibleFrame(at: clock.now())) - segment.start
-        played = max(0, min(played, (segment.end ?? Int64.max) - segment.start))
-        return segment.itemStartFrame + played
+        timeline.audibleItemFrame(in: renderer.position.read(), at: clock.now())
     }
 
     /// The audible position in the current item, in seconds; never runs backwards within an item.
     func audiblePosition() -> Double? {
-        guard let item = currentItem else { return nil }
-        var seconds: Double
-        if currentItemAtEnd {
-            seconds = item.duration?.seconds ?? 0
-        } else if let segment = currentAudibleSegment {
-            let snapshot = renderer.position.read()
-            var played = snapshot.generation == generation ? snapshot.audibleFrame(at: clock.now()) - Double(segment.start) : 0
-            played = max(0, min(played, Double((segment.end ?? Int64.max) - segment.start)))
-            seconds = (Double(segment.itemStartFrame) + played) / Double(segment.sampleRate)
-        } else if let loaded = segments.first(where: { $0.item == item }) {
-            // Handed to the render thread but not yet audible.
-            seconds = Double(loaded.itemStartFrame) / Double(loaded.sampleRate)
-        } else {
-            seconds = 0
-        }
-        if let last = lastReportedTime, last.item == item, seconds < last.seconds { seconds = last.seconds }
-        lastReportedTime = (item, seconds)
-        return seconds
+        timeline.audibleSeconds(of: currentItem, in: renderer.position.read(), at: clock.now())
     }
 }

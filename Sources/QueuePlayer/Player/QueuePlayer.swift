@@ -9,9 +9,12 @@ import Synchronization
 /// `queuedItems` can be observed with ``observe(_:options:changeHandler:)``;
 /// time observers report the *audible* position.
 ///
-/// Every change is made on one internal serial queue; observation handlers run
-/// there. The public methods may be called from any thread, including from
-/// those handlers.
+/// Every change is made on one internal serial queue, `controlQueue`
+/// (`queueplayer.control`), which owns the player's state (the timeline, the
+/// observers' schedule, the opened head); the published properties are also
+/// read from other threads, under the `published` mutex. Observation handlers
+/// run on `controlQueue`. The public methods may be called from any thread,
+/// including from those handlers.
 public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// What happens when an item plays to its end.
     public enum ActionAtItemEnd: Sendable, Hashable {
@@ -117,23 +120,14 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
 
     // Control-queue state: touched only on `controlQueue`.
-    var generation: UInt64 = 0
-    var nextRenderID: UInt64 = 0
-    /// Items handed to the render thread in this generation, by render id.
-    var handoffs: [UInt64: RenderItem] = [:]
-    /// The item we asked the render thread to continue with.
-    var requestedNextID: UInt64?
-    var rendererIdle = true
+    /// What was handed to the render thread and what of it is audible (`Timeline/Timeline.swift`).
+    var timeline = Timeline()
+    /// The current load's generation (the render thread's events and measurements carry it).
+    var generation: UInt64 { timeline.generation }
     /// The head of the queue as ``makeHeadCurrent()`` opened it, until a load takes its decoder.
     var openedHead: (item: PlayerItem, decoder: any Decoder)?
     /// The render thread reported the output unusable and retries opening it.
     var outputUnavailable = false
-    /// The stretches of the stream of this generation, one per item, in order.
-    var segments: [Segment] = []
-    var audibleIndex = 0
-    /// The current item played to its end and stays (`.pause` or `.none`).
-    var currentItemAtEnd = false
-    var lastReportedTime: (item: PlayerItem, seconds: Double)?
     /// The periodic and boundary time observers and what is due.
     var timeObservers = TimeObserverSchedule()
     /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set again
@@ -193,7 +187,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// item that has played to its end under `.pause`, play moves on to the next item.
     public func play() {
         onControlQueue {
-            if currentItemAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
+            if timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
                 removeFromQueue(item)
             }
             guard rate == 0 else { return }
@@ -245,7 +239,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             guard let item = currentItem else { return false }
             guard let decoder = openDecoder(for: item) else { return false }
             let frame = min(max(0, Int64((time.seconds * Double(decoder.format.sampleRate)).rounded())), decoder.frameCount)
-            currentItemAtEnd = false
+            timeline.releaseFromEnd()
             load(item, decoder: decoder, at: frame)
             deliverToAllPeriodicObservers()
             scheduleWakeUp()
@@ -291,7 +285,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public func removeAllItems() {
         onControlQueue {
             setPublished(\.queuedItems, [], \Published.items)
-            currentItemAtEnd = false
+            timeline.releaseFromEnd()
             setCurrentItem(nil)
             reconcileRenderer()
             updateTimeControlStatus()
@@ -317,7 +311,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
 
     func setCurrentItem(_ item: PlayerItem?) {
         if item != currentItem {
-            lastReportedTime = nil
+            timeline.restartAudibleTime()
             timeObservers.restartTicks()
         }
         setPublished(\.currentItem, item, \Published.currentItem)
@@ -367,7 +361,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         if openedHead?.item == item { openedHead = nil }
         setPublished(\.queuedItems, queued, \Published.items)
         guard wasCurrent else { return }
-        currentItemAtEnd = false
+        timeline.releaseFromEnd()
         if !headIsOnItsWay { makeHeadCurrent() }
     }
 }

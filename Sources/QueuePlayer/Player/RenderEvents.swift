@@ -36,6 +36,8 @@ struct RenderEvent: Sendable {
 ///
 /// The render thread pushes without locks or allocation, then pokes a
 /// Dispatch data source that runs the player's handler on its control queue.
+/// No lock owns its state: the render thread alone pushes (writes a slot, then `tail`), the
+/// control queue alone pops (reads a slot, then `head`), and the atomics order the slots.
 final class RenderEventRing: @unchecked Sendable {
     // Slots are written only by the producer before it publishes `tail`, and read
     // only by the consumer after it loads `tail`: the atomics order every access.

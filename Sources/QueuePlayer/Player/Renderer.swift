@@ -8,6 +8,10 @@ import Synchronization
 /// observers, allocates nothing per buffer, and logs nothing: commands arrive
 /// through ``RenderMailbox``, item boundaries leave through ``RenderEventRing``,
 /// and the stream position through ``StreamPosition``.
+///
+/// Its changing state belongs to the render thread (`run()`, after ``start()``); other
+/// threads reach it only through ``mailbox`` (its own lock), ``position``, ``phase`` and
+/// ``gain`` (atomics).
 final class Renderer: @unchecked Sendable {
     /// Where the render thread is, for a virtual clock's quiescence check.
     enum Phase: UInt8 {

@@ -159,6 +159,9 @@ protocol ClockFollowUp: AnyObject {
 /// carries the arming it was made for and runs the work only if that arming is still current
 /// when it holds the queue (a cancel, or a new setting, made there first always wins), and
 /// ends it, so one arming never runs twice.
+///
+/// `arming` is an atomic; `firing` belongs to the clock thread, and `fireItem` is set once,
+/// in `init`.
 private final class ClockTimer: ReusableTimer, @unchecked Sendable {
     let queue: DispatchQueue
     let work: @Sendable () -> Void
@@ -204,6 +207,8 @@ private final class ClockTimer: ReusableTimer, @unchecked Sendable {
 /// when a timer earlier than the one it sleeps for is added. (With a condition variable
 /// every wake-up made a second system call: glibc marks the mutex contended when it takes
 /// it back after the wait, so unlocking it always entered the kernel.)
+///
+/// The timers are under `timers` (a mutex); the follow-ups belong to the clock thread.
 private final class ClockThread: @unchecked Sendable {
     static let shared = ClockThread()
 

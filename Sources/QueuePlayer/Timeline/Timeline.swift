@@ -1,0 +1,282 @@
+/// What the player has handed to the render thread, and what of it is audible: which item is
+/// heard at which frame of the device's stream, and the audible time in that item.
+///
+/// Each load starts a *generation*: a new stream, counted in frames from 0, that the render
+/// thread writes without a gap from one item to the next. Every item handed over (a
+/// ``RenderItem``, told apart by its id even when the same ``PlayerItem`` is handed over again)
+/// becomes a segment of that stream once the render thread reports where it starts and ends.
+/// The device plays the stream late by its delay, so the player must follow what is *heard*,
+/// not what is decoded: an item becomes current when its first frame is audible and ends when
+/// its last one is. This type keeps those rules in one place.
+///
+/// A value owned by the player's control queue (``QueuePlayer`` keeps it there and uses it
+/// nowhere else; it is not `Sendable`). Its state is private, and it reads no clock and no
+/// device: every question about the audible position takes the render thread's latest
+/// measurement (``StreamPosition/Snapshot``) and the clock's time, so its rules can be tested
+/// on their own. It calls nothing back either: the player walks ``advance(toAudibleFrame:)`` a
+/// step at a time and acts on each step (announcing a current item, ending an item) before it
+/// asks for the next, so whatever those actions run (observation handlers that change the
+/// queue) finds the timeline as it is. The per-tick methods (``audibleFrame(in:at:)``,
+/// ``advance(toAudibleFrame:)``, ``audibleSeconds(of:in:at:)``, ``nextWakeUp(of:in:at:nextDue:)``)
+/// allocate nothing.
+struct Timeline {
+    /// One item's stretch of the stream of a generation.
+    private struct Segment {
+        let renderID: UInt64
+        let item: PlayerItem
+        /// The stream frame at which the item's first decoded frame was written.
+        let start: Int64
+        /// The item frame decoding started from (non-zero after a seek).
+        let itemStartFrame: Int64
+        let sampleRate: Int
+        /// The stream frame after the item's last frame, once decoding has ended.
+        var end: Int64?
+        var failure: DecoderError?
+        /// Its first frame has been heard.
+        var entered = false
+    }
+
+    /// What happened audibly, one step of ``advance(toAudibleFrame:)``.
+    enum Step {
+        /// The first frame of the item became audible.
+        case entered(PlayerItem)
+        /// The item's last frame was heard (`failure`: decoding failed there); `nextStarts`:
+        /// another item follows it in the stream (the render thread is already playing it).
+        case ended(PlayerItem, failure: DecoderError?, nextStarts: Bool)
+    }
+
+    /// How soon the position is looked at again while it is not known, or the stream is
+    /// starved: soon, as the render thread is usually about to publish, but not at once.
+    static let positionPollInterval: UInt64 = 2_000_000
+    /// The longest the player sleeps while playing, whatever is due.
+    static let longestSleep: UInt64 = 250_000_000
+
+    /// The current load: render events and measurements of another generation are stale.
+    private(set) var generation: UInt64 = 0
+    private var lastRenderID: UInt64 = 0
+    /// Items handed to the render thread in this generation, by render id. Kept until heard:
+    /// their decoders (open files) are released here, on the control queue.
+    private var handoffs: [UInt64: RenderItem] = [:]
+    /// The item the render thread was asked to continue with, until it starts.
+    private var requestedNextID: UInt64?
+    /// The render thread has nothing to play: it drained, or waits for a load.
+    private(set) var rendererIdle = true
+    /// The segments of this generation not yet heard to their end, in stream order.
+    private var segments: [Segment] = []
+    /// The segment being heard, or about to be.
+    private var audibleIndex = 0
+    /// The current item played to its end and stays (`.pause` or `.none`).
+    private(set) var isHeldAtEnd = false
+    /// The last audible time reported, which the next one never goes below in the same item.
+    private var lastReportedTime: (item: PlayerItem, seconds: Double)?
+
+    // MARK: - Hand-overs
+
+    /// Starts a new generation: forgets every hand-over and segment of the last, and hands over
+    /// `item` (when there is one) to play from its `frame`. A load starts at stream frame 0, so
+    /// its segment is known before the render thread reports it.
+    mutating func startGeneration(with item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) -> RenderItem? {
+        generation += 1
+        handoffs.removeAll()
+        segments.removeAll()
+        audibleIndex = 0
+        lastReportedTime = nil
+        guard let item, let decoder else { return nil }
+        let loaded = handOver(item, decoder: decoder, startFrame: frame)
+        segments.append(Segment(renderID: loaded.id, item: item, start: 0, itemStartFrame: frame,
+                                sampleRate: decoder.format.sampleRate))
+        return loaded
+    }
+
+    /// Hands `item` to the render thread, opened, to decode from `startFrame`: it gets a render
+    /// id of its own, by which its events are known.
+    mutating func handOver(_ item: PlayerItem, decoder: any Decoder, startFrame: Int64) -> RenderItem {
+        lastRenderID += 1
+        let renderItem = RenderItem(id: lastRenderID, item: item, decoder: decoder, startFrame: startFrame)
+        handoffs[renderItem.id] = renderItem
+        return renderItem
+    }
+
+    /// The render thread was asked to continue with `next` after its latest item (nil: with nothing).
+    mutating func requestNext(_ next: RenderItem?) {
+        requestedNextID = next?.id
+    }
+
+    /// The render thread plays (a load handed it an item) or waits (it was handed none, or it
+    /// dropped what it had and waits for a load).
+    mutating func setRendererIdle(_ idle: Bool) {
+        rendererIdle = idle
+    }
+
+    /// Records a render event of this generation (others are stale and ignored): an item's first
+    /// or last frame entering the stream, a decoding failure, or the render thread drained.
+    mutating func record(_ event: RenderEvent) {
+        guard event.generation == generation else { return }
+        switch event.kind {
+        case .started:
+            guard let renderItem = handoffs[event.renderID] else { return }
+            rendererIdle = false
+            if segments.contains(where: { $0.renderID == event.renderID }) { return }
+            segments.append(Segment(renderID: event.renderID, item: renderItem.item, start: event.streamFrame,
+                                    itemStartFrame: renderItem.startFrame, sampleRate: renderItem.decoder.format.sampleRate))
+            if requestedNextID == event.renderID { requestedNextID = nil }
+        case .finished, .failed:
+            if let index = segments.lastIndex(where: { $0.renderID == event.renderID }) {
+                segments[index].end = event.streamFrame
+                if event.kind == .failed {
+                    segments[index].failure = handoffs[event.renderID]?.failure.withLock { $0 }
+                }
+            }
+        case .drained:
+            rendererIdle = true
+        case .droppedOnPause, .outputFailed, .outputLost, .outputRestored, .underrunsRecovered:
+            break
+        }
+    }
+
+    /// Nothing of this generation is left to hear: no item handed over, or all heard and forgotten.
+    var isEmpty: Bool { segments.isEmpty }
+
+    /// The items whose end has not been heard yet, in stream order (the one being heard first).
+    var pendingItems: [PlayerItem] { segments[min(audibleIndex, segments.count)...].map(\.item) }
+
+    /// The render thread has decoded the latest item it was handed to its end.
+    var latestIsDecoded: Bool { segments.last?.end != nil }
+
+    /// The item the render thread was asked to continue with, while it has not started.
+    var requestedNextItem: PlayerItem? { requestedNextID.flatMap { handoffs[$0]?.item } }
+
+    // MARK: - What is audible
+
+    /// The item being heard, once its first frame is audible.
+    var audibleItem: PlayerItem? { audibleSegment?.item }
+
+    private var audibleSegment: Segment? {
+        guard audibleIndex < segments.count, segments[audibleIndex].entered else { return nil }
+        return segments[audibleIndex]
+    }
+
+    /// The stream frame heard at `now`, or nil if `snapshot` is of another generation.
+    func audibleFrame(in snapshot: StreamPosition.Snapshot, at now: UInt64) -> Double? {
+        guard snapshot.generation == generation else { return nil }
+        return snapshot.audibleFrame(at: now)
+    }
+
+    /// What hearing the stream up to `audible` did, one step at a time: the next segment's first
+    /// frame heard, or the audible segment's last one; nil once nothing more has happened.
+    ///
+    /// The render thread reports an item's end and the next item's start one after the other;
+    /// while the next item's start is on its way (one was requested and the render thread
+    /// plays), the end of the last segment waits for it: taking the next item for missing
+    /// would reload it over what is already written.
+    mutating func advance(toAudibleFrame audible: Double) -> Step? {
+        guard audibleIndex < segments.count else { return nil }
+        let segment = segments[audibleIndex]
+        if !segment.entered {
+            guard audible >= Double(segment.start) else { return nil }
+            segments[audibleIndex].entered = true
+            return .entered(segment.item)
+        }
+        guard let end = segment.end, audible >= Double(end) else { return nil }
+        if audibleIndex + 1 == segments.count, requestedNextID != nil, !rendererIdle { return nil }
+        audibleIndex += 1
+        return .ended(segment.item, failure: segment.failure, nextStarts: audibleIndex < segments.count)
+    }
+
+    /// Forgets the segments heard to their end: the render thread let go of those items when it
+    /// decoded past them, so their decoders are released with them (but the one requested next).
+    mutating func forgetHeard() {
+        guard audibleIndex > 0 && audibleIndex <= segments.count else { return }
+        for finished in segments[..<audibleIndex] where finished.renderID != requestedNextID {
+            handoffs.removeValue(forKey: finished.renderID)
+        }
+        segments.removeFirst(audibleIndex)
+        audibleIndex = 0
+    }
+
+    /// The audible frame of the item being heard, in the item's own frames; nil if none is heard yet.
+    func audibleItemFrame(in snapshot: StreamPosition.Snapshot, at now: UInt64) -> Int64? {
+        guard let segment = audibleSegment else { return nil }
+        guard snapshot.generation == generation else { return segment.itemStartFrame }
+        var played = Int64(snapshot.audibleFrame(at: now)) - segment.start
+        played = max(0, min(played, (segment.end ?? Int64.max) - segment.start))
+        return segment.itemStartFrame + played
+    }
+
+    /// The audible time of `item` (the player's current item) in seconds, or nil without one;
+    /// never runs backwards within an item. At its end (held there) it is the item's duration;
+    /// handed over but not heard yet, where it will start.
+    mutating func audibleSeconds(of item: PlayerItem?, in snapshot: StreamPosition.Snapshot, at now: UInt64) -> Double? {
+        guard let item else { return nil }
+        var seconds: Double
+        if isHeldAtEnd {
+            seconds = item.duration?.seconds ?? 0
+        } else if let segment = audibleSegment {
+            var played = snapshot.generation == generation ? snapshot.audibleFrame(at: now) - Double(segment.start) : 0
+            played = max(0, min(played, Double((segment.end ?? Int64.max) - segment.start)))
+            seconds = (Double(segment.itemStartFrame) + played) / Double(segment.sampleRate)
+        } else if let loaded = segments.first(where: { $0.item == item }) {
+            // Handed to the render thread but not yet audible.
+            seconds = Double(loaded.itemStartFrame) / Double(loaded.sampleRate)
+        } else {
+            seconds = 0
+        }
+        if let last = lastReportedTime, last.item == item, seconds < last.seconds { seconds = last.seconds }
+        lastReportedTime = (item, seconds)
+        return seconds
+    }
+
+    /// A new current item: its time starts afresh, and may be earlier than the last one reported.
+    mutating func restartAudibleTime() {
+        lastReportedTime = nil
+    }
+
+    /// The current item played to its end and stays there (`.pause`, `.none`).
+    mutating func holdAtEnd() {
+        isHeldAtEnd = true
+        lastReportedTime = nil
+    }
+
+    /// The current item is no longer held at its end (it was played again, sought in, removed).
+    mutating func releaseFromEnd() {
+        isHeldAtEnd = false
+    }
+
+    // MARK: - When to look again
+
+    /// The clock's time (nanoseconds) at which the player should look at the timeline again while
+    /// `item` plays: the next item boundary heard, or the item time of the earliest observer
+    /// call (`nextDue`, given the audible time of `item`), whichever is first, and at the latest
+    /// ``longestSleep`` from `now`. While the stream's position is not known (a measurement of
+    /// another generation, a stream not running) it is soon: ``positionPollInterval``.
+    mutating func nextWakeUp(of item: PlayerItem, in snapshot: StreamPosition.Snapshot, at now: UInt64,
+                             nextDue: (Double) -> Double?) -> UInt64 {
+        guard snapshot.generation == generation, snapshot.isRunning, snapshot.sampleRate > 0 else {
+            return now + Self.positionPollInterval
+        }
+        var deadline = now + Self.longestSleep
+        let measured = Double(snapshot.framesWritten - snapshot.delay)
+        func when(_ streamFrame: Double) -> UInt64 {
+            let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
+            let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
+            // A frame not yet written is heard only after the render thread writes it: if its
+            // extrapolated time has passed, the stream is starved (a write blocked, a device
+            // stalled) and the time is unknown. Look again shortly rather than at once, which
+            // would fire the same wake-up over and over, a core's worth, while it stands still.
+            if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.positionPollInterval) }
+            return at
+        }
+        guard audibleIndex < segments.count else { return deadline }
+        let segment = segments[audibleIndex]
+        if !segment.entered {
+            return min(deadline, when(Double(segment.start)))
+        }
+        if let end = segment.end { deadline = min(deadline, when(Double(end))) }
+        // The stream frame of the earliest call due: the clock's time for it follows.
+        if let seconds = audibleSeconds(of: item, in: snapshot, at: now), let next = nextDue(seconds) {
+            let frame = Double(segment.start) + next * Double(segment.sampleRate) - Double(segment.itemStartFrame)
+            deadline = min(deadline, when(frame))
+        }
+        return deadline
+    }
+}
