@@ -159,7 +159,7 @@ import Glibc
         try nginx.serve("laughs.xml", feed("<!DOCTYPE rss [<!ENTITY l0 \"ha\">\(laughs)]>", title: "&l9;"))
         // 100 MiB (sparse: it costs the disk nothing).
         let huge = nginx.documents.appendingPathComponent("huge.xml")
-        FileManager.default.createFile(atPath: huge.path, contents: Data("<?xml version=\"1.0\"?><rss>".utf8))
+        try #require(FileManager.default.createFile(atPath: huge.path, contents: Data("<?xml version=\"1.0\"?><rss>".utf8)))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 100 << 20)
         try handle.close()

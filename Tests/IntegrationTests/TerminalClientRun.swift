@@ -117,6 +117,7 @@ final class TerminalClientRun {
     }
 
     /// Waits until the client has sent a command matching `pattern`; returns the match.
+    @discardableResult
     func waitForCommand<Output>(_ pattern: Regex<Output>, sourceLocation: SourceLocation = #_sourceLocation) -> Regex<Output>.Match? {
         guard let line = proxy.waitForRequest(timeout: Self.patience, { $0.wholeMatch(of: pattern) != nil }) else {
             Issue.record("the client never sent the command: \(proxy.transcript)", sourceLocation: sourceLocation)
