@@ -1,15 +1,15 @@
 /// The protocol state machine of one client connection, free of I/O.
 ///
 /// The connection handler sends ``greeting`` on connect, feeds every received chunk to
-/// ``append(_:)`` and takes the requests one at a time with ``step()``: the session answers
-/// protocol-level lines itself, and hands back a command or a whole command list that needs
-/// the daemon as pending work, run with ``runPending(executor:)`` (on the daemon's thread).
-/// It reports every change of the daemon's state to every session with ``notify(_:)``, and
-/// performs the returned ``SessionAction``s in order. ``receive(_:executor:)`` does all of this
-/// for one chunk at once.
+/// ``append(_:)`` and takes the requests a step at a time with ``step()``: the session answers
+/// protocol-level lines itself (a run of them per step), and hands back a command or a whole
+/// command list that needs the daemon as pending work, run with ``runPending(executor:)`` (on
+/// the daemon's thread). It reports every change of the daemon's state to every session with
+/// ``notify(_:)``, and performs the returned ``SessionAction``s in order.
+/// ``receive(_:executor:)`` does all of this for one chunk at once.
 ///
-/// Taking one request at a time lets the connection stop between requests: while its client
-/// does not take its replies, it runs none of its further commands (backpressure).
+/// Taking the requests in steps of bounded output lets the connection stop between them: while
+/// its client does not take its replies, it runs none of its further commands (backpressure).
 ///
 /// The session answers the protocol-level commands itself (`ping`, `close`, `idle`, `noidle`,
 /// command lists, `commands`, `notcommands`, `tagtypes`, `binarylimit`) and passes all others

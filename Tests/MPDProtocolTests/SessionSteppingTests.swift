@@ -1,8 +1,9 @@
 import MPDProtocol
 import Testing
 
-/// ``ClientSession/step()``: one request at a time, so the connection can stop between
-/// requests (backpressure) and run the daemon's commands on the daemon's queue.
+/// ``ClientSession/step()``: a step at a time (a run of lines the session answers itself, or
+/// one request that needs the daemon), so the connection can stop between steps
+/// (backpressure) and run the daemon's commands on the daemon's queue.
 @Suite struct SessionSteppingTests {
     @Test func oneRequestAtATime() {
         var session = ClientSession()
