@@ -15,6 +15,9 @@ import Synchronization
 /// the queue tears them down in the reverse of their order: systemd is told the daemon
 /// stops, the status line goes, the control socket closes its clients and its event loop,
 /// the state is saved, and the player lets what was written play out and closes.
+///
+/// `@unchecked Sendable`: its parts are `let`s made in `init`; `retained` (observation tokens)
+/// is appended to only while the daemon starts, on the thread that starts it, and never read.
 final class Daemon: @unchecked Sendable {
     /// How the daemon was asked to run.
     struct Configuration {

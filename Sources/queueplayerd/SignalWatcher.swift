@@ -17,6 +17,10 @@ import Glibc
 /// second handler stacked on top of the first: it wrote its byte first, so a pending
 /// USR1+USR2 pair was seen as USR2 then USR1 and a burst ending in USR2 ended in the
 /// background. Masked, a pending pair is always handled USR1 then USR2.
+///
+/// `@unchecked Sendable`: `handlers` and `source` are set up on the thread that starts the
+/// daemon (``watch(_:_:)``, then ``start()``, which hands the handlers to the read source by
+/// value); from then on only the read source, on ``queue``, runs them.
 final class SignalWatcher: @unchecked Sendable {
     private let queue: DispatchQueue
     private var handlers: [Int32: @Sendable () -> Void] = [:]

@@ -8,6 +8,10 @@ import Synchronization
 /// as the current item changes, `WATCHDOG=1` while it is alive, `STOPPING=1` when it stops.
 ///
 /// Outside systemd (`$NOTIFY_SOCKET` unset) every method does nothing.
+///
+/// `@unchecked Sendable`: `lastStatus` belongs to `statusQueue`; `retained` and `watchdog`
+/// are written once, by ``didStart(player:controllerQueue:logger:)`` on the thread that starts
+/// the daemon, before any other use.
 final class SystemdService: @unchecked Sendable {
     private let notifier: SystemdNotifier?
     private let watchdogPeriod: Double?
