@@ -29,16 +29,12 @@ import Synchronization
 /// Thread-safe: the state is owned by its `Mutex`. Replies are stored on the controller's
 /// queue and read on the event loop.
 final class StatusSnapshot: Sendable {
-    /// What the replies were rendered against, besides the controller's own state.
+    /// What the replies were rendered against, besides the controller's own state (items
+    /// compare by identity: ``PlayerItem``'s `==`).
     struct Conditions: Equatable, Sendable {
         var item: PlayerItem?
         var timeControlStatus: QueuePlayer.TimeControlStatus
         var waitingReason: QueuePlayer.WaitingReason?
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.item === rhs.item && lhs.timeControlStatus == rhs.timeControlStatus
-                && lhs.waitingReason == rhs.waitingReason
-        }
     }
 
     /// Which reply.
