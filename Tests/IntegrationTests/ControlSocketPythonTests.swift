@@ -15,11 +15,16 @@ import Testing
         var results: [String: (ok: Any?, error: String?)] = [:]
         var order: [String] = []
 
-        init(_ lines: [String]) {
-            for line in lines {
+        /// Every non-empty line must be a step: a line that is not (two lines run together, a
+        /// stray print) is an issue of its own, not a step silently missing later.
+        init(_ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+            for line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 guard let data = line.data(using: .utf8),
                       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                      let step = object["step"] as? String else { continue }
+                      let step = object["step"] as? String else {
+                    Issue.record("the script printed a line that is not a step: \(line)", sourceLocation: sourceLocation)
+                    continue
+                }
                 order.append(step)
                 let ok = object["ok"].flatMap { $0 is NSNull ? nil : $0 }
                 results[step] = (ok, object["error"] as? String)
