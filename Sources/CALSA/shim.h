@@ -1,6 +1,8 @@
 #ifndef QUEUEPLAYER_CALSA_SHIM_H
 #define QUEUEPLAYER_CALSA_SHIM_H
 #include <alsa/asoundlib.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 
 /// Silences alsa-lib's default error handler, which prints to stderr; the Swift
 /// wrapper reports errors through its own logging instead. (A variadic C function

@@ -95,4 +95,31 @@ import Testing
         #expect(sink.framesWritten == 10 * 4_410, "every frame written, before and after the recovery")
         sink.close()
     }
+
+    /// A write that finds the device full waits for room in `poll(2)`, and a command posted
+    /// meanwhile (``AudioSink/interruptWrite()``) ends that wait at once: the write returns 0
+    /// frames, and what it did take before stays written. With a blocking write the second
+    /// call would instead wait until the device had room and return frames.
+    @Test func aWriteWaitingForRoomReturnsWhenInterruptedAndLosesNothing() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
+        // A 2 s buffer: room for the rest comes only after seconds of playing, long after the interruption.
+        let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: 2_000_000)
+        try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
+        defer { sink.close() }
+        let frames = 4 * 44_100
+        let silence = [Int16](repeating: 0, count: frames * 2)
+        try silence.withUnsafeBytes { bytes in
+            let first = try sink.write(bytes, frameCount: frames)
+            #expect(first > 0 && first < frames, "a write larger than the buffer takes what fits and returns (took \(first))")
+            sink.interruptWrite()
+            let second = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(first * 4)...]), frameCount: frames - first)
+            #expect(second == 0, "the interrupted write returned \(second) frames instead of 0")
+            #expect(sink.framesWritten == Int64(first), "what the first write took is written, nothing more")
+            // Not interrupted, a write waits for room and then takes frames.
+            let third = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(first * 4)...]), frameCount: frames - first)
+            #expect(third > 0, "a write that waits for room takes frames once the device has played some")
+        }
+    }
 }

@@ -11,14 +11,31 @@ import Glibc
 /// format, so consecutive items follow each other sample for sample. Underruns
 /// are recovered with `snd_pcm_recover` without losing the stream position.
 ///
+/// The device is opened non-blocking, and a write that finds no room waits in `poll(2)` on
+/// the device's descriptors and on an `eventfd` that ``interruptWrite()`` signals: a command
+/// posted to the render thread ends the wait at once instead of after the device's next
+/// period. The periods are long (half the buffer asked for; ALSA's pulse plugin makes it a
+/// third), and a waiting write wakes when most of a period is free, so the render thread
+/// tops the device up a few times a second (about six with the default 500 ms buffer behind
+/// the pulse plugin, where 125 ms periods woke it about fifteen times).
+///
 /// The device belongs to the render thread (and to ``close()`` once that thread has
-/// stopped); the counters other threads read are atomics.
+/// stopped); the counters other threads read are atomics, and the `eventfd` is written by
+/// any thread.
 public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
-    // `pcm`, `format` and `canPause` are touched by the render thread only
+    // `pcm`, `format`, `canPause` and `pollDescriptors` are touched by the render thread only
     // (and by `close()`, which the player calls after that thread has stopped).
     private var pcm: OpaquePointer?
     private var format: AudioFormat?
     private var canPause = false
+    /// The device's poll descriptors followed by `interruption`'s, filled at `configure`
+    /// (no allocation per write).
+    private var pollDescriptors: [pollfd] = []
+    private var devicePollCount = 0
+    /// The device's `avail_min`: the free frames a waiting write wakes for.
+    private var availMin = 1
+    /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
+    private let interruption: Int32
     private let underrunCount = Atomic<Int>(0)
     private let writtenCount = Atomic<Int64>(0)
     private let openCount = Atomic<Int>(0)
@@ -36,10 +53,18 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     public init(device: String = "default", bufferTimeMicroseconds: UInt32 = 500_000) {
         self.device = device
         self.bufferTimeMicroseconds = bufferTimeMicroseconds
+        interruption = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         calsa_silence_errors()
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        if interruption >= 0 { Glibc.close(interruption) }
+    }
+
+    /// The period asked for, as a fraction of the buffer: half. A device that wants more
+    /// periods (the pulse plugin wants three at least) makes them shorter.
+    static let periodsPerBuffer: UInt32 = 2
 
     /// How many underruns the sink has recovered from.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
@@ -77,12 +102,13 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if pcm != nil, self.format == format { return }
         close()
         var handle: OpaquePointer?
-        try check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0), "cannot open device")
+        try check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)), "cannot open device")
         guard let handle else { throw AudioSinkError(sink: name, reason: "cannot open device") }
         do {
             try setHardwareParameters(handle, format)
             try setSoftwareParameters(handle)
             try check(snd_pcm_prepare(handle), "cannot prepare the stream")
+            try preparePolling(handle)
         } catch {
             snd_pcm_close(handle)
             throw error
@@ -96,18 +122,27 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         guard let pcm else { throw AudioSinkError(sink: name, reason: "write to a closed device") }
         while true {
             let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
-            if result >= 0 {
+            if result > 0 || (result == 0 && frameCount == 0) {
                 writtenCount.add(Int64(result), ordering: .relaxed)
                 return Int(result)
             }
             let code = Int32(result)
-            if code == -EAGAIN { continue }
+            if result == 0 || code == -EAGAIN {
+                // No room: wait for it, or for a command.
+                if try !waitForRoom(pcm) { return 0 }
+                continue
+            }
             if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
             let recovered = snd_pcm_recover(pcm, code, 1)
             if recovered < 0 {
                 throw AudioSinkError(sink: name, reason: "write failed: \(Self.errorText(code))")
             }
         }
+    }
+
+    public func interruptWrite() {
+        var one: UInt64 = 1
+        _ = Glibc.write(interruption, &one, MemoryLayout<UInt64>.size)
     }
 
     public func delay() -> Int {
@@ -145,8 +180,11 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if state != SND_PCM_STATE_RUNNING && state != SND_PCM_STATE_PREPARED { return true }
         let remaining = UInt64(delay()) * 1_000_000_000 / UInt64(format.sampleRate)
         if remaining <= timeoutNanoseconds {
-            // Close to the end: let alsa-lib play the tail out exactly, then make the stream writable again.
+            // Close to the end: let alsa-lib play the tail out exactly (a blocking drain: on a
+            // non-blocking stream it would return at once), then make the stream writable again.
+            snd_pcm_nonblock(pcm, 0)
             snd_pcm_drain(pcm)
+            snd_pcm_nonblock(pcm, 1)
             snd_pcm_prepare(pcm)
             return true
         }
@@ -158,9 +196,78 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if let pcm { snd_pcm_close(pcm) }
         pcm = nil
         format = nil
+        pollDescriptors.removeAll()
+        devicePollCount = 0
     }
 
     // MARK: - Private
+
+    /// Fills `pollDescriptors` with the device's descriptors and the interruption's.
+    private func preparePolling(_ handle: OpaquePointer) throws(AudioSinkError) {
+        let count = Int(snd_pcm_poll_descriptors_count(handle))
+        guard count > 0 else { throw AudioSinkError(sink: name, reason: "the device has no poll descriptors") }
+        var descriptors = [pollfd](repeating: pollfd(), count: count + 1)
+        let filled = descriptors.withUnsafeMutableBufferPointer {
+            snd_pcm_poll_descriptors(handle, $0.baseAddress, UInt32(count))
+        }
+        try check(filled, "cannot read the poll descriptors")
+        devicePollCount = Int(filled)
+        descriptors[devicePollCount] = pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)
+        pollDescriptors = Array(descriptors[0...devicePollCount])
+    }
+
+    /// Waits until the device has room (`avail_min` frames) or ``interruptWrite()`` was called;
+    /// returns false for the interruption. The stream is started first if it holds audio but is
+    /// not running yet (nothing else would start it, and no room would ever come).
+    private func waitForRoom(_ pcm: OpaquePointer) throws(AudioSinkError) -> Bool {
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
+        let total = devicePollCount + 1
+        return try pollDescriptors.withUnsafeMutableBufferPointer { descriptors throws(AudioSinkError) -> Bool in
+            let base = descriptors.baseAddress!
+            while true {
+                for index in 0..<total { base[index].revents = 0 }
+                // At most until the room should be there by the device's rate: a plugin's
+                // descriptor can miss its moment (ALSA's pulse plugin, at the start of a stream),
+                // and the write must then go on rather than wait for the next server event.
+                let ready = poll(base, nfds_t(total), Int32(millisecondsUntilRoom(pcm) + 2))
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
+                }
+                if ready == 0 { return true }
+                if base[devicePollCount].revents != 0 {
+                    var count: UInt64 = 0
+                    _ = read(interruption, &count, MemoryLayout<UInt64>.size)
+                    return false
+                }
+                var events: UInt16 = 0
+                try check(snd_pcm_poll_descriptors_revents(pcm, base, UInt32(devicePollCount), &events), "poll failed")
+                if events & UInt16(POLLERR | POLLOUT) != 0 { return true }   // an error: the write reports it
+                // The descriptor is ready but the device has no room by alsa-lib's count: polling
+                // again would return at once. Sleep until the room should be there instead (or
+                // a command comes), then let the write try.
+                return sleepUntilRoom(pcm, interruption: base + devicePollCount)
+            }
+        }
+    }
+
+    /// How long the device needs to free `availMin` frames at its rate (1 ms at least, 1 s at most).
+    private func millisecondsUntilRoom(_ pcm: OpaquePointer) -> Int {
+        let available = snd_pcm_avail_update(pcm)
+        guard available >= 0, let format else { return 1 }
+        let missing = max(0, availMin - Int(available))
+        return min(1000, max(1, missing * 1000 / format.sampleRate))
+    }
+
+    /// Waits, interruptibly, for as long as the device needs to free `availMin` frames.
+    private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>) -> Bool {
+        let milliseconds = millisecondsUntilRoom(pcm)
+        descriptor.pointee.revents = 0
+        guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return true }
+        var count: UInt64 = 0
+        _ = read(interruption, &count, MemoryLayout<UInt64>.size)
+        return false
+    }
 
     private func setHardwareParameters(_ handle: OpaquePointer, _ format: AudioFormat) throws(AudioSinkError) {
         var params: OpaquePointer?
@@ -175,7 +282,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         var bufferTime = bufferTimeMicroseconds
         var direction: Int32 = 0
         try check(snd_pcm_hw_params_set_buffer_time_near(handle, params, &bufferTime, &direction), "cannot set the buffer time")
-        var periodTime = bufferTimeMicroseconds / 4
+        var periodTime = bufferTimeMicroseconds / Self.periodsPerBuffer
         direction = 0
         try check(snd_pcm_hw_params_set_period_time_near(handle, params, &periodTime, &direction), "cannot set the period time")
         try check(snd_pcm_hw_params(handle, params), "cannot apply the hardware parameters")
@@ -189,6 +296,20 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         try check(snd_pcm_sw_params_current(handle, params), "cannot read the software parameters")
         // Start as soon as data arrives: the render thread fills the buffer faster than it plays.
         try check(snd_pcm_sw_params_set_start_threshold(handle, params, 1), "cannot set the start threshold")
+        // Wake a waiting write when a period is free, or a little less: a plugin that signals
+        // its descriptor at a full period by its own count (ALSA's pulse plugin, when the server
+        // has room for a period) must find alsa-lib's check (avail ≥ avail_min) true then too,
+        // or the descriptor stays ready while the device says "not yet" (a busy loop).
+        var periodSize: snd_pcm_uframes_t = 0
+        var hardware: OpaquePointer?
+        snd_pcm_hw_params_malloc(&hardware)
+        defer { snd_pcm_hw_params_free(hardware) }
+        try check(snd_pcm_hw_params_current(handle, hardware), "cannot read the hardware parameters")
+        var direction: Int32 = 0
+        try check(snd_pcm_hw_params_get_period_size(hardware, &periodSize, &direction), "cannot read the period size")
+        let threshold = max(1, periodSize - periodSize / 4)
+        try check(snd_pcm_sw_params_set_avail_min(handle, params, threshold), "cannot set the wake-up threshold")
+        availMin = Int(threshold)
         try check(snd_pcm_sw_params(handle, params), "cannot apply the software parameters")
     }
 

@@ -67,7 +67,7 @@ extension AudioSink {
         try write(samples, frameCount: frameCount)
     }
 
-    /// A device whose writes block for at most a period needs no interruption.
+    /// A sink whose writes never wait for long (one that drops, or is not paced) needs no interruption.
     public func interruptWrite() {}
 
     /// A sink that cannot run dry has no underruns.
