@@ -70,9 +70,7 @@ import Testing
     @Test func anUnderrunIsRecoveredAndTheStreamGoesOn() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
-        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
-        let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: 100_000)
-        try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
+        let sink = try Self.openSink(on: pulse, bufferTimeMicroseconds: 100_000)
         let silence = [Int16](repeating: 0, count: 4_410 * 2)
         func write() throws {
             try silence.withUnsafeBytes { bytes in
@@ -103,10 +101,8 @@ import Testing
     @Test func aWriteWaitingForRoomReturnsWhenInterruptedAndLosesNothing() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
-        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
         // A 2 s buffer: room for the rest comes only after seconds of playing, long after the interruption.
-        let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: 2_000_000)
-        try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
+        let sink = try Self.openSink(on: pulse, bufferTimeMicroseconds: 2_000_000)
         defer { sink.close() }
         let frames = 4 * 44_100
         let silence = [Int16](repeating: 0, count: frames * 2)
@@ -121,5 +117,13 @@ import Testing
             let third = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(first * 4)...]), frameCount: frames - first)
             #expect(third > 0, "a write that waits for room takes frames once the device has played some")
         }
+    }
+
+    /// An ALSA sink on `pulse`'s null sink, open for 44.1 kHz stereo.
+    static func openSink(on pulse: PulseServer, bufferTimeMicroseconds: UInt32) throws -> ALSAAudioSink {
+        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
+        let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: bufferTimeMicroseconds)
+        try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
+        return sink
     }
 }
