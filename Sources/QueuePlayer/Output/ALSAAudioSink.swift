@@ -31,7 +31,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// The device's poll descriptors followed by `interruption`'s, filled at `configure`
     /// (no allocation per write).
     private var pollDescriptors: [pollfd] = []
-    private var devicePollCount = 0
+    /// How many of `pollDescriptors` are the device's (all but the last).
+    private var devicePollCount: Int { max(0, pollDescriptors.count - 1) }
     /// The device's `avail_min`: the free frames a waiting write wakes for.
     private var availMin = 1
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
@@ -105,8 +106,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         try check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)), "cannot open device")
         guard let handle else { throw AudioSinkError(sink: name, reason: "cannot open device") }
         do {
-            try setHardwareParameters(handle, format)
-            try setSoftwareParameters(handle)
+            let periodSize = try setHardwareParameters(handle, format)
+            try setSoftwareParameters(handle, periodSize: periodSize)
             try check(snd_pcm_prepare(handle), "cannot prepare the stream")
             try preparePolling(handle)
         } catch {
@@ -120,9 +121,10 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     public func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
         guard let pcm else { throw AudioSinkError(sink: name, reason: "write to a closed device") }
+        guard frameCount > 0 else { return 0 }
         while true {
             let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
-            if result > 0 || (result == 0 && frameCount == 0) {
+            if result > 0 {
                 writtenCount.add(Int64(result), ordering: .relaxed)
                 return Int(result)
             }
@@ -197,7 +199,6 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         pcm = nil
         format = nil
         pollDescriptors.removeAll()
-        devicePollCount = 0
     }
 
     // MARK: - Private
@@ -211,9 +212,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             snd_pcm_poll_descriptors(handle, $0.baseAddress, UInt32(count))
         }
         try check(filled, "cannot read the poll descriptors")
-        devicePollCount = Int(filled)
-        descriptors[devicePollCount] = pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)
-        pollDescriptors = Array(descriptors[0...devicePollCount])
+        descriptors[Int(filled)] = pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)
+        pollDescriptors = Array(descriptors[0...Int(filled)])
     }
 
     /// Waits until the device has room (`avail_min` frames) or ``interruptWrite()`` was called;
@@ -221,7 +221,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// not running yet (nothing else would start it, and no room would ever come).
     private func waitForRoom(_ pcm: OpaquePointer) throws(AudioSinkError) -> Bool {
         if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
-        let total = devicePollCount + 1
+        let total = pollDescriptors.count
+        let deviceCount = devicePollCount
         return try pollDescriptors.withUnsafeMutableBufferPointer { descriptors throws(AudioSinkError) -> Bool in
             let base = descriptors.baseAddress!
             while true {
@@ -235,18 +236,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
                     throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
                 }
                 if ready == 0 { return true }
-                if base[devicePollCount].revents != 0 {
-                    var count: UInt64 = 0
-                    _ = read(interruption, &count, MemoryLayout<UInt64>.size)
-                    return false
-                }
+                if base[deviceCount].revents != 0 { return takeInterruption() }
                 var events: UInt16 = 0
-                try check(snd_pcm_poll_descriptors_revents(pcm, base, UInt32(devicePollCount), &events), "poll failed")
+                try check(snd_pcm_poll_descriptors_revents(pcm, base, UInt32(deviceCount), &events), "poll failed")
                 if events & UInt16(POLLERR | POLLOUT) != 0 { return true }   // an error: the write reports it
                 // The descriptor is ready but the device has no room by alsa-lib's count: polling
                 // again would return at once. Sleep until the room should be there instead (or
                 // a command comes), then let the write try.
-                return sleepUntilRoom(pcm, interruption: base + devicePollCount)
+                return sleepUntilRoom(pcm, interruption: base + deviceCount)
             }
         }
     }
@@ -264,12 +261,18 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         let milliseconds = millisecondsUntilRoom(pcm)
         descriptor.pointee.revents = 0
         guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return true }
+        return takeInterruption()
+    }
+
+    /// Resets the interruption's `eventfd` (it was readable); returns false, for "interrupted".
+    private func takeInterruption() -> Bool {
         var count: UInt64 = 0
         _ = read(interruption, &count, MemoryLayout<UInt64>.size)
         return false
     }
 
-    private func setHardwareParameters(_ handle: OpaquePointer, _ format: AudioFormat) throws(AudioSinkError) {
+    /// Applies the format, buffer and period; returns the period size the device chose.
+    private func setHardwareParameters(_ handle: OpaquePointer, _ format: AudioFormat) throws(AudioSinkError) -> snd_pcm_uframes_t {
         var params: OpaquePointer?
         snd_pcm_hw_params_malloc(&params)
         defer { snd_pcm_hw_params_free(params) }
@@ -287,9 +290,13 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         try check(snd_pcm_hw_params_set_period_time_near(handle, params, &periodTime, &direction), "cannot set the period time")
         try check(snd_pcm_hw_params(handle, params), "cannot apply the hardware parameters")
         canPause = snd_pcm_hw_params_can_pause(params) == 1
+        var periodSize: snd_pcm_uframes_t = 0
+        direction = 0
+        try check(snd_pcm_hw_params_get_period_size(params, &periodSize, &direction), "cannot read the period size")
+        return periodSize
     }
 
-    private func setSoftwareParameters(_ handle: OpaquePointer) throws(AudioSinkError) {
+    private func setSoftwareParameters(_ handle: OpaquePointer, periodSize: snd_pcm_uframes_t) throws(AudioSinkError) {
         var params: OpaquePointer?
         snd_pcm_sw_params_malloc(&params)
         defer { snd_pcm_sw_params_free(params) }
@@ -300,13 +307,6 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         // its descriptor at a full period by its own count (ALSA's pulse plugin, when the server
         // has room for a period) must find alsa-lib's check (avail ≥ avail_min) true then too,
         // or the descriptor stays ready while the device says "not yet" (a busy loop).
-        var periodSize: snd_pcm_uframes_t = 0
-        var hardware: OpaquePointer?
-        snd_pcm_hw_params_malloc(&hardware)
-        defer { snd_pcm_hw_params_free(hardware) }
-        try check(snd_pcm_hw_params_current(handle, hardware), "cannot read the hardware parameters")
-        var direction: Int32 = 0
-        try check(snd_pcm_hw_params_get_period_size(hardware, &periodSize, &direction), "cannot read the period size")
         let threshold = max(1, periodSize - periodSize / 4)
         try check(snd_pcm_sw_params_set_avail_min(handle, params, threshold), "cannot set the wake-up threshold")
         availMin = Int(threshold)
