@@ -89,33 +89,47 @@ import Testing
         }
         try #require(sink.isStarved, "0.5 s of audio written and nothing more, yet no underrun after 10 s")
         for _ in 0..<5 { try write() }
+        // Frames the sink gathered for one write go to the device before it drains.
+        let drainDeadline = ChildProcess.now() + 10
+        while !sink.waitUntilDrained(timeoutNanoseconds: 10_000_000) && ChildProcess.now() < drainDeadline {}
         #expect(sink.underruns >= 1, "the starved stream should have reported an underrun")
         #expect(sink.framesWritten == 10 * 4_410, "every frame written, before and after the recovery")
         sink.close()
     }
 
-    /// A write that finds the device full waits for room in `poll(2)`, and a command posted
-    /// meanwhile (``AudioSink/interruptWrite()``) ends that wait at once: the write returns 0
-    /// frames, and what it did take before stays written. With a blocking write the second
-    /// call would instead wait until the device had room and return frames.
+    /// With the device full, writes gather at most a period ahead; the write that must then
+    /// wait for room waits in `poll(2)`, and a command posted meanwhile
+    /// (``AudioSink/interruptWrite()``) ends that wait at once: the write returns 0 frames, and
+    /// nothing taken before is lost. With the interruption ignored, that write would instead
+    /// wait until the device had room and return frames.
     @Test func aWriteWaitingForRoomReturnsWhenInterruptedAndLosesNothing() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
         // A 2 s buffer: room for the rest comes only after seconds of playing, long after the interruption.
         let sink = try Self.openSink(on: pulse, bufferTimeMicroseconds: 2_000_000)
         defer { sink.close() }
-        let frames = 4 * 44_100
+        let frames = 10 * 44_100
         let silence = [Int16](repeating: 0, count: frames * 2)
         try silence.withUnsafeBytes { bytes in
             let first = try sink.write(bytes, frameCount: frames)
             #expect(first > 0 && first < frames, "a write larger than the buffer takes what fits and returns (took \(first))")
             sink.interruptWrite()
-            let second = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(first * 4)...]), frameCount: frames - first)
-            #expect(second == 0, "the interrupted write returned \(second) frames instead of 0")
+            var gathered = 0
+            var last = -1
+            for _ in 0..<64 {
+                last = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[((first + gathered) * 4)...]), frameCount: frames - first - gathered)
+                if last == 0 { break }
+                gathered += last
+            }
+            #expect(last == 0, "no write returned 0 frames after the interruption (\(gathered) frames taken)")
+            // The first write filled the device's buffer; the sink gathers half a buffer at most.
+            #expect(gathered < first, "the sink took \(gathered) frames beyond a full buffer of \(first)")
             #expect(sink.framesWritten == Int64(first), "what the first write took is written, nothing more")
-            // Not interrupted, a write waits for room and then takes frames.
-            let third = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(first * 4)...]), frameCount: frames - first)
+            #expect(sink.delay() >= gathered, "the frames taken after the first write count as buffered (delay \(sink.delay()))")
+            // Not interrupted, a write waits for room, gives the device what was gathered, and takes frames.
+            let third = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[((first + gathered) * 4)...]), frameCount: frames - first - gathered)
             #expect(third > 0, "a write that waits for room takes frames once the device has played some")
+            #expect(sink.framesWritten == Int64(first + gathered), "the gathered frames went to the device, nothing more")
         }
     }
 

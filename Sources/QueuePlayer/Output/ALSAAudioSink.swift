@@ -15,9 +15,15 @@ import Glibc
 /// the device's descriptors and on an `eventfd` that ``interruptWrite()`` signals: a command
 /// posted to the render thread ends the wait at once instead of after the device's next
 /// period. The periods are long (half the buffer asked for; ALSA's pulse plugin makes it a
-/// third), and a waiting write wakes when most of a period is free, so the render thread
-/// tops the device up a few times a second (about six with the default 500 ms buffer behind
-/// the pulse plugin, where 125 ms periods woke it about fifteen times).
+/// third), and a waiting write wakes when most of a period is free.
+///
+/// Once the stream runs with half its buffer filled, the render thread's chunks are gathered
+/// in `staging` a period at a time and a period goes out in one `snd_pcm_writei`, so a
+/// wake-up for room writes at once and sleeps again. Behind ALSA's pulse plugin every
+/// `snd_pcm_writei` wakes libpulse's thread and takes its lock: a period written as seven
+/// chunks, each with its own wait, cost the process about 120 context switches a second on
+/// top of the clock's 100; gathered, about 38. Gathered frames count in ``delay()`` (they
+/// are not audible yet) and go out before a drain; a flush drops them with the device's.
 ///
 /// The device belongs to the render thread (and to ``close()`` once that thread has
 /// stopped); the counters other threads read are atomics, and the `eventfd` is written by
@@ -35,6 +41,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     private var devicePollCount: Int { max(0, pollDescriptors.count - 1) }
     /// The device's `avail_min`: the free frames a waiting write wakes for.
     private var availMin = 1
+    /// The device's buffer, in frames (set at `configure`).
+    private var bufferFrames = 1
+    /// Frames accepted but not yet given to alsa-lib: `stagedFrames` of them at the start of
+    /// `staging` (a period's worth, allocated at `configure`), written at once when the next
+    /// chunk would not fit in `stagingTarget` (the period).
+    private var staging: UnsafeMutableRawBufferPointer?
+    private var stagedFrames = 0
+    private var stagingTarget = 1
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
     private let interruption: Int32
     private let underrunCount = Atomic<Int>(0)
@@ -108,6 +122,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         do {
             let periodSize = try setHardwareParameters(handle, format)
             try setSoftwareParameters(handle, periodSize: periodSize)
+            stagingTarget = max(1, min(Int(periodSize), bufferFrames / 2))
             try check(snd_pcm_prepare(handle), "cannot prepare the stream")
             try preparePolling(handle)
         } catch {
@@ -116,12 +131,68 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         }
         pcm = handle
         self.format = format
+        staging = .allocate(byteCount: stagingTarget * format.bytesPerFrame, alignment: 16)
+        stagedFrames = 0
         openCount.add(1, ordering: .relaxed)
     }
 
+    /// Takes frames for the device. While the stream runs with at least half its buffer
+    /// filled, frames are gathered (``staging``) a period at a time, and a full period goes to
+    /// the device in one write, waiting for room first if there is none: the wait comes with
+    /// the next period already decoded, so the thread that wakes for room writes at once. An
+    /// interrupted wait (``interruptWrite()``) takes nothing.
     public func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
         guard let pcm else { throw AudioSinkError(sink: name, reason: "write to a closed device") }
         guard frameCount > 0 else { return 0 }
+        if stagedFrames > 0 {
+            if stagedFrames + frameCount <= stagingTarget { return gather(samples, frameCount: frameCount) }
+            // A period gathered: to the device at once.
+            if try !writeStaged(pcm) { return 0 }
+        }
+        let room = snd_pcm_avail_update(pcm)
+        guard snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING, room >= 0, bufferFrames - Int(room) >= bufferFrames / 2 else {
+            // Starting, recovering (the device's write reports an error), or running low: each
+            // chunk straight to the device.
+            return try writeToDevice(pcm, samples, frameCount: frameCount)
+        }
+        return gather(samples, frameCount: frameCount)
+    }
+
+    /// Adds frames to ``staging`` (as many as fit) and returns how many.
+    private func gather(_ samples: UnsafeRawBufferPointer, frameCount: Int) -> Int {
+        guard let staging, let format else { return 0 }
+        let taken = min(frameCount, stagingTarget - stagedFrames)
+        let bytesPerFrame = format.bytesPerFrame
+        (staging.baseAddress! + stagedFrames * bytesPerFrame)
+            .copyMemory(from: samples.baseAddress!, byteCount: taken * bytesPerFrame)
+        stagedFrames += taken
+        return taken
+    }
+
+    /// Gives the gathered frames to the device, waiting for room as needed; returns false if
+    /// a wait was interrupted (what was not written stays gathered).
+    private func writeStaged(_ pcm: OpaquePointer) throws(AudioSinkError) -> Bool {
+        guard stagedFrames > 0, let staging, let format else { return true }
+        let bytesPerFrame = format.bytesPerFrame
+        var offset = 0
+        defer {
+            let left = stagedFrames - offset
+            if left > 0 && offset > 0 {
+                staging.baseAddress!.copyMemory(from: staging.baseAddress! + offset * bytesPerFrame, byteCount: left * bytesPerFrame)
+            }
+            stagedFrames = left
+        }
+        while offset < stagedFrames {
+            let rest = UnsafeRawBufferPointer(rebasing: staging[(offset * bytesPerFrame)..<(stagedFrames * bytesPerFrame)])
+            let written = try writeToDevice(pcm, rest, frameCount: stagedFrames - offset)
+            if written == 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// One `snd_pcm_writei` of what fits, waiting for room if there is none; recovers underruns.
+    private func writeToDevice(_ pcm: OpaquePointer, _ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
         while true {
             let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
             if result > 0 {
@@ -147,13 +218,15 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         _ = Glibc.write(interruption, &one, MemoryLayout<UInt64>.size)
     }
 
+    /// The device's delay plus the frames gathered for it.
     public func delay() -> Int {
         guard let pcm else { return 0 }
         var frames: snd_pcm_sframes_t = 0
-        if snd_pcm_delay(pcm, &frames) < 0 { return 0 }
-        return max(0, Int(frames))
+        if snd_pcm_delay(pcm, &frames) < 0 { return stagedFrames }
+        return max(0, Int(frames)) + stagedFrames
     }
 
+    /// Pauses in place, keeping gathered frames for the writes after ``resume()``.
     public func pause() -> Bool {
         guard let pcm else { return true }
         let state = snd_pcm_state(pcm)
@@ -161,6 +234,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if canPause, snd_pcm_pause(pcm, 1) == 0 { return true }
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
+        stagedFrames = 0
         return false
     }
 
@@ -171,12 +245,19 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     public func flush() {
         guard let pcm else { return }
+        stagedFrames = 0
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
     }
 
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool {
         guard let pcm, let format else { return true }
+        // What was gathered goes out first; a failure drops it, an interruption ends this step.
+        do {
+            if try !writeStaged(pcm) { return false }
+        } catch {
+            stagedFrames = 0
+        }
         let state = snd_pcm_state(pcm)
         if state == SND_PCM_STATE_PREPARED, delay() > 0 { snd_pcm_start(pcm) }
         if state != SND_PCM_STATE_RUNNING && state != SND_PCM_STATE_PREPARED { return true }
@@ -199,6 +280,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         pcm = nil
         format = nil
         pollDescriptors.removeAll()
+        staging?.deallocate()
+        staging = nil
+        stagedFrames = 0
     }
 
     // MARK: - Private
@@ -227,10 +311,10 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let base = descriptors.baseAddress!
             while true {
                 for index in 0..<total { base[index].revents = 0 }
-                // At most until the room should be there by the device's rate: a plugin's
+                // At most until the buffer is down to a quarter by the device's rate: a plugin's
                 // descriptor can miss its moment (ALSA's pulse plugin, at the start of a stream),
                 // and the write must then go on rather than wait for the next server event.
-                let ready = poll(base, nfds_t(total), Int32(millisecondsUntilRoom(pcm) + 2))
+                let ready = poll(base, nfds_t(total), Int32(longestSafeWait(pcm)))
                 if ready < 0 {
                     if errno == EINTR { continue }
                     throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
@@ -248,17 +332,21 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    /// How long the device needs to free `availMin` frames at its rate (1 ms at least, 1 s at most).
-    private func millisecondsUntilRoom(_ pcm: OpaquePointer) -> Int {
+    /// How long a write may wait for the device's signal before it must look for itself, in
+    /// milliseconds: until the buffer, playing at the device's rate, is down to a quarter (at
+    /// least 1 ms, at most 1 s). Not the moment `avail_min` frames should be free: behind ALSA's
+    /// pulse plugin the room grows in steps, when the server asks for more, and a wait cut at
+    /// that moment woke the thread twice a period.
+    private func longestSafeWait(_ pcm: OpaquePointer) -> Int {
         let available = snd_pcm_avail_update(pcm)
         guard available >= 0, let format else { return 1 }
-        let missing = max(0, availMin - Int(available))
-        return min(1000, max(1, missing * 1000 / format.sampleRate))
+        let playable = bufferFrames - Int(available) - bufferFrames / 4
+        return min(1000, max(1, playable * 1000 / format.sampleRate))
     }
 
-    /// Waits, interruptibly, for as long as the device needs to free `availMin` frames.
+    /// Waits, interruptibly, as long as is safe (``longestSafeWait(_:)``).
     private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>) -> Bool {
-        let milliseconds = millisecondsUntilRoom(pcm)
+        let milliseconds = longestSafeWait(pcm)
         descriptor.pointee.revents = 0
         guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return true }
         return takeInterruption()
@@ -293,6 +381,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         var periodSize: snd_pcm_uframes_t = 0
         direction = 0
         try check(snd_pcm_hw_params_get_period_size(params, &periodSize, &direction), "cannot read the period size")
+        var bufferSize: snd_pcm_uframes_t = 0
+        try check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "cannot read the buffer size")
+        bufferFrames = Int(bufferSize)
         return periodSize
     }
 
