@@ -50,7 +50,7 @@ test: bootstrap
 clean:
 	rm -rf .build
 
-## Benchmarks side by side with mpg123 and mpd (about 22 minutes): bench/results/latest.md.
+## Benchmarks side by side with mpg123 and mpd (about 30 minutes): bench/results/latest.md.
 bench:
 	bench/run
 
