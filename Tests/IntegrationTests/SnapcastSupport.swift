@@ -176,7 +176,22 @@ struct StreamTrace {
                 predicted = found + block
             } else {
                 blocksMissing += 1
-                predicted += block
+                // An adjustment fell inside this block: its two ends are each found, but not a
+                // block apart. (In the first block it shows only this way: the start was located
+                // by the first piece's middle, after the adjustment.) Garbage written by the
+                // daemon leaves an end unfound, or both a block apart: no adjustment then.
+                let edge = 256
+                if let head = Self.find(piece.prefix(edge), in: capture, near: predicted, slack: slack),
+                   let tail = Self.find(piece.suffix(edge), in: capture, near: predicted + block - edge, slack: slack) {
+                    let shift = tail + edge - head - block
+                    if shift != 0 {
+                        adjustments.append(shift / 4)
+                        adjustmentsBefore.append((offset, shift / 4))
+                    }
+                    predicted = tail + edge
+                } else {
+                    predicted += block
+                }
             }
         }
         for boundary in boundaries {
