@@ -39,8 +39,6 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     private var pollDescriptors: [pollfd] = []
     /// How many of `pollDescriptors` are the device's (all but the last).
     private var devicePollCount: Int { max(0, pollDescriptors.count - 1) }
-    /// The device's `avail_min`: the free frames a waiting write wakes for.
-    private var availMin = 1
     /// The device's buffer, in frames (set at `configure`).
     private var bufferFrames = 1
     /// Frames accepted but not yet given to alsa-lib: `stagedFrames` of them at the start of
@@ -400,7 +398,6 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         // or the descriptor stays ready while the device says "not yet" (a busy loop).
         let threshold = max(1, periodSize - periodSize / 4)
         try check(snd_pcm_sw_params_set_avail_min(handle, params, threshold), "cannot set the wake-up threshold")
-        availMin = Int(threshold)
         try check(snd_pcm_sw_params(handle, params), "cannot apply the software parameters")
     }
 
