@@ -47,6 +47,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     private var staging: UnsafeMutableRawBufferPointer?
     private var stagedFrames = 0
     private var stagingTarget = 1
+    /// Frames given to the device since its stream was last prepared (opened, flushed,
+    /// dropped, recovered or drained); with the delay, they tell whether it has begun to play.
+    private var framesSincePrepare = 0
+    /// Whether the device has been seen playing since it was last prepared. Until then a
+    /// wait for room is short (``startWaitMilliseconds``): see ``waitLimit(_:)``.
+    private var seenPlaying = false
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
     private let interruption: Int32
     private let underrunCount = Atomic<Int>(0)
@@ -122,6 +128,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             try setSoftwareParameters(handle, periodSize: periodSize)
             stagingTarget = max(1, min(Int(periodSize), bufferFrames / 2))
             try check(snd_pcm_prepare(handle), "cannot prepare the stream")
+            streamPrepared()
             try preparePolling(handle)
         } catch {
             snd_pcm_close(handle)
@@ -195,6 +202,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
             if result > 0 {
                 writtenCount.add(Int64(result), ordering: .relaxed)
+                framesSincePrepare += Int(result)
                 return Int(result)
             }
             let code = Int32(result)
@@ -205,6 +213,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             }
             if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
             let recovered = snd_pcm_recover(pcm, code, 1)
+            streamPrepared()
             if recovered < 0 {
                 throw AudioSinkError(sink: name, reason: "write failed: \(Self.errorText(code))")
             }
@@ -232,6 +241,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if canPause, snd_pcm_pause(pcm, 1) == 0 { return true }
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
+        streamPrepared()
         stagedFrames = 0
         return false
     }
@@ -246,6 +256,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         stagedFrames = 0
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
+        streamPrepared()
     }
 
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool {
@@ -267,6 +278,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             snd_pcm_drain(pcm)
             snd_pcm_nonblock(pcm, 1)
             snd_pcm_prepare(pcm)
+            streamPrepared()
             return true
         }
         clock.sleep(nanoseconds: timeoutNanoseconds)
@@ -312,7 +324,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
                 // At most until the buffer is down to a quarter by the device's rate: a plugin's
                 // descriptor can miss its moment (ALSA's pulse plugin, at the start of a stream),
                 // and the write must then go on rather than wait for the next server event.
-                let ready = poll(base, nfds_t(total), Int32(longestSafeWait(pcm)))
+                let ready = poll(base, nfds_t(total), Int32(waitLimit(pcm)))
                 if ready < 0 {
                     if errno == EINTR { continue }
                     throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
@@ -342,9 +354,45 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         return min(1000, max(1, playable * 1000 / format.sampleRate))
     }
 
-    /// Waits, interruptibly, as long as is safe (``longestSafeWait(_:)``).
+    /// How long a wait for room may last before the write looks again, in milliseconds: as
+    /// long as is safe (``longestSafeWait(_:)``) once the device has been seen playing (50 ms
+    /// of what was written since the stream was prepared have been heard), and at most
+    /// ``startWaitMilliseconds`` before.
+    ///
+    /// Why: at the start of a stream behind ALSA's pulse plugin, the server was seen to hold
+    /// the stream back until the next write, with room for it granted but the plugin's
+    /// descriptor not signalled (it signals a period's room). Waiting until the buffer would
+    /// be down to a quarter then held the start back 400 ms (the pacing test, one run in
+    /// forty); looking every 10 ms, the write goes as soon as there is room. Once playing,
+    /// the descriptor is signalled every period.
+    private func waitLimit(_ pcm: OpaquePointer) -> Int {
+        let safe = longestSafeWait(pcm)
+        if !seenPlaying {
+            var frames: snd_pcm_sframes_t = 0
+            if snd_pcm_delay(pcm, &frames) == 0 { noteHeard(deviceDelay: Int(frames)) }
+        }
+        return seenPlaying ? safe : min(safe, Self.startWaitMilliseconds)
+    }
+
+    /// Marks the device seen playing once 50 ms of what was written since it was prepared
+    /// are no longer in its delay.
+    private func noteHeard(deviceDelay: Int) {
+        guard !seenPlaying, let format else { return }
+        if framesSincePrepare - deviceDelay >= format.sampleRate / 20 { seenPlaying = true }
+    }
+
+    /// The longest wait for room before the device has been seen playing (``waitLimit(_:)``).
+    static let startWaitMilliseconds = 10
+
+    /// A new stream: nothing written to it yet, not seen playing.
+    private func streamPrepared() {
+        framesSincePrepare = 0
+        seenPlaying = false
+    }
+
+    /// Waits, interruptibly, as long as it may (``waitLimit(_:)``).
     private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>) -> Bool {
-        let milliseconds = longestSafeWait(pcm)
+        let milliseconds = waitLimit(pcm)
         descriptor.pointee.revents = 0
         guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return true }
         return takeInterruption()
