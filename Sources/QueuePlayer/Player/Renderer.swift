@@ -55,7 +55,7 @@ final class Renderer: @unchecked Sendable {
     private var retryAt: UInt64 = 0
     /// The sink's underrun count when the player was last told of it.
     private var underrunsReported = 0
-    /// Set once buffered audio was given back (``giveBackBufferedAudio(closingSink:)``): what the
+    /// Set once buffered audio was given back (``giveBackBufferedAudio(closingSink:held:)``): what the
     /// decoder holds is past the audible position, so nothing plays until the player reloads.
     private var awaitingReload = false
     /// Decoded frames in `buffer` not yet accepted by the sink: `pendingOffset..<pendingFrames`.
@@ -262,7 +262,7 @@ final class Renderer: @unchecked Sendable {
 
     /// A write failed for good (the device or its sound server went away): what the device
     /// held is lost with it, and the decoder is past the audible position. Like
-    /// ``giveBackBufferedAudio(closingSink:)``, the render thread reports where playback
+    /// ``giveBackBufferedAudio(closingSink:held:)``, the render thread reports where playback
     /// was audible and plays nothing until the player reloads from there; the reload then
     /// waits for the output to open again.
     private func outputLost() {
@@ -339,18 +339,21 @@ final class Renderer: @unchecked Sendable {
                 guard isPlaying else { continue }
                 isPlaying = false
                 if sinkFormat != nil {
+                    // Asked first: a device that cannot pause in place drops its buffer, and
+                    // its delay with it, but the frames it held were not heard.
+                    let held = sink.delay()
                     if sink.pause() {
                         sinkPaused = true
                         publish(running: false)
                     } else {
-                        giveBackBufferedAudio(closingSink: false)
+                        giveBackBufferedAudio(closingSink: false, held: held)
                     }
                 } else {
                     publish(running: false)
                 }
             case .releaseOutput:
                 guard !isPlaying, sinkFormat != nil else { continue }
-                giveBackBufferedAudio(closingSink: true)
+                giveBackBufferedAudio(closingSink: true, held: sink.delay())
             case .shutdown:
                 return false
             }
@@ -360,8 +363,9 @@ final class Renderer: @unchecked Sendable {
 
     /// Drops what the device holds, while paused, leaving the position where it was audible:
     /// the player reloads the current item from there (``RenderEvent/Kind/droppedOnPause``).
-    private func giveBackBufferedAudio(closingSink: Bool) {
-        let held = sink.delay()
+    /// `held` is what the device held when it stopped (its delay, asked before a pause that
+    /// may have dropped it).
+    private func giveBackBufferedAudio(closingSink: Bool, held: Int) {
         if closingSink {
             sink.close()
             sinkFormat = nil
