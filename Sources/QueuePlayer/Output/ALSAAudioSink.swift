@@ -51,7 +51,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// dropped, recovered or drained); with the delay, they tell whether it has begun to play.
     private var framesSincePrepare = 0
     /// Whether the device has been seen playing since it was last prepared. Until then a
-    /// wait for room is short (``startWaitMilliseconds``): see ``waitLimit(_:)``.
+    /// wait for room is short (``startWaitMilliseconds``) and a write whose wait runs out
+    /// returns 0: see ``waitLimit(_:)``.
     private var seenPlaying = false
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
     private let interruption: Int32
@@ -230,6 +231,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         guard let pcm else { return 0 }
         var frames: snd_pcm_sframes_t = 0
         if snd_pcm_delay(pcm, &frames) < 0 { return stagedFrames }
+        noteHeard(deviceDelay: Int(frames))
         return max(0, Int(frames)) + stagedFrames
     }
 
@@ -329,7 +331,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
                     if errno == EINTR { continue }
                     throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
                 }
-                if ready == 0 { return true }
+                if ready == 0 { return seenPlaying }
                 if base[deviceCount].revents != 0 { return takeInterruption() }
                 var events: UInt16 = 0
                 try check(snd_pcm_poll_descriptors_revents(pcm, base, UInt32(deviceCount), &events), "poll failed")
@@ -355,16 +357,18 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// How long a wait for room may last before the write looks again, in milliseconds: as
-    /// long as is safe (``longestSafeWait(_:)``) once the device has been seen playing (50 ms
-    /// of what was written since the stream was prepared have been heard), and at most
-    /// ``startWaitMilliseconds`` before.
+    /// long as is safe (``longestSafeWait(_:)``) once the device has been seen playing (a
+    /// period of what was written since the stream was prepared has been heard), and at most
+    /// ``startWaitMilliseconds`` before; such a short wait that runs out ends the write with
+    /// 0 frames, so the render thread publishes the position again.
     ///
-    /// Why: at the start of a stream behind ALSA's pulse plugin, the server was seen to hold
-    /// the stream back until the next write, with room for it granted but the plugin's
-    /// descriptor not signalled (it signals a period's room). Waiting until the buffer would
-    /// be down to a quarter then held the start back 400 ms (the pacing test, one run in
-    /// forty); looking every 10 ms, the write goes as soon as there is room. Once playing,
-    /// the descriptor is signalled every period.
+    /// Why: a stream behind ALSA's pulse plugin does not always start when started. The
+    /// server sometimes holds it back for hundreds of milliseconds, before or after playing
+    /// a few chunks, and may then wait for a write whose room it has granted without the
+    /// plugin signalling it (it signals a period's room). The player's time runs on from the
+    /// last measurement, as if the device played; measured every 10 ms until the device has
+    /// played a period, it runs at most that far ahead (it never goes back, it waits). Seen in
+    /// the pacing test, up to one run in six: the reported time 400-500 ms ahead of the device.
     private func waitLimit(_ pcm: OpaquePointer) -> Int {
         let safe = longestSafeWait(pcm)
         if !seenPlaying {
@@ -374,11 +378,11 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         return seenPlaying ? safe : min(safe, Self.startWaitMilliseconds)
     }
 
-    /// Marks the device seen playing once 50 ms of what was written since it was prepared
-    /// are no longer in its delay.
+    /// Marks the device seen playing once a period of what was written since it was
+    /// prepared is no longer in its delay.
     private func noteHeard(deviceDelay: Int) {
-        guard !seenPlaying, let format else { return }
-        if framesSincePrepare - deviceDelay >= format.sampleRate / 20 { seenPlaying = true }
+        guard !seenPlaying else { return }
+        if framesSincePrepare - deviceDelay >= stagingTarget { seenPlaying = true }
     }
 
     /// The longest wait for room before the device has been seen playing (``waitLimit(_:)``).
@@ -394,7 +398,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>) -> Bool {
         let milliseconds = waitLimit(pcm)
         descriptor.pointee.revents = 0
-        guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return true }
+        guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return seenPlaying }
         return takeInterruption()
     }
 

@@ -14,7 +14,9 @@ public protocol AudioSink: AnyObject, Sendable {
     func configure(_ format: AudioFormat) throws(AudioSinkError)
 
     /// Writes interleaved frames, blocking while the device buffer is full.
-    /// Returns how many frames were accepted: 0 only after ``interruptWrite()``.
+    /// Returns how many frames were accepted: 0 after ``interruptWrite()``, or when the sink
+    /// wants its ``delay()`` asked again before it has room (a device not yet seen playing:
+    /// ``ALSAAudioSink``). Either way the caller publishes the position and writes again.
     func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int
 
     /// Writes as a second output beside another that paces the stream (``MultiOutputSink``):

@@ -178,7 +178,11 @@ final class Renderer: @unchecked Sendable {
             return
         }
         setPhase(.working)
-        guard accepted > 0 else { return }
+        guard accepted > 0 else {
+            // Interrupted, or the sink wants the position looked at again before it has room.
+            publish(running: true)
+            return
+        }
         pendingOffset += accepted
         streamFrame += Int64(accepted)
         retryDelay = 0
