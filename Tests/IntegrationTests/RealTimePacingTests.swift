@@ -163,8 +163,8 @@ import Testing
     /// and returns 0, uninterrupted, so the render thread measures the stream again and the
     /// player's time cannot run ahead of a device that does not play. Nothing is lost: what
     /// was gathered goes to the device with a later write. A write that began after the device
-    /// could have played a period says nothing (it may rightly wait for room): the test opens
-    /// a new stream then, up to five times.
+    /// could have played a period, or on a device whose delay already says it has, says nothing
+    /// (it may rightly wait for room): the test opens a new stream then, up to five times.
     @Test func beforeTheDeviceIsHeardAWriteWithNoRoomReturnsSoonAndLosesNothing() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
@@ -178,6 +178,9 @@ import Testing
             try silence.withUnsafeBytes { bytes in
                 let first = try sink.write(bytes, frameCount: frames)
                 let filled = ChildProcess.now()
+                // The sink judges "heard" by the delay; the pulse plugin's can fall short of what
+                // was written at once (seen in CI), and the sink then rightly waits for room.
+                let heardAtStart = first - sink.delay()
                 var taken = 0
                 var last = -1
                 var began = filled, ended = filled
@@ -188,7 +191,7 @@ import Testing
                     if last == 0 || ended - began >= 0.25 { break }
                     taken += last
                 }
-                guard began - filled < 0.3 else { return }
+                guard began - filled < 0.3, heardAtStart < 4_410 else { return }
                 tested = true
                 if last > 0 { taken += last }
                 #expect(last == 0, "no write returned 0 frames before the device was heard (\(taken) frames taken)")
@@ -204,7 +207,7 @@ import Testing
                 #expect(sink.framesWritten == Int64(first + taken), "the gathered frames went to the device, nothing more")
             }
         }
-        #expect(tested, "in five streams, no write began within 300 ms of the first")
+        #expect(tested, "in five streams, no write began within 300 ms of the first with the device not yet heard")
     }
 
     /// An ALSA sink on `pulse`'s null sink, open for 44.1 kHz stereo.
