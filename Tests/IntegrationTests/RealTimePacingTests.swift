@@ -126,9 +126,7 @@ import Testing
             // Until the device has played a period (1 s here), a wait for room is short anyway
             // (next test). Wait until it is below half full (so it has played more than that):
             // a write then goes straight to it and fills it.
-            let deadline = ChildProcess.now() + 10
-            while sink.delay() > 40_000 && ChildProcess.now() < deadline { usleep(5_000) }
-            try #require(sink.delay() <= 40_000, "the device did not play 1.8 s in 10 s")
+            try #require(waitUntil(timeout: 10) { sink.delay() <= 40_000 }, "the device did not play 1.8 s in 10 s")
             var offset = first
             offset += try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * 4)...]), frameCount: frames - offset)
             let full = Int(sink.framesWritten)

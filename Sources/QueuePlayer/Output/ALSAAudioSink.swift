@@ -323,9 +323,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let base = descriptors.baseAddress!
             while true {
                 for index in 0..<total { base[index].revents = 0 }
-                // At most until the buffer is down to a quarter by the device's rate: a plugin's
-                // descriptor can miss its moment (ALSA's pulse plugin, at the start of a stream),
-                // and the write must then go on rather than wait for the next server event.
+                // At most ``waitLimit(_:)``: a plugin's descriptor can miss its moment (ALSA's
+                // pulse plugin, at the start of a stream), and the write must then go on (or,
+                // before the device is heard, return so the position is measured again).
                 let ready = poll(base, nfds_t(total), Int32(waitLimit(pcm)))
                 if ready < 0 {
                     if errno == EINTR { continue }
