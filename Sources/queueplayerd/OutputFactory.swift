@@ -14,8 +14,9 @@ enum OutputFactory {
     }
 
     /// The outputs for `choices` (`auto` if none): one sink, or several behind a
-    /// ``MultiOutputSink``. Their recoveries are logged from then on (called once per daemon).
-    static func makeOutputs(for choices: [OutputChoice], logger: Logger) throws -> Outputs {
+    /// ``MultiOutputSink``; ALSA devices get a buffer of `bufferTimeMicroseconds`. Their
+    /// recoveries are logged from then on (called once per daemon).
+    static func makeOutputs(for choices: [OutputChoice], bufferTimeMicroseconds: UInt32 = 500_000, logger: Logger) throws -> Outputs {
         let choices = choices.isEmpty ? [.auto] : choices
         let decodeFormat = try fifoFormat(of: choices)
         for (index, choice) in choices.enumerated() where choices[..<index].contains(choice) {
@@ -25,7 +26,7 @@ enum OutputFactory {
         var sinks: [any AudioSink] = []
         var descriptions: [AudioOutputs.Output] = []
         for choice in choices {
-            let sink = try makeSink(for: choice, logger: logger)
+            let sink = try makeSink(for: choice, bufferTimeMicroseconds: bufferTimeMicroseconds, logger: logger)
             sinks.append(sink)
             descriptions.append(describe(sink))
         }
@@ -80,7 +81,8 @@ enum OutputFactory {
     }
 
     /// The sink for `choice`.
-    private static func makeSink(for choice: OutputChoice, logger: Logger) throws -> any AudioSink {
+    private static func makeSink(for choice: OutputChoice, bufferTimeMicroseconds: UInt32, logger: Logger) throws -> any AudioSink {
+        let buffer = "buffer \(bufferTimeMicroseconds / 1000) ms"
         switch choice {
         case .fifo(let path, let format):
             do {
@@ -106,13 +108,13 @@ enum OutputFactory {
             if case .failure(let error) = ALSAAudioSink.probe(device: device) {
                 throw ValidationError("--output alsa:\(device): \(error.reason)")
             }
-            logger.info("output: ALSA device \(device)")
-            return ALSAAudioSink(device: device)
+            logger.info("output: ALSA device \(device), \(buffer)")
+            return ALSAAudioSink(device: device, bufferTimeMicroseconds: bufferTimeMicroseconds)
         case .auto:
             switch ALSAAudioSink.probe(device: "default") {
             case .success:
-                logger.info("output: ALSA device default")
-                return ALSAAudioSink(device: "default")
+                logger.info("output: ALSA device default, \(buffer)")
+                return ALSAAudioSink(device: "default", bufferTimeMicroseconds: bufferTimeMicroseconds)
             case .failure(let error):
                 logger.warning("output: ALSA's default device cannot be opened (\(error.reason)); playing to a real-time null output instead (decided at start; --output alsa requires the device)")
                 return NullAudioSink()

@@ -55,6 +55,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
     var output: [OutputChoice] = []
 
+    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(ALSAAudioSink.bufferTimeRange.lowerBound / 1000) to \(ALSAAudioSink.bufferTimeRange.upperBound / 1000)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later. Default: 500.", valueName: "MS"))
+    var bufferTime: Int = 500
+
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
 
@@ -102,6 +105,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
                 throw ValidationError("\(option) \(directory): no such directory.")
             }
         }
+        let bufferTimes = Int(ALSAAudioSink.bufferTimeRange.lowerBound / 1000)...Int(ALSAAudioSink.bufferTimeRange.upperBound / 1000)
+        guard bufferTimes.contains(bufferTime) else {
+            throw ValidationError("--buffer-time: give a number of milliseconds from \(ALSAAudioSink.bufferTimeRange.lowerBound / 1000) to \(ALSAAudioSink.bufferTimeRange.upperBound / 1000).")
+        }
         guard backgroundTime.isFinite, backgroundTime >= 0 else {
             throw ValidationError("--background-time: give a number of seconds, 0 or more.")
         }
@@ -146,7 +153,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         }
         let libraryRoot = media ?? musicDirectory ?? files.first.map { ($0 as NSString).deletingLastPathComponent }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
-        let outputs = try OutputFactory.makeOutputs(for: output, logger: logger)
+        let outputs = try OutputFactory.makeOutputs(for: output, bufferTimeMicroseconds: UInt32(bufferTime) * 1000, logger: logger)
         let configuration = Daemon.Configuration(
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: media != nil || !files.isEmpty, exitWhenFinished: once,

@@ -98,6 +98,25 @@ public final class PulseServer: @unchecked Sendable {
         return lister.lines.filter { !$0.text.isEmpty }.count
     }
 
+    /// Each playback stream's buffer latency, in seconds: the audio the server holds for it,
+    /// not yet given to the sink (`pactl list sink-inputs`). An ALSA client's stream holds at
+    /// most its device buffer.
+    public func bufferLatencies() throws -> [Double] {
+        let lister = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress, "list", "sink-inputs"],
+                                      environment: ["HOME": directory.path])
+        guard lister.wait(timeout: 10) == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pactl failed: \(lister.standardError)"])
+        }
+        // "\tBuffer Latency: 365283 usec"
+        return lister.lines.compactMap { line -> Double? in
+            let text = line.text.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("Buffer Latency:") else { return nil }
+            let fields = text.split(separator: " ")
+            guard fields.count >= 3, let microseconds = Double(fields[2]) else { return nil }
+            return microseconds / 1_000_000
+        }
+    }
+
     public func stop() {
         process.withLock { $0?.terminate() }
         try? FileManager.default.removeItem(at: directory)

@@ -69,6 +69,11 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// mpd's; much less makes ALSA's pulse plugin stall at the start of a stream.
     public let bufferTimeMicroseconds: UInt32
 
+    /// The buffer times a user may ask for (the daemon's `--buffer-time`). Below 100 ms the
+    /// pulse plugin stalls at a stream's start; above 5 s a volume change (the software
+    /// volume scales samples before they reach the buffer) is heard too late to be of use.
+    public static let bufferTimeRange: ClosedRange<UInt32> = 100_000...5_000_000
+
     /// Creates a sink for `device`; nothing is opened until the first ``configure(_:)``.
     public init(device: String = "default", bufferTimeMicroseconds: UInt32 = 500_000) {
         self.device = device
