@@ -61,8 +61,8 @@ bench:
 # packed relative relocations (DT_RELR, glibc 2.36 or later) and without exporting its own symbols
 # (the static runtime's link arguments export them; nothing looks them up): that leaves alsa-lib,
 # libmpg123, libxml2, ICU's and the C/C++ runtimes' shared libraries, and cuts the resident
-# memory the loader and the symbol tables took (peak RSS while playing: 37.9 MiB dynamic,
-# 28.1 MiB so; docs/ARCHITECTURE.md, "Memory").
+# memory the loader and the symbol tables took (peak RSS while playing, `make bench`: 37.0 MiB dynamic,
+# 28.0 MiB so; docs/ARCHITECTURE.md, "Memory").
 RELEASE_FLAGS ?= -c release --product queueplayerd --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 
