@@ -16,7 +16,7 @@ enum OutputFactory {
     /// The outputs for `choices` (`auto` if none): one sink, or several behind a
     /// ``MultiOutputSink``; ALSA devices get a buffer of `bufferTimeMicroseconds`. Their
     /// recoveries are logged from then on (called once per daemon).
-    static func makeOutputs(for choices: [OutputChoice], bufferTimeMicroseconds: UInt32 = 500_000, logger: Logger) throws -> Outputs {
+    static func makeOutputs(for choices: [OutputChoice], bufferTimeMicroseconds: UInt32, logger: Logger) throws -> Outputs {
         let choices = choices.isEmpty ? [.auto] : choices
         let decodeFormat = try fifoFormat(of: choices)
         for (index, choice) in choices.enumerated() where choices[..<index].contains(choice) {

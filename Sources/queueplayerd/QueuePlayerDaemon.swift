@@ -55,8 +55,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
     var output: [OutputChoice] = []
 
-    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(ALSAAudioSink.bufferTimeRange.lowerBound / 1000) to \(ALSAAudioSink.bufferTimeRange.upperBound / 1000)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later. Default: 500.", valueName: "MS"))
-    var bufferTime: Int = 500
+    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(QueuePlayerDaemon.bufferTimes.lowerBound) to \(QueuePlayerDaemon.bufferTimes.upperBound)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later.", valueName: "MS"))
+    var bufferTime: Int = QueuePlayerDaemon.defaultBufferTime
+
+    /// `--buffer-time`'s default and range, in milliseconds (the sink's, which are in microseconds).
+    static let defaultBufferTime = Int(ALSAAudioSink.defaultBufferTimeMicroseconds / 1000)
+    static let bufferTimes = Int(ALSAAudioSink.bufferTimeRange.lowerBound / 1000)...Int(ALSAAudioSink.bufferTimeRange.upperBound / 1000)
 
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
@@ -105,9 +109,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
                 throw ValidationError("\(option) \(directory): no such directory.")
             }
         }
-        let bufferTimes = Int(ALSAAudioSink.bufferTimeRange.lowerBound / 1000)...Int(ALSAAudioSink.bufferTimeRange.upperBound / 1000)
-        guard bufferTimes.contains(bufferTime) else {
-            throw ValidationError("--buffer-time: give a number of milliseconds from \(ALSAAudioSink.bufferTimeRange.lowerBound / 1000) to \(ALSAAudioSink.bufferTimeRange.upperBound / 1000).")
+        guard Self.bufferTimes.contains(bufferTime) else {
+            throw ValidationError("--buffer-time: give a number of milliseconds from \(Self.bufferTimes.lowerBound) to \(Self.bufferTimes.upperBound).")
         }
         guard backgroundTime.isFinite, backgroundTime >= 0 else {
             throw ValidationError("--background-time: give a number of seconds, 0 or more.")

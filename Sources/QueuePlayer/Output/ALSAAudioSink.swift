@@ -65,9 +65,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     public let clock: any PlaybackClock = RealTimeClock.shared
     public var name: String { "alsa:\(device)" }
 
-    /// The device buffer the sink asks for, in microseconds. The default, 500 ms, is
-    /// mpd's; much less makes ALSA's pulse plugin stall at the start of a stream.
+    /// The device buffer the sink asks for, in microseconds.
     public let bufferTimeMicroseconds: UInt32
+
+    /// The buffer asked for unless told otherwise: 500 ms, mpd's. Much less makes ALSA's
+    /// pulse plugin stall at the start of a stream.
+    public static let defaultBufferTimeMicroseconds: UInt32 = 500_000
 
     /// The buffer times a user may ask for (the daemon's `--buffer-time`). Below 100 ms the
     /// pulse plugin stalls at a stream's start; above 5 s a volume change (the software
@@ -75,7 +78,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     public static let bufferTimeRange: ClosedRange<UInt32> = 100_000...5_000_000
 
     /// Creates a sink for `device`; nothing is opened until the first ``configure(_:)``.
-    public init(device: String = "default", bufferTimeMicroseconds: UInt32 = 500_000) {
+    public init(device: String = "default", bufferTimeMicroseconds: UInt32 = defaultBufferTimeMicroseconds) {
         self.device = device
         self.bufferTimeMicroseconds = bufferTimeMicroseconds
         interruption = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
