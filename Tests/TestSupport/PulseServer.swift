@@ -90,31 +90,31 @@ public final class PulseServer: @unchecked Sendable {
 
     /// How many playback streams the server has: one per open ALSA `pulsenull` device.
     public func playbackStreamCount() throws -> Int {
-        let lister = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress, "list", "short", "sink-inputs"],
-                                      environment: ["HOME": directory.path])
-        guard lister.wait(timeout: 10) == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pactl failed: \(lister.standardError)"])
-        }
-        return lister.lines.filter { !$0.text.isEmpty }.count
+        try pactl("list", "short", "sink-inputs").filter { !$0.isEmpty }.count
     }
 
     /// Each playback stream's buffer latency, in seconds: the audio the server holds for it,
     /// not yet given to the sink (`pactl list sink-inputs`). An ALSA client's stream holds at
     /// most its device buffer.
     public func bufferLatencies() throws -> [Double] {
-        let lister = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress, "list", "sink-inputs"],
-                                      environment: ["HOME": directory.path])
-        guard lister.wait(timeout: 10) == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pactl failed: \(lister.standardError)"])
-        }
         // "\tBuffer Latency: 365283 usec"
-        return lister.lines.compactMap { line -> Double? in
-            let text = line.text.trimmingCharacters(in: .whitespaces)
+        try pactl("list", "sink-inputs").compactMap { line -> Double? in
+            let text = line.trimmingCharacters(in: .whitespaces)
             guard text.hasPrefix("Buffer Latency:") else { return nil }
             let fields = text.split(separator: " ")
             guard fields.count >= 3, let microseconds = Double(fields[2]) else { return nil }
             return microseconds / 1_000_000
         }
+    }
+
+    /// The lines `pactl` prints for `arguments`, asked of this server.
+    private func pactl(_ arguments: String...) throws -> [String] {
+        let command = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress] + arguments,
+                                       environment: ["HOME": directory.path])
+        guard command.wait(timeout: 10) == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pactl failed: \(command.standardError)"])
+        }
+        return command.lines.map(\.text)
     }
 
     public func stop() {

@@ -136,8 +136,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let periodSize = try setHardwareParameters(handle, format)
             try setSoftwareParameters(handle, periodSize: periodSize)
             stagingTarget = max(1, min(Int(periodSize), bufferFrames / 2))
-            try check(snd_pcm_prepare(handle), "cannot prepare the stream")
-            streamPrepared()
+            try check(prepare(handle), "cannot prepare the stream")
             try preparePolling(handle)
         } catch {
             snd_pcm_close(handle)
@@ -249,10 +248,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         let state = snd_pcm_state(pcm)
         if state != SND_PCM_STATE_RUNNING { return state != SND_PCM_STATE_XRUN || delay() == 0 }
         if canPause, snd_pcm_pause(pcm, 1) == 0 { return true }
-        snd_pcm_drop(pcm)
-        snd_pcm_prepare(pcm)
-        streamPrepared()
-        stagedFrames = 0
+        discardStream(pcm)
         return false
     }
 
@@ -263,10 +259,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     public func flush() {
         guard let pcm else { return }
-        stagedFrames = 0
-        snd_pcm_drop(pcm)
-        snd_pcm_prepare(pcm)
-        streamPrepared()
+        discardStream(pcm)
     }
 
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool {
@@ -287,8 +280,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             snd_pcm_nonblock(pcm, 0)
             snd_pcm_drain(pcm)
             snd_pcm_nonblock(pcm, 1)
-            snd_pcm_prepare(pcm)
-            streamPrepared()
+            prepare(pcm)
             return true
         }
         clock.sleep(nanoseconds: timeoutNanoseconds)
@@ -396,7 +388,24 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// The longest wait for room before the device has been seen playing (``waitLimit(_:)``).
     static let startWaitMilliseconds = 10
 
-    /// A new stream: nothing written to it yet, not seen playing.
+    /// Prepares the device for a new stream: nothing written to it yet, not seen playing.
+    /// Every way the sink prepares the device goes through here (or ``streamPrepared()``, after
+    /// `snd_pcm_recover`, which prepares by itself).
+    @discardableResult
+    private func prepare(_ pcm: OpaquePointer) -> Int32 {
+        let result = snd_pcm_prepare(pcm)
+        streamPrepared()
+        return result
+    }
+
+    /// Drops what the device and the sink hold, and prepares a new stream.
+    private func discardStream(_ pcm: OpaquePointer) {
+        stagedFrames = 0
+        snd_pcm_drop(pcm)
+        prepare(pcm)
+    }
+
+    /// Resets what the sink knows of the stream's start (``waitLimit(_:)``).
     private func streamPrepared() {
         framesSincePrepare = 0
         seenPlaying = false
