@@ -50,6 +50,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// Frames given to the device since its stream was last prepared (opened, flushed,
     /// dropped, recovered or drained); with the delay, they tell whether it has begun to play.
     private var framesSincePrepare = 0
+    /// When the first frames since the stream was prepared went to the device (the clock's
+    /// nanoseconds; 0: none yet).
+    private var firstWriteAt: UInt64 = 0
     /// Whether the device has been seen playing since it was last prepared. Until then a
     /// wait for room is short (``startWaitMilliseconds``) and a write whose wait runs out
     /// returns 0: see ``waitLimit(_:)``.
@@ -210,6 +213,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
             if result > 0 {
                 writtenCount.add(Int64(result), ordering: .relaxed)
+                if framesSincePrepare == 0 { firstWriteAt = clock.now() }
                 framesSincePrepare += Int(result)
                 return Int(result)
             }
@@ -379,10 +383,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Marks the device seen playing once a period of what was written since it was
-    /// prepared is no longer in its delay.
+    /// prepared is no longer in its delay, and a period's time has passed since the first
+    /// write: no device plays faster than its rate. (Behind ALSA's pulse plugin the delay can
+    /// fall by a period at once, a few milliseconds after a large first write, when libpulse's
+    /// first timing update comes in; taken for playing, that ended the short waits at once.)
     private func noteHeard(deviceDelay: Int) {
-        guard !seenPlaying else { return }
-        if framesSincePrepare - deviceDelay >= stagingTarget { seenPlaying = true }
+        guard !seenPlaying, framesSincePrepare - deviceDelay >= stagingTarget, let format else { return }
+        let periodNanoseconds = UInt64(stagingTarget) * 1_000_000_000 / UInt64(format.sampleRate)
+        if clock.now() - firstWriteAt >= periodNanoseconds { seenPlaying = true }
     }
 
     /// The longest wait for room before the device has been seen playing (``waitLimit(_:)``).
@@ -408,6 +416,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// Resets what the sink knows of the stream's start (``waitLimit(_:)``).
     private func streamPrepared() {
         framesSincePrepare = 0
+        firstWriteAt = 0
         seenPlaying = false
     }
 
