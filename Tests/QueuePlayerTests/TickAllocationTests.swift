@@ -2,6 +2,7 @@ import AllocationCounter
 import Dispatch
 import Foundation
 import QueuePlayer
+import Synchronization
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -36,10 +37,33 @@ import Glibc
     }
 
     @Test func aTickOfTheRealTimeClockAllocatesNothing() throws {
+        try Self.expectTicksAllocateNothing(sink: NullAudioSink())
+    }
+
+    /// The same through ALSA's pulse plugin, where a tick also asks the device how far it has
+    /// played (``AudioSink/playedFrames()``: alsa-lib and libpulse, on the clock thread).
+    @Test func aTickThatAsksTheDeviceAllocatesNothing() throws {
+        let pulse = try PulseServer()
+        defer { pulse.stop() }
+        // Suites that use alsa-lib inside the test process set its configuration per test
+        // (the tests run one at a time).
+        setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
+        let device = ALSAAudioSink(device: "pulsenull")
+        let answered = Atomic<Bool>(false)
+        try Self.expectTicksAllocateNothing(sink: device) {
+            if device.playedFrames() != nil { answered.store(true, ordering: .relaxed) }
+        }
+        let wasAnswered = answered.load(ordering: .relaxed)
+        #expect(wasAnswered, "the device never answered another thread while playing")
+    }
+
+    /// Plays a tone to `sink` with a 10 ms observer and counts the `malloc` calls between ticks;
+    /// calls `whilePlaying` now and then meanwhile.
+    static func expectTicksAllocateNothing(sink: any AudioSink, whilePlaying: () -> Void = {}) throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tone = try TestMedia.makeTone(seconds: 10, in: directory, name: "ten-seconds")
-        let player = QueuePlayer(items: [PlayerItem(url: tone)], sink: NullAudioSink())
+        let player = QueuePlayer(items: [PlayerItem(url: tone)], sink: sink)
         defer { player.close() }
         let log = TickLog()
         let queue = DispatchQueue(label: "TickAllocationTests.ticks")
@@ -48,7 +72,10 @@ import Glibc
         }
         player.play()
         let deadline = ChildProcess.now() + 20
-        while queue.sync(execute: { log.recorded }) < TickLog.capacity && ChildProcess.now() < deadline { usleep(50_000) }
+        while queue.sync(execute: { log.recorded }) < TickLog.capacity && ChildProcess.now() < deadline {
+            whilePlaying()
+            usleep(50_000)
+        }
         player.removeTimeObserver(token)
         player.pause()
 

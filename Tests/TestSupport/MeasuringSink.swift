@@ -1,3 +1,4 @@
+import Foundation
 import QueuePlayer
 import Synchronization
 
@@ -20,6 +21,9 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
         public var framesWritten: Int64
         /// Frames accepted but not yet audible, as the inner sink reported them.
         public var delay: Int
+        /// The inner sink's own count of what its device had played, if it keeps one
+        /// (``AudioSink/measureDelay()``).
+        public var played: PlayedFrames?
         /// The audible frame at `time`.
         public var audibleFrame: Int64 { framesWritten - Int64(delay) }
     }
@@ -32,15 +36,80 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     private let capacity: Int
     private let count = Atomic<Int>(0)
     private let simulatedUnderruns = Atomic<Int>(0)
+    // The same for what ``startSampling(every:)`` asks from another thread.
+    private let samples: UnsafeMutablePointer<PlayedFrames>
+    private let sampleCount = Atomic<Int>(0)
+    private let sampling = Atomic<Bool>(false)
+    private let samplerStopped = DispatchSemaphore(value: 0)
 
     /// Wraps `inner`, keeping at most `capacity` measurements (later ones are not recorded).
     public init(wrapping inner: any AudioSink, capacity: Int = 100_000) {
         self.inner = inner
         self.capacity = capacity
         slots = .allocate(capacity: capacity)
+        samples = .allocate(capacity: capacity)
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        stopSampling()
+        slots.deallocate()
+        samples.deallocate()
+    }
+
+    /// Asks the inner sink how far its device has played (``AudioSink/playedFrames()``)
+    /// every `interval` nanoseconds on a thread of its own until ``stopSampling()``: a
+    /// reference with no gaps, where the render thread measures only when it writes.
+    public func startSampling(every interval: UInt64 = 2_000_000) {
+        guard !sampling.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [self] in
+            while sampling.load(ordering: .acquiring) {
+                let index = sampleCount.load(ordering: .relaxed)
+                if index < capacity, let played = inner.playedFrames() {
+                    samples[index] = played
+                    sampleCount.store(index + 1, ordering: .releasing)
+                }
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(interval))
+                nanosleep(&pause, nil)
+            }
+            samplerStopped.signal()
+        }
+        thread.start()
+    }
+
+    /// Ends ``startSampling(every:)`` and waits for its thread.
+    public func stopSampling() {
+        guard sampling.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        samplerStopped.wait()
+    }
+
+    /// What ``startSampling(every:)`` recorded, oldest first.
+    public var sampled: [PlayedFrames] {
+        Array(UnsafeBufferPointer(start: samples, count: sampleCount.load(ordering: .acquiring)))
+    }
+
+    /// For each device stream, what the render thread's measurements say the audible frame
+    /// is ahead of the device's own count: one value per stream when the sink counts right.
+    public var playedOffsets: [UInt64: Set<Int64>] {
+        var offsets: [UInt64: Set<Int64>] = [:]
+        for measurement in measurements {
+            if let played = measurement.played { offsets[played.stream, default: []].insert(measurement.audibleFrame - played.frames) }
+        }
+        return offsets
+    }
+
+    /// The measurements and the samples together, by time: each sample becomes a measurement
+    /// of the audible frame through a measurement of the same device stream that carries
+    /// the device's count too (the two counts differ by a constant within a stream). Samples
+    /// of a stream no measurement ties down are left out.
+    public var measurementsWithSamples: [Measurement] {
+        let measured = measurements
+        let offsets = playedOffsets.compactMapValues(\.first)
+        let fromSamples = sampled.compactMap { sample -> Measurement? in
+            guard let offset = offsets[sample.stream] else { return nil }
+            return Measurement(time: Double(sample.measuredAt) / 1e9, framesWritten: sample.frames + offset, delay: 0, played: sample)
+        }
+        return (measured + fromSamples).sorted { $0.time < $1.time }
+    }
 
     /// The measurements taken so far, oldest first.
     public var measurements: [Measurement] {
@@ -69,6 +138,8 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
 
     public func interruptWrite() { inner.interruptWrite() }
     public func delay() -> Int { inner.delay() }
+    public func measureDelay() -> (delay: Int, played: PlayedFrames?) { inner.measureDelay() }
+    public func playedFrames() -> PlayedFrames? { inner.playedFrames() }
     public func pause() -> Bool { inner.pause() }
     public func resume() { inner.resume() }
     public func flush() { inner.flush() }
@@ -85,9 +156,10 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     private func record() {
         let index = count.load(ordering: .relaxed)
         guard index < capacity else { return }
-        let delay = inner.delay()
+        let measured = inner.measureDelay()
         slots[index] = Measurement(time: Double(inner.clock.now()) / 1e9,
-                                   framesWritten: framesAccepted.load(ordering: .relaxed), delay: delay)
+                                   framesWritten: framesAccepted.load(ordering: .relaxed), delay: measured.delay,
+                                   played: measured.played)
         count.store(index + 1, ordering: .releasing)
     }
 }

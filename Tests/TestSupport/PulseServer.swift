@@ -107,6 +107,12 @@ public final class PulseServer: @unchecked Sendable {
         }
     }
 
+    /// Suspends the null sink (its clock stops: the streams on it stop playing, and the
+    /// server still answers them), or lets it run again: a device that stalls.
+    public func suspendSink(_ suspended: Bool) throws {
+        _ = try pactl("suspend-sink", "qpnull", suspended ? "1" : "0")
+    }
+
     /// The lines `pactl` prints for `arguments`, asked of this server.
     private func pactl(_ arguments: String...) throws -> [String] {
         let command = try ChildProcess(program: "/usr/bin/pactl", ["-s", serverAddress] + arguments,

@@ -27,7 +27,12 @@ import Glibc
 ///
 /// The device belongs to the render thread (and to ``close()`` once that thread has
 /// stopped); the counters other threads read are atomics, and the `eventfd` is written by
-/// any thread.
+/// any thread. One call reaches the device from other threads: ``playedFrames()``, the
+/// player's clock thread asking for the delay at its ticks. alsa-lib serializes the calls
+/// on one PCM (its thread-safe API, on unless `LIBASOUND_THREAD_SAFE=0`); the sink keeps
+/// the handle alive for that call with `shared` (the render thread takes it only to open
+/// and close), and tells a delay that raced a write or a restart of the stream by
+/// `streamChanges`, a sequence count that is odd while the render thread changes them.
 public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     // `pcm`, `format`, `canPause` and `pollDescriptors` are touched by the render thread only
     // (and by `close()`, which the player calls after that thread has stopped).
@@ -57,11 +62,27 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// wait for room is short (``startWaitMilliseconds``) and a write whose wait runs out
     /// returns 0: see ``waitLimit(_:)``.
     private var seenPlaying = false
+    /// How deep the render thread is in ``changingStream(_:)`` (its calls nest).
+    private var changeDepth = 0
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
     private let interruption: Int32
     private let underrunCount = Atomic<Int>(0)
     private let writtenCount = Atomic<Int64>(0)
     private let openCount = Atomic<Int>(0)
+
+    /// The open device, for ``playedFrames()`` on other threads: set by the render thread
+    /// under this lock after opening, cleared under it before closing. (Kept as the handle's
+    /// address, as a pointer is not `Sendable`; 0 when closed.)
+    private let shared = Mutex<Int>(0)
+    /// Odd while the render thread writes to the device or restarts its stream (the frames
+    /// written and the delay do not match then); even otherwise.
+    private let streamChanges = Atomic<UInt64>(0)
+    /// The stream's number (``PlayedFrames/stream``): one more at each prepare.
+    private let streamNumber = Atomic<UInt64>(0)
+    /// Whether other threads may ask for the delay: the device was heard playing and
+    /// answered the render thread since it was last prepared or paused. Before that, ALSA's
+    /// pulse plugin may wait in `snd_pcm_delay` for the server's first timing update.
+    private let answersOtherThreads = Atomic<Bool>(false)
 
     /// The alsa-lib device name.
     public let device: String
@@ -146,6 +167,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             throw error
         }
         pcm = handle
+        shared.withLock { $0 = Int(bitPattern: handle) }
         self.format = format
         staging = .allocate(byteCount: stagingTarget * format.bytesPerFrame, alignment: 16)
         stagedFrames = 0
@@ -210,9 +232,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// One `snd_pcm_writei` of what fits, waiting for room if there is none; recovers underruns.
     private func writeToDevice(_ pcm: OpaquePointer, _ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
         while true {
-            let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
+            let result = changingStream {
+                let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
+                if result > 0 { writtenCount.add(Int64(result), ordering: .relaxed) }
+                return result
+            }
             if result > 0 {
-                writtenCount.add(Int64(result), ordering: .relaxed)
                 if framesSincePrepare == 0 { firstWriteAt = clock.now() }
                 framesSincePrepare += Int(result)
                 return Int(result)
@@ -224,8 +249,11 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
                 continue
             }
             if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
-            let recovered = snd_pcm_recover(pcm, code, 1)
-            streamPrepared()
+            let recovered = changingStream {
+                let recovered = snd_pcm_recover(pcm, code, 1)
+                streamPrepared()
+                return recovered
+            }
             if recovered < 0 {
                 throw AudioSinkError(sink: name, reason: "write failed: \(Self.errorText(code))")
             }
@@ -238,12 +266,40 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// The device's delay plus the frames gathered for it.
-    public func delay() -> Int {
-        guard let pcm else { return 0 }
+    public func delay() -> Int { measureDelay().delay }
+
+    /// ``delay()``, with the device's count of what it has played once it has been heard.
+    public func measureDelay() -> (delay: Int, played: PlayedFrames?) {
+        guard let pcm else { return (0, nil) }
         var frames: snd_pcm_sframes_t = 0
-        if snd_pcm_delay(pcm, &frames) < 0 { return stagedFrames }
+        if snd_pcm_delay(pcm, &frames) < 0 { return (stagedFrames, nil) }
         noteHeard(deviceDelay: Int(frames))
-        return max(0, Int(frames)) + stagedFrames
+        var played: PlayedFrames?
+        if seenPlaying {
+            played = PlayedFrames(stream: streamNumber.load(ordering: .relaxed),
+                                  frames: writtenCount.load(ordering: .relaxed) - Int64(frames), measuredAt: clock.now())
+            if !answersOtherThreads.load(ordering: .relaxed) { answersOtherThreads.store(true, ordering: .releasing) }
+        }
+        return (max(0, Int(frames)) + stagedFrames, played)
+    }
+
+    /// Any thread: the device's count of what it has played, from its delay now. Nil before
+    /// the device has answered the render thread as playing (``answersOtherThreads``), and
+    /// when the render thread wrote or restarted the stream meanwhile (``streamChanges``):
+    /// the caller then goes by the render thread's last measurement.
+    public func playedFrames() -> PlayedFrames? {
+        shared.withLock { address -> PlayedFrames? in
+            guard let handle = OpaquePointer(bitPattern: address), answersOtherThreads.load(ordering: .acquiring) else { return nil }
+            let before = streamChanges.load(ordering: .sequentiallyConsistent)
+            guard before & 1 == 0 else { return nil }
+            let stream = streamNumber.load(ordering: .sequentiallyConsistent)
+            var frames: snd_pcm_sframes_t = 0
+            guard snd_pcm_delay(handle, &frames) == 0 else { return nil }
+            let written = writtenCount.load(ordering: .sequentiallyConsistent)
+            let at = clock.now()
+            guard streamChanges.load(ordering: .sequentiallyConsistent) == before else { return nil }
+            return PlayedFrames(stream: stream, frames: written - Int64(frames), measuredAt: at)
+        }
     }
 
     /// Pauses in place, keeping gathered frames for the writes after ``resume()``.
@@ -251,6 +307,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         guard let pcm else { return true }
         let state = snd_pcm_state(pcm)
         if state != SND_PCM_STATE_RUNNING { return state != SND_PCM_STATE_XRUN || delay() == 0 }
+        // Paused (or dropped), the pulse plugin may have no timing to answer with at once.
+        answersOtherThreads.store(false, ordering: .releasing)
         if canPause, snd_pcm_pause(pcm, 1) == 0 { return true }
         discardStream(pcm)
         return false
@@ -281,10 +339,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if remaining <= timeoutNanoseconds {
             // Close to the end: let alsa-lib play the tail out exactly (a blocking drain: on a
             // non-blocking stream it would return at once), then make the stream writable again.
-            snd_pcm_nonblock(pcm, 0)
-            snd_pcm_drain(pcm)
-            snd_pcm_nonblock(pcm, 1)
-            prepare(pcm)
+            changingStream {
+                snd_pcm_nonblock(pcm, 0)
+                snd_pcm_drain(pcm)
+                snd_pcm_nonblock(pcm, 1)
+                prepare(pcm)
+            }
             return true
         }
         clock.sleep(nanoseconds: timeoutNanoseconds)
@@ -292,6 +352,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     }
 
     public func close() {
+        shared.withLock { $0 = 0 }
+        answersOtherThreads.store(false, ordering: .releasing)
         if let pcm { snd_pcm_close(pcm) }
         pcm = nil
         format = nil
@@ -401,23 +463,42 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// `snd_pcm_recover`, which prepares by itself).
     @discardableResult
     private func prepare(_ pcm: OpaquePointer) -> Int32 {
-        let result = snd_pcm_prepare(pcm)
-        streamPrepared()
-        return result
+        changingStream {
+            let result = snd_pcm_prepare(pcm)
+            streamPrepared()
+            return result
+        }
     }
 
     /// Drops what the device and the sink hold, and prepares a new stream.
     private func discardStream(_ pcm: OpaquePointer) {
         stagedFrames = 0
-        snd_pcm_drop(pcm)
-        prepare(pcm)
+        changingStream {
+            snd_pcm_drop(pcm)
+            prepare(pcm)
+        }
     }
 
-    /// Resets what the sink knows of the stream's start (``waitLimit(_:)``).
+    /// Resets what the sink knows of the stream's start (``waitLimit(_:)``), and numbers the
+    /// new stream (``PlayedFrames/stream``).
     private func streamPrepared() {
         framesSincePrepare = 0
         firstWriteAt = 0
         seenPlaying = false
+        answersOtherThreads.store(false, ordering: .releasing)
+        streamNumber.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Runs `body`, a change of the frames written or of the stream, with ``streamChanges``
+    /// odd, so a ``playedFrames()`` that overlapped it is discarded. Render thread; nests.
+    private func changingStream<T>(_ body: () -> T) -> T {
+        changeDepth += 1
+        if changeDepth == 1 { streamChanges.add(1, ordering: .sequentiallyConsistent) }
+        defer {
+            changeDepth -= 1
+            if changeDepth == 0 { streamChanges.add(1, ordering: .sequentiallyConsistent) }
+        }
+        return body()
     }
 
     /// Waits, interruptibly, as long as it may (``waitLimit(_:)``).

@@ -1,8 +1,8 @@
 /// The one seam between the engine and an audio output.
 ///
-/// A sink is driven by the player's render thread alone: every method but
-/// ``close()`` is called from that thread, and ``write(_:frameCount:)`` is the
-/// only call allowed to block for long.
+/// A sink is driven by the player's render thread alone: every method but ``close()``,
+/// ``interruptWrite()`` and ``playedFrames()`` is called from that thread, and
+/// ``write(_:frameCount:)`` is the only call allowed to block for long.
 public protocol AudioSink: AnyObject, Sendable {
     /// A short name for logs, such as `alsa:default` or `null`.
     var name: String { get }
@@ -39,6 +39,16 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Frames written but not yet audible.
     func delay() -> Int
 
+    /// ``delay()``, with how far the device had played at that moment, for a sink that can
+    /// also say so from other threads (``playedFrames()``); nil otherwise. Render thread.
+    func measureDelay() -> (delay: Int, played: PlayedFrames?)
+
+    /// How far the device has played, asked now from any thread (the player's clock
+    /// thread, at its ticks), so a stall between the render thread's measurements shows at
+    /// once; nil when the sink cannot tell from outside the render thread, or not now (the
+    /// device not yet heard playing, a write or a restart of the stream under way).
+    func playedFrames() -> PlayedFrames?
+
     /// Stops consumption where it is; returns false if the device cannot pause
     /// in place, in which case its buffer has been dropped instead.
     func pause() -> Bool
@@ -71,6 +81,12 @@ extension AudioSink {
 
     /// A sink whose writes never wait for long (one that drops, or is not paced) needs no interruption.
     public func interruptWrite() {}
+
+    public func measureDelay() -> (delay: Int, played: PlayedFrames?) { (delay(), nil) }
+
+    /// Most sinks answer on the render thread only: the player then carries the position
+    /// forward from the render thread's measurements alone.
+    public func playedFrames() -> PlayedFrames? { nil }
 
     /// A sink that cannot run dry has no underruns.
     public var underruns: Int { 0 }

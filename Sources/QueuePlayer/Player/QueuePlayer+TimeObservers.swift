@@ -78,8 +78,9 @@ extension QueuePlayer {
         wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, let item = currentItem, !timeline.isHeldAtEnd, !outputUnavailable else { return }
+        let position = renderer.currentPosition()
         let now = clock.now()
-        let deadline = timeline.nextWakeUp(of: item, in: renderer.position.read(), at: now) { timeObservers.nextDue(at: $0) }
+        let deadline = timeline.nextWakeUp(of: item, in: position, at: now) { timeObservers.nextDue(at: $0) }
         wakeUp.schedule(at: max(deadline, now))
     }
 }

@@ -170,7 +170,7 @@ extension QueuePlayer {
     /// Advances `currentItem` and posts end-of-item notifications for everything now audible.
     func updateTimeline() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        guard let audible = timeline.audibleFrame(in: renderer.position.read(), at: clock.now()) else { return }
+        guard let audible = timeline.audibleFrame(in: renderer.currentPosition(), at: clock.now()) else { return }
         while let step = timeline.advance(toAudibleFrame: audible) {
             switch step {
             case .entered(let item):
@@ -207,11 +207,11 @@ extension QueuePlayer {
 
     /// The audible frame of the current item, if it is being heard.
     func currentFrame() -> Int64? {
-        timeline.audibleItemFrame(in: renderer.position.read(), at: clock.now())
+        timeline.audibleItemFrame(in: renderer.currentPosition(), at: clock.now())
     }
 
     /// The audible position in the current item, in seconds; never runs backwards within an item.
     func audiblePosition() -> Double? {
-        timeline.audibleSeconds(of: currentItem, in: renderer.position.read(), at: clock.now())
+        timeline.audibleSeconds(of: currentItem, in: renderer.currentPosition(), at: clock.now())
     }
 }

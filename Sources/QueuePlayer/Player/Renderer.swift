@@ -95,6 +95,18 @@ final class Renderer: @unchecked Sendable {
         finished.wait()
     }
 
+    /// The render thread's latest measurement of the stream, brought up to date with the
+    /// device's own count of what it has played when the sink can be asked from this thread
+    /// (``AudioSink/playedFrames()``). Any thread: the player's control queue asks at every
+    /// tick, so a device that stalls between two writes (the render thread then waits, up to
+    /// a few hundred milliseconds) stops the reported time within a tick, where carrying the
+    /// last measurement forward would run on for the whole wait.
+    func currentPosition() -> StreamPosition.Snapshot {
+        let snapshot = position.read()
+        guard snapshot.isRunning, snapshot.played != nil, let played = sink.playedFrames() else { return snapshot }
+        return snapshot.updated(with: played)
+    }
+
     /// True when the thread is blocked until a command arrives or the (virtual) clock moves.
     func isQuiescent(sinkWaitsForTime: () -> Bool) -> Bool {
         // A posted command wakes the thread (``RenderMailbox/post(_:)``), so one still waiting means it is busy.
@@ -407,7 +419,13 @@ final class Renderer: @unchecked Sendable {
         var snapshot = StreamPosition.Snapshot()
         snapshot.generation = generation
         snapshot.framesWritten = streamFrame
-        snapshot.delay = Int64(delay ?? sink.delay())
+        if let delay {
+            snapshot.delay = Int64(delay)
+        } else {
+            let measured = sink.measureDelay()
+            snapshot.delay = Int64(measured.delay)
+            snapshot.played = measured.played
+        }
         snapshot.measuredAt = sink.clock.now()
         snapshot.sampleRate = rate ?? sinkFormat?.sampleRate ?? 0
         snapshot.isRunning = running

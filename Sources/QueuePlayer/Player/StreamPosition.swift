@@ -19,6 +19,23 @@ final class StreamPosition: Sendable {
         var sampleRate: Int = 0
         /// True while the sink consumes (playing, not paused or idle).
         var isRunning = false
+        /// The device's own count of what it had played when the delay was measured, for a
+        /// sink that can be asked again from other threads (``AudioSink/playedFrames()``).
+        var played: PlayedFrames?
+
+        /// This measurement brought forward to a later answer of the device, `played`, from
+        /// any thread: what the device played since goes from the delay. Unchanged when the
+        /// answer is of another stream (the device was restarted since: the render thread
+        /// measures afresh), not later, or behind the measurement's own count.
+        func updated(with played: PlayedFrames) -> Snapshot {
+            guard let measured = self.played, played.stream == measured.stream,
+                  played.measuredAt > measuredAt, played.frames >= measured.frames else { return self }
+            var updated = self
+            updated.delay = max(0, delay - (played.frames - measured.frames))
+            updated.measuredAt = played.measuredAt
+            updated.played = played
+            return updated
+        }
 
         /// The audible frame at `now`, interpolated from the measurement and
         /// never beyond what was written.
@@ -37,6 +54,10 @@ final class StreamPosition: Sendable {
     private let measuredAt = Atomic<UInt64>(0)
     private let sampleRate = Atomic<Int>(0)
     private let isRunning = Atomic<Bool>(false)
+    /// `played`: its stream (0 for none: sinks number their streams from 1), frames and time.
+    private let playedStream = Atomic<UInt64>(0)
+    private let playedFrames = Atomic<Int64>(0)
+    private let playedAt = Atomic<UInt64>(0)
 
     /// Render thread: publishes a new measurement.
     func publish(_ snapshot: Snapshot) {
@@ -49,6 +70,9 @@ final class StreamPosition: Sendable {
         measuredAt.store(snapshot.measuredAt, ordering: .relaxed)
         sampleRate.store(snapshot.sampleRate, ordering: .relaxed)
         isRunning.store(snapshot.isRunning, ordering: .relaxed)
+        playedStream.store(snapshot.played?.stream ?? 0, ordering: .relaxed)
+        playedFrames.store(snapshot.played?.frames ?? 0, ordering: .relaxed)
+        playedAt.store(snapshot.played?.measuredAt ?? 0, ordering: .relaxed)
         sequence.store(start &+ 2, ordering: .releasing)
     }
 
@@ -57,13 +81,16 @@ final class StreamPosition: Sendable {
         while true {
             let before = sequence.load(ordering: .acquiring)
             if before & 1 == 1 { continue }
+            let stream = playedStream.load(ordering: .relaxed)
             let snapshot = Snapshot(
                 generation: generation.load(ordering: .relaxed),
                 framesWritten: framesWritten.load(ordering: .relaxed),
                 delay: delay.load(ordering: .relaxed),
                 measuredAt: measuredAt.load(ordering: .relaxed),
                 sampleRate: sampleRate.load(ordering: .relaxed),
-                isRunning: isRunning.load(ordering: .relaxed))
+                isRunning: isRunning.load(ordering: .relaxed),
+                played: stream == 0 ? nil : PlayedFrames(stream: stream, frames: playedFrames.load(ordering: .relaxed),
+                                                         measuredAt: playedAt.load(ordering: .relaxed)))
             atomicMemoryFence(ordering: .acquiring)
             if sequence.load(ordering: .relaxed) == before { return snapshot }
         }
