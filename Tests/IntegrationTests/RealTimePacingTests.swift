@@ -42,16 +42,15 @@ import Testing
         print("stall: \(run.summary)")
         run.expectTheReportedTimeIsTheAudibleTime()
         let stall = try #require(run.stall, "the sound server was not stopped")
-        // From the last report before the stall to the first after it (none come while the time
-        // stands still), the reported time moved as far as the device played, give or take a tick.
-        let before = try #require(run.playing.last { $0.stamp < stall.lowerBound }, "no report before the stall")
-        let after = try #require(run.playing.first { $0.stamp > stall.upperBound }, "no report after the stall")
-        let audibleBefore = try #require(run.measurements.audibleFrame(at: before.stamp, sampleRate: 44_100)) / 44_100
-        let audibleAfter = try #require(run.measurements.audibleFrame(at: after.stamp, sampleRate: 44_100)) / 44_100
-        let reported = after.reported - before.reported, played = audibleAfter - audibleBefore
-        print("stall: \(stall.upperBound - stall.lowerBound) s suspended; over \(after.stamp - before.stamp) s around it "
-              + "the reported time moved \(reported) s, the device played \(played) s")
-        #expect(abs(reported - played) <= 0.030, "around the stall the reported time moved \(reported) s, the device played \(played) s")
+        // The reports from the stall's start to 300 ms after its end (none come while the time
+        // stands still): carried forward through the stall, each would be off by as long as
+        // the device had stood still. A median, as a loaded machine may delay a block or two.
+        let around = zip(run.playing, run.errors).filter { $0.0.stamp >= stall.lowerBound && $0.0.stamp <= stall.upperBound + 0.3 }
+        try #require(around.count >= 10, "only \(around.count) reports around the stall")
+        let median = try #require(Statistics.median(around.map(\.1)))
+        print("stall: \(stall.upperBound - stall.lowerBound) s suspended; \(around.count) reports from then to 300 ms after, "
+              + "error median \(median * 1000) ms, max \((around.map(\.1).max() ?? 0) * 1000) ms")
+        #expect(median <= 0.010, "around the stall the reported time was off by \(median) s (median)")
     }
 
     /// What ``play(seconds:stallAt:for:)`` saw.
@@ -246,8 +245,11 @@ import Testing
     /// and returns 0, uninterrupted, so the render thread measures the stream again and the
     /// player's time cannot run ahead of a device that does not play. Nothing is lost: what
     /// was gathered goes to the device with a later write. A write that began after the device
-    /// could have played a period, or on a device whose delay already says it has, says nothing
-    /// (it may rightly wait for room): the test opens a new stream then, up to five times.
+    /// could have played a period says nothing (it may rightly wait for room): the test opens
+    /// a new stream then, up to five times. A stream whose delay falls by a period at once
+    /// (the server takes a period from the pulse plugin's buffer right after the first write:
+    /// the plugin's descriptor then says "room" while alsa-lib's count has none) is tested
+    /// like any other: the write must neither wait nor spin until the room is real.
     @Test func beforeTheDeviceIsHeardAWriteWithNoRoomReturnsSoonAndLosesNothing() throws {
         let pulse = try PulseServer()
         defer { pulse.stop() }
@@ -261,9 +263,6 @@ import Testing
             try silence.withUnsafeBytes { bytes in
                 let first = try sink.write(bytes, frameCount: frames)
                 let filled = ChildProcess.now()
-                // The sink judges "heard" by the delay; the pulse plugin's can fall short of what
-                // was written at once (seen in CI), and the sink then rightly waits for room.
-                let heardAtStart = first - sink.delay()
                 var taken = 0
                 var last = -1
                 var began = filled, ended = filled
@@ -274,7 +273,7 @@ import Testing
                     if last == 0 || ended - began >= 0.25 { break }
                     taken += last
                 }
-                guard began - filled < 0.3, heardAtStart < 4_410 else { return }
+                guard began - filled < 0.3 else { return }
                 tested = true
                 if last > 0 { taken += last }
                 #expect(last == 0, "no write returned 0 frames before the device was heard (\(taken) frames taken)")

@@ -231,6 +231,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     /// One `snd_pcm_writei` of what fits, waiting for room if there is none; recovers underruns.
     private func writeToDevice(_ pcm: OpaquePointer, _ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
+        // Set once a wait ended on the device's "room" and the write still found none.
+        var descriptorMisled = false
         while true {
             let result = changingStream {
                 let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
@@ -244,8 +246,10 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             }
             let code = Int32(result)
             if result == 0 || code == -EAGAIN {
-                // No room: wait for it, or for a command.
-                if try !waitForRoom(pcm) { return 0 }
+                // No room: wait for it, or for a command. If the device's descriptor said "room"
+                // and there was none, it will say so again at once: sleep instead of polling it.
+                if try !waitForRoom(pcm, trustingTheDescriptor: !descriptorMisled) { return 0 }
+                descriptorMisled = true
                 continue
             }
             if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
@@ -381,12 +385,22 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// Waits until the device has room (`avail_min` frames) or ``interruptWrite()`` was called;
     /// returns false for the interruption. The stream is started first if it holds audio but is
     /// not running yet (nothing else would start it, and no room would ever come).
-    private func waitForRoom(_ pcm: OpaquePointer) throws(AudioSinkError) -> Bool {
+    ///
+    /// Not `trustingTheDescriptor` (the last wait ended on the device's "room", and the write
+    /// found none), it sleeps as long as it may (``sleepUntilRoom(_:interruption:)``) without
+    /// polling the device. Behind ALSA's pulse plugin the descriptor says "room" once the
+    /// server has taken a period from the stream, while alsa-lib's count of the room (the
+    /// plugin's pointer, which moves only when the server asks for more) can still say none:
+    /// right after a large first write, for up to a period. Trusted, each poll returned at
+    /// once and each write found no room: the render thread spun for that long (seen in
+    /// `beforeTheDeviceIsHeard...`, one stream in three on a loaded machine: 0.67 s).
+    private func waitForRoom(_ pcm: OpaquePointer, trustingTheDescriptor: Bool) throws(AudioSinkError) -> Bool {
         if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
         let total = pollDescriptors.count
         let deviceCount = devicePollCount
         return try pollDescriptors.withUnsafeMutableBufferPointer { descriptors throws(AudioSinkError) -> Bool in
             let base = descriptors.baseAddress!
+            if !trustingTheDescriptor { return sleepUntilRoom(pcm, interruption: base + deviceCount) }
             while true {
                 for index in 0..<total { base[index].revents = 0 }
                 // At most ``waitLimit(_:)``: a plugin's descriptor can miss its moment (ALSA's
