@@ -205,7 +205,7 @@ import Testing
         // A's end is not written yet and its extrapolated time has passed: the stream is starved.
         let starved = Self.measured(timeline, audible: 600, written: 700)
         #expect(timeline.nextWakeUp(of: a.item, in: starved, at: Self.ms(900)) { _ in nil }
-                == Self.ms(900) + Timeline.positionPollInterval)
+                == Self.ms(900) + Timeline.starvedPollInterval)
         // A measurement of the last generation, or of a stream that does not run, says nothing.
         var stopped = starved
         stopped.isRunning = false

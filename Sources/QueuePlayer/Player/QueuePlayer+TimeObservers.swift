@@ -60,28 +60,29 @@ extension QueuePlayer {
         timeObservers.deliverToAll(at: seconds, in: currentItem)
     }
 
-    /// Fires what is due and schedules the next wake-up.
+    /// Fires what is due and schedules the next wake-up, all from one reading of the position.
     func wakeUpFired() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        updateTimeline()
-        if rate != 0, !timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition() {
+        let reading = readPosition()
+        updateTimeline(reading)
+        if rate != 0, !timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition(reading) {
             timeObservers.deliverDue(at: seconds, in: item)
         }
-        scheduleWakeUp()
+        scheduleWakeUp(reading)
     }
 
     /// Schedules one timer for the earliest of: the next item boundary, the next
     /// periodic tick, the next boundary time (``Timeline/nextWakeUp(of:in:at:nextDue:)``).
-    /// While the stream position is not yet known the player polls briefly instead.
-    func scheduleWakeUp() {
+    /// While the stream position is not yet known the player polls briefly instead. From
+    /// `reading` if given (read now if nil).
+    func scheduleWakeUp(_ reading: PositionReading? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, let item = currentItem, !timeline.isHeldAtEnd, !outputUnavailable else { return }
-        let position = renderer.currentPosition()
-        let now = clock.now()
-        let deadline = timeline.nextWakeUp(of: item, in: position, at: now) { timeObservers.nextDue(at: $0) }
-        wakeUp.schedule(at: max(deadline, now))
+        let reading = reading ?? readPosition()
+        let deadline = timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) { timeObservers.nextDue(at: $0) }
+        wakeUp.schedule(at: max(deadline, reading.now))
     }
 }
 

@@ -167,10 +167,26 @@ extension QueuePlayer {
 
     // MARK: - The audible timeline
 
-    /// Advances `currentItem` and posts end-of-item notifications for everything now audible.
-    func updateTimeline() {
+    /// The stream's position as the player looks at it: the render thread's latest measurement
+    /// brought up to date with the device (``Renderer/currentPosition()``), and the clock's
+    /// time just after. A wake-up reads it once and uses it throughout, so a tick asks the
+    /// device once.
+    struct PositionReading {
+        var position: StreamPosition.Snapshot
+        var now: UInt64
+    }
+
+    func readPosition() -> PositionReading {
+        let position = renderer.currentPosition()
+        return PositionReading(position: position, now: clock.now())
+    }
+
+    /// Advances `currentItem` and posts end-of-item notifications for everything audible at
+    /// `reading` (read now if nil).
+    func updateTimeline(_ reading: PositionReading? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        guard let audible = timeline.audibleFrame(in: renderer.currentPosition(), at: clock.now()) else { return }
+        let reading = reading ?? readPosition()
+        guard let audible = timeline.audibleFrame(in: reading.position, at: reading.now) else { return }
         while let step = timeline.advance(toAudibleFrame: audible) {
             switch step {
             case .entered(let item):
@@ -207,11 +223,14 @@ extension QueuePlayer {
 
     /// The audible frame of the current item, if it is being heard.
     func currentFrame() -> Int64? {
-        timeline.audibleItemFrame(in: renderer.currentPosition(), at: clock.now())
+        let reading = readPosition()
+        return timeline.audibleItemFrame(in: reading.position, at: reading.now)
     }
 
-    /// The audible position in the current item, in seconds; never runs backwards within an item.
-    func audiblePosition() -> Double? {
-        timeline.audibleSeconds(of: currentItem, in: renderer.currentPosition(), at: clock.now())
+    /// The audible position in the current item at `reading` (read now if nil), in seconds;
+    /// never runs backwards within an item.
+    func audiblePosition(_ reading: PositionReading? = nil) -> Double? {
+        let reading = reading ?? readPosition()
+        return timeline.audibleSeconds(of: currentItem, in: reading.position, at: reading.now)
     }
 }

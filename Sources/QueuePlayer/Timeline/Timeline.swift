@@ -48,6 +48,11 @@ struct Timeline {
     /// How soon the position is looked at again while it is not known, or the stream is
     /// starved: soon, as the render thread is usually about to publish, but not at once.
     static let positionPollInterval: UInt64 = 2_000_000
+    /// How often a starved stream (a write blocked, a device stalled: every frame written has
+    /// been heard) is looked at: once a tick. It stays starved for as long as the stall, which
+    /// can be seconds, and polled every 2 ms it woke the player 500 times a second for
+    /// nothing; the first write after it is still seen within a tick.
+    static let starvedPollInterval: UInt64 = 10_000_000
     /// The longest the player sleeps while playing, whatever is due.
     static let longestSleep: UInt64 = 250_000_000
 
@@ -263,7 +268,7 @@ struct Timeline {
             // extrapolated time has passed, the stream is starved (a write blocked, a device
             // stalled) and the time is unknown. Look again shortly rather than at once, which
             // would fire the same wake-up over and over, a core's worth, while it stands still.
-            if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.positionPollInterval) }
+            if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.starvedPollInterval) }
             return at
         }
         guard audibleIndex < segments.count else { return deadline }
