@@ -206,6 +206,10 @@ import Testing
         let starved = Self.measured(timeline, audible: 600, written: 700)
         #expect(timeline.nextWakeUp(of: a.item, in: starved, at: Self.ms(900)) { _ in nil }
                 == Self.ms(900) + Timeline.starvedPollInterval)
+        // Nothing written yet (just loaded): the first write is on its way, so sooner.
+        let loaded = Self.measured(timeline, audible: 0, written: 0)
+        #expect(timeline.nextWakeUp(of: a.item, in: loaded, at: Self.ms(1_500)) { _ in nil }
+                == Self.ms(1_500) + Timeline.positionPollInterval)
         // A measurement of the last generation, or of a stream that does not run, says nothing.
         var stopped = starved
         stopped.isRunning = false

@@ -64,6 +64,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     private var seenPlaying = false
     /// How deep the render thread is in ``changingStream(_:)`` (its calls nest).
     private var changeDepth = 0
+    /// The device's `avail_min`: the room a waiting write wakes for (set at `configure`).
+    private var wakeThreshold = 1
     /// Signalled by ``interruptWrite()``; read (reset) by the render thread when it wakes.
     private let interruption: Int32
     private let underrunCount = Atomic<Int>(0)
@@ -231,12 +233,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     /// One `snd_pcm_writei` of what fits, waiting for room if there is none; recovers underruns.
     private func writeToDevice(_ pcm: OpaquePointer, _ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
-        // Set once a wait ended on the device's "room" and the write still found none.
-        var descriptorMisled = false
+        // Set when a wait ended on the device's "room": if the write then finds none, the
+        // descriptor misled it, and will again at once.
+        var roomSignalled = false
         while true {
             let result = changingStream {
                 let result = snd_pcm_writei(pcm, samples.baseAddress, snd_pcm_uframes_t(frameCount))
-                if result > 0 { writtenCount.add(Int64(result), ordering: .relaxed) }
+                // Released: a ``playedFrames()`` that sees this count sees ``streamChanges`` odd.
+                if result > 0 { writtenCount.add(Int64(result), ordering: .releasing) }
                 return result
             }
             if result > 0 {
@@ -247,9 +251,12 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let code = Int32(result)
             if result == 0 || code == -EAGAIN {
                 // No room: wait for it, or for a command. If the device's descriptor said "room"
-                // and there was none, it will say so again at once: sleep instead of polling it.
-                if try !waitForRoom(pcm, trustingTheDescriptor: !descriptorMisled) { return 0 }
-                descriptorMisled = true
+                // and there was none, it would say so again at once: sleep instead of polling it.
+                switch try waitForRoom(pcm, trustingTheDescriptor: !roomSignalled) {
+                case .stop: return 0
+                case .retry: roomSignalled = false
+                case .retryOnSignal: roomSignalled = true
+                }
                 continue
             }
             if code == -EPIPE { underrunCount.add(1, ordering: .relaxed) }
@@ -282,10 +289,18 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if seenPlaying {
             played = PlayedFrames(stream: streamNumber.load(ordering: .relaxed),
                                   frames: writtenCount.load(ordering: .relaxed) - Int64(frames), measuredAt: clock.now())
-            if !answersOtherThreads.load(ordering: .relaxed) { answersOtherThreads.store(true, ordering: .releasing) }
+            // Running only: paused (corked), the pulse plugin loses its timing until resumed and
+            // asked again, and a call from another thread would wait for the server.
+            if Self.otherThreadsMayAsk, !answersOtherThreads.load(ordering: .relaxed), snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
+                answersOtherThreads.store(true, ordering: .releasing)
+            }
         }
         return (max(0, Int(frames)) + stagedFrames, played)
     }
+
+    /// Whether alsa-lib serializes calls on one PCM: unless `LIBASOUND_THREAD_SAFE=0` (which
+    /// alsa-lib reads once, at the first open), ``playedFrames()`` answers from other threads.
+    static let otherThreadsMayAsk: Bool = getenv("LIBASOUND_THREAD_SAFE").map { String(cString: $0) != "0" } ?? true
 
     /// Any thread: the device's count of what it has played, from its delay now. Nil before
     /// the device has answered the render thread as playing (``answersOtherThreads``), and
@@ -313,14 +328,14 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         if state != SND_PCM_STATE_RUNNING { return state != SND_PCM_STATE_XRUN || delay() == 0 }
         // Paused (or dropped), the pulse plugin may have no timing to answer with at once.
         answersOtherThreads.store(false, ordering: .releasing)
-        if canPause, snd_pcm_pause(pcm, 1) == 0 { return true }
+        if canPause, changingStream({ snd_pcm_pause(pcm, 1) }) == 0 { return true }
         discardStream(pcm)
         return false
     }
 
     public func resume() {
         guard let pcm else { return }
-        if snd_pcm_state(pcm) == SND_PCM_STATE_PAUSED { snd_pcm_pause(pcm, 0) }
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PAUSED { changingStream { _ = snd_pcm_pause(pcm, 0) } }
     }
 
     public func flush() {
@@ -337,7 +352,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             stagedFrames = 0
         }
         let state = snd_pcm_state(pcm)
-        if state == SND_PCM_STATE_PREPARED, delay() > 0 { snd_pcm_start(pcm) }
+        if state == SND_PCM_STATE_PREPARED, delay() > 0 { changingStream { _ = snd_pcm_start(pcm) } }
         if state != SND_PCM_STATE_RUNNING && state != SND_PCM_STATE_PREPARED { return true }
         let remaining = UInt64(delay()) * 1_000_000_000 / UInt64(format.sampleRate)
         if remaining <= timeoutNanoseconds {
@@ -382,25 +397,39 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         pollDescriptors = Array(descriptors[0...Int(filled)])
     }
 
-    /// Waits until the device has room (`avail_min` frames) or ``interruptWrite()`` was called;
-    /// returns false for the interruption. The stream is started first if it holds audio but is
-    /// not running yet (nothing else would start it, and no room would ever come).
+    /// How a wait for room ended (``waitForRoom(_:trustingTheDescriptor:)``).
+    private enum RoomWait {
+        /// The write tries again.
+        case retry
+        /// The device's descriptor said "room": the write tries again, and if it finds none
+        /// the next wait does not trust the descriptor.
+        case retryOnSignal
+        /// The write returns 0: interrupted, or not yet heard and the short wait ran out.
+        case stop
+    }
+
+    /// Waits until the device has room (`avail_min` frames) or ``interruptWrite()`` was called.
+    /// The stream is started first if it holds audio but is not running yet (nothing else
+    /// would start it, and no room would ever come).
     ///
     /// Not `trustingTheDescriptor` (the last wait ended on the device's "room", and the write
-    /// found none), it sleeps as long as it may (``sleepUntilRoom(_:interruption:)``) without
-    /// polling the device. Behind ALSA's pulse plugin the descriptor says "room" once the
-    /// server has taken a period from the stream, while alsa-lib's count of the room (the
-    /// plugin's pointer, which moves only when the server asks for more) can still say none:
-    /// right after a large first write, for up to a period. Trusted, each poll returned at
-    /// once and each write found no room: the render thread spun for that long (seen in
-    /// `beforeTheDeviceIsHeard...`, one stream in three on a loaded machine: 0.67 s).
-    private func waitForRoom(_ pcm: OpaquePointer, trustingTheDescriptor: Bool) throws(AudioSinkError) -> Bool {
-        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
+    /// found none), it sleeps instead of polling the device: as long as it may, and no longer
+    /// than `avail_min` frames take to play. Behind ALSA's pulse plugin the descriptor says
+    /// "room" once the server has taken a period from the stream, while alsa-lib's count of
+    /// the room (the plugin's pointer, which moves only when the server asks for more) can
+    /// still say none: right after a large first write, for up to a period. Trusted, each poll
+    /// returned at once and each write found no room: the render thread spun for that long
+    /// (seen in `beforeTheDeviceIsHeard...`, one stream in three on a loaded machine: 0.67 s).
+    private func waitForRoom(_ pcm: OpaquePointer, trustingTheDescriptor: Bool) throws(AudioSinkError) -> RoomWait {
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { changingStream { _ = snd_pcm_start(pcm) } }
         let total = pollDescriptors.count
         let deviceCount = devicePollCount
-        return try pollDescriptors.withUnsafeMutableBufferPointer { descriptors throws(AudioSinkError) -> Bool in
+        return try pollDescriptors.withUnsafeMutableBufferPointer { descriptors throws(AudioSinkError) -> RoomWait in
             let base = descriptors.baseAddress!
-            if !trustingTheDescriptor { return sleepUntilRoom(pcm, interruption: base + deviceCount) }
+            if !trustingTheDescriptor {
+                let roomMilliseconds = format.map { max(1, wakeThreshold * 1000 / $0.sampleRate) } ?? 1
+                return sleepUntilRoom(pcm, interruption: base + deviceCount, atMost: roomMilliseconds) ? .retry : .stop
+            }
             while true {
                 for index in 0..<total { base[index].revents = 0 }
                 // At most ``waitLimit(_:)``: a plugin's descriptor can miss its moment (ALSA's
@@ -411,15 +440,16 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
                     if errno == EINTR { continue }
                     throw AudioSinkError(sink: name, reason: "poll failed: errno \(errno)")
                 }
-                if ready == 0 { return seenPlaying }
-                if base[deviceCount].revents != 0 { return takeInterruption() }
+                if ready == 0 { return seenPlaying ? .retry : .stop }
+                if base[deviceCount].revents != 0 { return takeInterruption() ? .retry : .stop }
                 var events: UInt16 = 0
                 try check(snd_pcm_poll_descriptors_revents(pcm, base, UInt32(deviceCount), &events), "poll failed")
-                if events & UInt16(POLLERR | POLLOUT) != 0 { return true }   // an error: the write reports it
+                if events & UInt16(POLLERR) != 0 { return .retry }   // the write reports the error
+                if events & UInt16(POLLOUT) != 0 { return .retryOnSignal }
                 // The descriptor is ready but the device has no room by alsa-lib's count: polling
                 // again would return at once. Sleep until the room should be there instead (or
                 // a command comes), then let the write try.
-                return sleepUntilRoom(pcm, interruption: base + deviceCount)
+                return sleepUntilRoom(pcm, interruption: base + deviceCount) ? .retry : .stop
             }
         }
     }
@@ -515,9 +545,11 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         return body()
     }
 
-    /// Waits, interruptibly, as long as it may (``waitLimit(_:)``).
-    private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>) -> Bool {
-        let milliseconds = waitLimit(pcm)
+    /// Waits, interruptibly, as long as it may (``waitLimit(_:)``), and at most `atMost`
+    /// milliseconds; returns false if interrupted, or if the device is not yet heard.
+    private func sleepUntilRoom(_ pcm: OpaquePointer, interruption descriptor: UnsafeMutablePointer<pollfd>,
+                                atMost: Int = .max) -> Bool {
+        let milliseconds = min(waitLimit(pcm), atMost)
         descriptor.pointee.revents = 0
         guard poll(descriptor, 1, Int32(milliseconds)) > 0 else { return seenPlaying }
         return takeInterruption()
@@ -571,6 +603,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         // or the descriptor stays ready while the device says "not yet" (a busy loop).
         let threshold = max(1, periodSize - periodSize / 4)
         try check(snd_pcm_sw_params_set_avail_min(handle, params, threshold), "cannot set the wake-up threshold")
+        wakeThreshold = Int(threshold)
         try check(snd_pcm_sw_params(handle, params), "cannot apply the software parameters")
     }
 

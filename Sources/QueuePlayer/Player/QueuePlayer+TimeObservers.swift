@@ -60,11 +60,12 @@ extension QueuePlayer {
         timeObservers.deliverToAll(at: seconds, in: currentItem)
     }
 
-    /// Fires what is due and schedules the next wake-up, all from one reading of the position.
+    /// Fires what is due and schedules the next wake-up, all from one reading of the position
+    /// (a second one if an item entered or ended meanwhile: what that ran may have changed the queue).
     func wakeUpFired() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        let reading = readPosition()
-        updateTimeline(reading)
+        var reading = readPosition()
+        if updateTimeline(reading) { reading = readPosition() }
         if rate != 0, !timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition(reading) {
             timeObservers.deliverDue(at: seconds, in: item)
         }

@@ -168,7 +168,7 @@ extension QueuePlayer {
     // MARK: - The audible timeline
 
     /// The stream's position as the player looks at it: the render thread's latest measurement
-    /// brought up to date with the device (``Renderer/currentPosition()``), and the clock's
+    /// brought up to date with the device (``Renderer/currentPosition(answer:)``), and the clock's
     /// time just after. A wake-up reads it once and uses it throughout, so a tick asks the
     /// device once.
     struct PositionReading {
@@ -177,17 +177,22 @@ extension QueuePlayer {
     }
 
     func readPosition() -> PositionReading {
-        let position = renderer.currentPosition()
+        let position = renderer.currentPosition(answer: &deviceAnswer)
         return PositionReading(position: position, now: clock.now())
     }
 
     /// Advances `currentItem` and posts end-of-item notifications for everything audible at
-    /// `reading` (read now if nil).
-    func updateTimeline(_ reading: PositionReading? = nil) {
+    /// `reading` (read now if nil). Returns true if anything was heard to change (an item
+    /// entered or ended): what that ran (notifications, observation handlers) may have
+    /// changed the queue, so a reading taken before is stale.
+    @discardableResult
+    func updateTimeline(_ reading: PositionReading? = nil) -> Bool {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         let reading = reading ?? readPosition()
-        guard let audible = timeline.audibleFrame(in: reading.position, at: reading.now) else { return }
+        guard let audible = timeline.audibleFrame(in: reading.position, at: reading.now) else { return false }
+        var changed = false
         while let step = timeline.advance(toAudibleFrame: audible) {
+            changed = true
             switch step {
             case .entered(let item):
                 if item != currentItem {
@@ -199,6 +204,7 @@ extension QueuePlayer {
             }
         }
         timeline.forgetHeard()
+        return changed
     }
 
     private func itemDidEnd(_ item: PlayerItem, failure: DecoderError?, nextStarts: Bool) {

@@ -128,6 +128,10 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     var openedHead: (item: PlayerItem, decoder: any Decoder)?
     /// The render thread reported the output unusable and retries opening it.
     var outputUnavailable = false
+    /// The device's latest answer to ``readPosition()`` (``AudioSink/playedFrames()``): used
+    /// when it cannot answer at that moment (the render thread is writing to it), as long
+    /// as it is fresher than the render thread's measurement.
+    var deviceAnswer: PlayedFrames?
     /// The periodic and boundary time observers and what is due.
     var timeObservers = TimeObserverSchedule()
     /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set again

@@ -51,7 +51,9 @@ struct Timeline {
     /// How often a starved stream (a write blocked, a device stalled: every frame written has
     /// been heard) is looked at: once a tick. It stays starved for as long as the stall, which
     /// can be seconds, and polled every 2 ms it woke the player 500 times a second for
-    /// nothing; the first write after it is still seen within a tick.
+    /// nothing; the first write after it is still seen within a tick. (A stream with nothing
+    /// written yet, just loaded, is looked at every ``positionPollInterval``: its first write
+    /// is on its way.)
     static let starvedPollInterval: UInt64 = 10_000_000
     /// The longest the player sleeps while playing, whatever is due.
     static let longestSleep: UInt64 = 250_000_000
@@ -268,7 +270,9 @@ struct Timeline {
             // extrapolated time has passed, the stream is starved (a write blocked, a device
             // stalled) and the time is unknown. Look again shortly rather than at once, which
             // would fire the same wake-up over and over, a core's worth, while it stands still.
-            if streamFrame > Double(snapshot.framesWritten) { return max(at, now + Self.starvedPollInterval) }
+            if streamFrame > Double(snapshot.framesWritten) {
+                return max(at, now + (snapshot.framesWritten == 0 ? Self.positionPollInterval : Self.starvedPollInterval))
+            }
             return at
         }
         guard audibleIndex < segments.count else { return deadline }
