@@ -37,11 +37,11 @@ import Testing
     /// says it played (the same reference as above), not run on through the stall from the
     /// measurement before it. (Carried forward from the render thread's measurements alone,
     /// it ran 0.59 s ahead here: p95 error 383 ms.)
-    @Test func whileTheSoundServerStandsStillTheReportedTimeStandsStill() throws {
+    @Test func whileTheDeviceStandsStillTheReportedTimeStandsStill() throws {
         let run = try Self.play(seconds: 5, stallAt: 2, for: 0.6)
         print("stall: \(run.summary)")
         run.expectTheReportedTimeIsTheAudibleTime()
-        let stall = try #require(run.stall, "the sound server was not stopped")
+        let stall = try #require(run.stall, "the null sink was not suspended")
         // The first 30 reports from the stall's start on. Carried forward through the stall from
         // the measurement before it, the time would run on, and every one of them would be off
         // by as long as the device had stood still; following the device, none comes until it
@@ -69,7 +69,7 @@ import Testing
         var playing: [(stamp: Double, reported: Double)]
         /// |reported − audible| of each of `playing`, in seconds.
         var errors: [Double]
-        /// When the sound server was stopped, and when it was let go.
+        /// When the null sink was suspended, and when it was let go.
         var stall: ClosedRange<Double>?
 
         var summary: String {
@@ -92,7 +92,7 @@ import Testing
     }
 
     /// Plays a tone of `seconds` through the pulse null sink with a 10 ms periodic observer, and
-    /// measures; with `stallAt`, stops the sound server for `stall` seconds once that much
+    /// measures; with `stallAt`, suspends the null sink for `stall` seconds once that much
     /// time has been reported.
     static func play(seconds: Double, stallAt: Double? = nil, for stall: Double = 0) throws -> PacingRun {
         let pulse = try PulseServer()

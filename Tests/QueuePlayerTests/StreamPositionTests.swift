@@ -5,7 +5,8 @@ import Testing
 /// (``StreamPosition/Snapshot/updated(with:)``), at 1,000 frames a second.
 @Suite struct StreamPositionTests {
     /// Measured at 1 s: 3,000 frames written, 500 of them not yet heard; the device had played
-    /// 2,400 of its stream 7 (its count runs 100 behind the stream's: frames of an earlier item).
+    /// 2,400 of its stream 7 (its count differs from the stream's by a constant, here 100: the
+    /// sink counts from its opening, the stream from the player's last load).
     static let measured = StreamPosition.Snapshot(
         generation: 1, framesWritten: 3_000, delay: 500, measuredAt: 1_000_000_000, sampleRate: 1_000, isRunning: true,
         played: PlayedFrames(stream: 7, frames: 2_400, measuredAt: 1_000_000_000))
@@ -40,7 +41,7 @@ import Testing
     @Test func anAnswerThatDoesNotFitIsIgnored() {
         let answers = [
             PlayedFrames(stream: 8, frames: 2_450, measuredAt: 1_200_000_000),
-            PlayedFrames(stream: 7, frames: 2_350, measuredAt: 900_000_000),
+            PlayedFrames(stream: 7, frames: 2_450, measuredAt: 900_000_000),
             PlayedFrames(stream: 7, frames: 2_300, measuredAt: 1_200_000_000),
         ]
         for answer in answers {

@@ -39,6 +39,7 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     // The same for what ``startSampling(every:)`` asks from another thread.
     private let samples: UnsafeMutablePointer<PlayedFrames>
     private let sampleCount = Atomic<Int>(0)
+    private let answersToOthers = Atomic<Int>(0)
     private let sampling = Atomic<Bool>(false)
     private let samplerStopped = DispatchSemaphore(value: 0)
 
@@ -51,7 +52,6 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     }
 
     deinit {
-        stopSampling()
         slots.deallocate()
         samples.deallocate()
     }
@@ -139,7 +139,15 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
     public func interruptWrite() { inner.interruptWrite() }
     public func delay() -> Int { inner.delay() }
     public func measureDelay() -> (delay: Int, played: PlayedFrames?) { inner.measureDelay() }
-    public func playedFrames() -> PlayedFrames? { inner.playedFrames() }
+    public func playedFrames() -> PlayedFrames? {
+        let played = inner.playedFrames()
+        if played != nil { answersToOthers.add(1, ordering: .relaxed) }
+        return played
+    }
+
+    /// How many times the inner sink told a caller of ``playedFrames()`` (the player's clock
+    /// thread; not this sink's own sampling) how far its device had played.
+    public var playedFramesAnswers: Int { answersToOthers.load(ordering: .relaxed) }
     public func pause() -> Bool { inner.pause() }
     public func resume() { inner.resume() }
     public func flush() { inner.flush() }

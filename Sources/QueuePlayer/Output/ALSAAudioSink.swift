@@ -300,7 +300,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     /// Whether alsa-lib serializes calls on one PCM: unless `LIBASOUND_THREAD_SAFE=0` (which
     /// alsa-lib reads once, at the first open), ``playedFrames()`` answers from other threads.
-    static let otherThreadsMayAsk: Bool = getenv("LIBASOUND_THREAD_SAFE").map { String(cString: $0) != "0" } ?? true
+    static let otherThreadsMayAsk: Bool = getenv("LIBASOUND_THREAD_SAFE").map { $0.pointee != UInt8(ascii: "0") } ?? true
 
     /// Any thread: the device's count of what it has played, from its delay now. Nil before
     /// the device has answered the render thread as playing (``answersOtherThreads``), and

@@ -169,8 +169,8 @@ extension QueuePlayer {
 
     /// The stream's position as the player looks at it: the render thread's latest measurement
     /// brought up to date with the device (``Renderer/currentPosition(answer:)``), and the clock's
-    /// time just after. A wake-up reads it once and uses it throughout, so a tick asks the
-    /// device once.
+    /// time just after. A wake-up reads it once and uses it throughout (again only if an item
+    /// entered or ended meanwhile), so a tick asks the device once.
     struct PositionReading {
         var position: StreamPosition.Snapshot
         var now: UInt64

@@ -45,8 +45,8 @@ struct Timeline {
         case ended(PlayerItem, failure: DecoderError?, nextStarts: Bool)
     }
 
-    /// How soon the position is looked at again while it is not known, or the stream is
-    /// starved: soon, as the render thread is usually about to publish, but not at once.
+    /// How soon the position is looked at again while it is not known, or nothing has been
+    /// written yet: soon, as the render thread is usually about to publish, but not at once.
     static let positionPollInterval: UInt64 = 2_000_000
     /// How often a starved stream (a write blocked, a device stalled: every frame written has
     /// been heard) is looked at: once a tick. It stays starved for as long as the stall, which
