@@ -54,6 +54,12 @@ import Testing
         print("stall: \(stall.upperBound - stall.lowerBound) s suspended; the first report \(stoodStill) s after it began; "
               + "30 reports from then: error median \(median * 1000) ms, max \((around.map(\.1).max() ?? 0) * 1000) ms")
         #expect(median <= 0.010, "after the stall began the reported time was off by \(median) s (median of 30 reports)")
+        // While the device stands still the player looks once a tick, not whenever the next call
+        // would be due if it played (then a fraction of a tick away, over and over).
+        let answers = try #require(run.answersInStall)
+        let seconds = stall.upperBound - stall.lowerBound
+        print("stall: the player asked the device \(answers) times in \(seconds) s of it")
+        #expect(Double(answers) <= 150 * seconds, "the player asked the device \(answers) times in \(seconds) s of stall")
     }
 
     /// What ``play(seconds:stallAt:for:)`` saw.
@@ -71,6 +77,8 @@ import Testing
         var errors: [Double]
         /// When the null sink was suspended, and when it was let go.
         var stall: ClosedRange<Double>?
+        /// How many times the player asked the device (and it answered) meanwhile.
+        var answersInStall: Int?
 
         var summary: String {
             // The longest the render thread went without writing: a stream held back shows here.
@@ -111,6 +119,7 @@ import Testing
         let player = QueuePlayer(items: [item], sink: sink)
         let reports = Recorder<(stamp: Double, reported: Double)>()
         let stalled = Recorder<ClosedRange<Double>>()
+        let answersInStall = Recorder<Int>()
         let stallStarted = Atomic<Bool>(false)
         let ticks = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100),
                                                    queue: DispatchQueue(label: "pacing.ticks")) { time in
@@ -118,11 +127,12 @@ import Testing
             if let stallAt, time.seconds >= stallAt, !stallStarted.exchange(true, ordering: .relaxed) {
                 DispatchQueue.global().async {
                     guard (try? pulse.suspendSink(true)) != nil else { return }
-                    let from = ChildProcess.now()
+                    let from = ChildProcess.now(), answersBefore = sink.playedFramesAnswers
                     usleep(UInt32(stall * 1e6))   // the stall itself, not a wait for a condition
-                    let to = ChildProcess.now()
+                    let to = ChildProcess.now(), answersAfter = sink.playedFramesAnswers
                     guard (try? pulse.suspendSink(false)) != nil else { return }
                     stalled.append(from...to)
+                    answersInStall.append(answersAfter - answersBefore)
                 }
             }
         }
@@ -161,7 +171,7 @@ import Testing
             return abs(report.reported - audible / 44_100)
         }
         return PacingRun(start: start, end: end, firstWrite: firstWrite, writes: writes, measurements: measurements,
-                         playing: playing, errors: errors, stall: stalled.all.first)
+                         playing: playing, errors: errors, stall: stalled.all.first, answersInStall: answersInStall.all.first)
     }
 
     @Test func anUnderrunIsRecoveredAndTheStreamGoesOn() throws {

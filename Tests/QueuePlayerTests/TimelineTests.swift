@@ -198,6 +198,27 @@ import Testing
         #expect(timeline.nextWakeUp(of: a.item, in: far, at: 0) { _ in nil } == Timeline.longestSleep)
     }
 
+    /// Measured again later at the same frame, the device stands still: the next look is a
+    /// tick away, not when the next call would be due if it played (a fraction of a tick).
+    @Test func aDeviceThatStandsStillIsLookedAtOnceATick() {
+        var (timeline, a, _) = Self.playingAThenB()
+        #expect(Self.steps(&timeline, to: 0) == ["entered a"])
+        let due: (Double) -> Double? = { _ in 0.601 }   // the next call: item time 601 ms
+        var measured = Self.measured(timeline, audible: 600)
+        measured.measuredAt = Self.ms(100)
+        #expect(timeline.nextWakeUp(of: a.item, in: measured, at: Self.ms(100), nextDue: due) == Self.ms(101))
+        // Measured again 5 ms later, still at 600: it stands still.
+        measured.measuredAt = Self.ms(105)
+        #expect(timeline.nextWakeUp(of: a.item, in: measured, at: Self.ms(105), nextDue: due)
+                == Self.ms(105) + Timeline.starvedPollInterval)
+        // The same measurement looked at again (no new one): nothing is known to stand still.
+        #expect(timeline.nextWakeUp(of: a.item, in: measured, at: Self.ms(105), nextDue: due) == Self.ms(106))
+        // It plays again: back to the time the call is due.
+        measured = Self.measured(timeline, audible: 601)
+        measured.measuredAt = Self.ms(120)
+        #expect(timeline.nextWakeUp(of: a.item, in: measured, at: Self.ms(120), nextDue: { _ in 0.605 }) == Self.ms(124))
+    }
+
     @Test func aStarvedOrUnknownStreamIsLookedAtAgainSoonNotAtOnce() {
         var (timeline, a, _) = Self.playingAThenB()
         timeline.record(Self.event(.finished, a, at: 1_000, of: timeline))

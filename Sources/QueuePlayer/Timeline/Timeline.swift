@@ -76,6 +76,10 @@ struct Timeline {
     private(set) var isHeldAtEnd = false
     /// The last audible time reported, which the next one never goes below in the same item.
     private var lastReportedTime: (item: PlayerItem, seconds: Double)?
+    /// The measurement ``nextWakeUp(of:in:at:nextDue:)`` was last given, in this generation:
+    /// the audible frame it measured, and when. A later measurement of the same frame means
+    /// the device stands still.
+    private var lastMeasurement: (audible: Int64, at: UInt64)?
 
     // MARK: - Hand-overs
 
@@ -84,6 +88,7 @@ struct Timeline {
     /// its segment is known before the render thread reports it.
     mutating func startGeneration(with item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) -> RenderItem? {
         generation += 1
+        lastMeasurement = nil
         handoffs.removeAll()
         segments.removeAll()
         audibleIndex = 0
@@ -263,6 +268,16 @@ struct Timeline {
         }
         var deadline = now + Self.longestSleep
         let measured = Double(snapshot.framesWritten - snapshot.delay)
+        // A device that stands still (measured again, later, at the same frame: a stall the
+        // device's own count shows between the render thread's writes) is looked at once a
+        // tick. The time of the next frame due, worked out as if it played, stays a fraction of
+        // a tick away while it stands still: looked at then, the player woke every half
+        // millisecond through a stall (the stall test: 345 to about 1,100 device queries in 0.6 s).
+        let audibleAtMeasurement = snapshot.framesWritten - snapshot.delay
+        // A `let`: a `var` captured by `when` below is boxed on the heap in a debug build (a
+        // tick would allocate).
+        let standsStill = lastMeasurement.map { snapshot.measuredAt > $0.at && audibleAtMeasurement == $0.audible } ?? false
+        lastMeasurement = (audibleAtMeasurement, snapshot.measuredAt)
         func when(_ streamFrame: Double) -> UInt64 {
             let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
             let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
@@ -273,7 +288,7 @@ struct Timeline {
             if streamFrame > Double(snapshot.framesWritten) {
                 return max(at, now + (snapshot.framesWritten == 0 ? Self.positionPollInterval : Self.starvedPollInterval))
             }
-            return at
+            return standsStill ? max(at, now + Self.starvedPollInterval) : at
         }
         guard audibleIndex < segments.count else { return deadline }
         let segment = segments[audibleIndex]
