@@ -15,16 +15,17 @@ import Testing
     /// the instant the observer's block stamped its report. The reported time is compared over the whole
     /// run past the first 300 ms after the first write (the stream's start-up; the time before
     /// it, opening the device, is not what this test is about). The pace (reported against
-    /// wall time) is taken from 1.5 s after the first write: the null sink sometimes holds a
-    /// new stream back for up to a second, which rightly slows the reported time too. A loaded
-    /// machine may delay a few blocks, and a percentile tolerates that where a single worst
-    /// sample would not.
+    /// wall time) is taken from 0.5 s after the first write. (It used to be taken from 1.5 s,
+    /// because the idle null sink held a new stream back for up to a second, and sometimes
+    /// longer: a CI run failed at a slope of 0.981. ``PulseServer`` now loads the sink with
+    /// `norewinds=1`, so no stream is held back; see there.) A loaded machine may delay a few
+    /// blocks, and a percentile tolerates that where a single worst sample would not.
     @Test func fiveSecondsTakeFiveSecondsAndTheReportedTimeIsTheAudibleTime() throws {
         let run = try Self.play(seconds: 5)
         print("pacing: \(run.summary)")
         run.expectTheReportedTimeIsTheAudibleTime()
-        let paced = run.playing.filter { $0.stamp - run.firstWrite >= 1.5 }
-        try #require(paced.count >= 250, "only \(paced.count) periodic reports from 1.5 s after the first write")
+        let paced = run.playing.filter { $0.stamp - run.firstWrite >= 0.5 }
+        try #require(paced.count >= 350, "only \(paced.count) periodic reports from 0.5 s after the first write")
         let slope = try #require(Statistics.slope(paced.map { (x: $0.stamp, y: $0.reported) }))
         print("pacing: slope \(slope)")
         #expect(abs(slope - 1) <= 0.005, "reported time against wall time has slope \(slope)")
@@ -221,9 +222,12 @@ import Testing
             let first = try sink.write(bytes, frameCount: frames)
             #expect(first > 0 && first < frames, "a write larger than the buffer takes what fits and returns (took \(first))")
             // Until the device has played a period (1 s here), a wait for room is short anyway
-            // (next test). Wait until it is below half full (so it has played more than that):
-            // a write then goes straight to it and fills it.
-            try #require(waitUntil(timeout: 10) { sink.delay() <= 40_000 }, "the device did not play 1.8 s in 10 s")
+            // (next test). Wait until it is nearly empty (so it has played more than that, and
+            // alsa-lib counts room for more than half the buffer): a write then goes straight to
+            // it and fills it. Behind the pulse plugin, alsa-lib's room grows only when the
+            // server asks for more, and after the first fill (which the plugin lets run to twice
+            // the buffer) the server asks late: here, at a delay between 30,000 and 20,000 frames.
+            try #require(waitUntil(timeout: 10) { sink.delay() <= 10_000 }, "the device did not play 3.8 s in 10 s")
             var offset = first
             offset += try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * 4)...]), frameCount: frames - offset)
             let full = Int(sink.framesWritten)

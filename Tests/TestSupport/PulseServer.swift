@@ -74,10 +74,17 @@ public final class PulseServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         // A killed server leaves its socket file: the new one must not be taken for ready by it.
         unlink(socketPath)
+        // `norewinds=1`: the null sink renders at most 50 ms ahead of its clock. By default, with
+        // no stream asking for a latency, it renders silence up to 2 s ahead, and a new stream
+        // can take back only 167 ms of that per rewind; a new stream then waited, unplayed, for
+        // as much as the rewinds its first writes caused left over (0.55 s after 8 rewinds,
+        // about 1 s in a CI run; none after 11). That is the idle null sink's quirk, not
+        // a device's clock, and it made the pacing test fail now and then (in a CI run, and
+        // once in six runs here after the quick-next test).
         let started = try ChildProcess(
             program: "/usr/bin/pulseaudio",
             ["--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "--disable-shm",
-             "--load=module-null-sink sink_name=qpnull",
+             "--load=module-null-sink sink_name=qpnull norewinds=1",
              "--load=module-native-protocol-unix socket=\(socketPath) auth-anonymous=1"],
             environment: ["HOME": directory.path, "PULSE_RUNTIME_PATH": runtime.path, "PATH": "/usr/bin:/bin"],
             inheritEnvironment: false, captureOutput: false)
