@@ -41,29 +41,20 @@ import Testing
     @Test func whileTheDeviceStandsStillTheReportedTimeStandsStill() throws {
         let run = try Self.play(seconds: 5, stallAt: 2, for: 0.6)
         print("stall: \(run.summary)")
-        run.expectTheReportedTimeIsTheAudibleTime()
-        let stall = try #require(run.stall, "the null sink was not suspended")
-        // The first 30 reports from the stall's start on. Carried forward through the stall from
-        // the measurement before it, the time would run on, and every one of them would be off
-        // by as long as the device had stood still; following the device, none comes until it
-        // plays again (the server may take a moment more to resume it). A median, as a loaded
-        // machine may delay a block or two.
-        let around = Array(zip(run.playing, run.errors).filter { $0.0.stamp >= stall.lowerBound }.prefix(30))
-        try #require(around.count == 30, "only \(around.count) reports after the stall began")
-        let median = try #require(Statistics.median(around.map(\.1)))
-        let stoodStill = (around.first?.0.stamp ?? stall.lowerBound) - stall.lowerBound
-        print("stall: \(stall.upperBound - stall.lowerBound) s suspended; the first report \(stoodStill) s after it began; "
-              + "30 reports from then: error median \(median * 1000) ms, max \((around.map(\.1).max() ?? 0) * 1000) ms")
-        #expect(median <= 0.010, "after the stall began the reported time was off by \(median) s (median of 30 reports)")
-        // While the device stands still the player looks once a tick, not whenever the next call
-        // would be due if it played (then a fraction of a tick away, over and over).
-        let answers = try #require(run.answersInStall)
-        let seconds = stall.upperBound - stall.lowerBound
-        print("stall: the player asked the device \(answers) times in \(seconds) s of it")
-        #expect(Double(answers) <= 150 * seconds, "the player asked the device \(answers) times in \(seconds) s of stall")
+        try run.expectTheReportedTimeToFollowTheStall()
     }
 
-    /// What ``play(seconds:stallAt:for:)`` saw.
+    /// The same with a second output beside the device (``MultiOutputSink``, as for a
+    /// Snapcast FIFO beside the sound card): the pacing output's count is passed on, so the
+    /// player follows it as with one. (Before it was, the multiple sink answered nothing, and
+    /// the time ran on through the stall.)
+    @Test func whileThePacingOneOfSeveralOutputsStandsStillTheReportedTimeStandsStill() throws {
+        let run = try Self.play(seconds: 5, stallAt: 2, for: 0.6, withASecondOutput: true)
+        print("stall, two outputs: \(run.summary)")
+        try run.expectTheReportedTimeToFollowTheStall()
+    }
+
+    /// What ``play(seconds:stallAt:for:withASecondOutput:)`` saw.
     struct PacingRun {
         var start: Double
         var end: Double
@@ -102,8 +93,9 @@ import Testing
 
     /// Plays a tone of `seconds` through the pulse null sink with a 10 ms periodic observer, and
     /// measures; with `stallAt`, suspends the null sink for `stall` seconds once that much
-    /// time has been reported.
-    static func play(seconds: Double, stallAt: Double? = nil, for stall: Double = 0) throws -> PacingRun {
+    /// time has been reported; `withASecondOutput`, plays through a ``MultiOutputSink`` whose
+    /// device paces and a real-time null sink is written beside it.
+    static func play(seconds: Double, stallAt: Double? = nil, for stall: Double = 0, withASecondOutput: Bool = false) throws -> PacingRun {
         let pulse = try PulseServer()
         defer { pulse.stop() }
         // Suites that use alsa-lib inside the test process set its configuration per test
@@ -115,7 +107,11 @@ import Testing
         let expectedFrames = try ReferenceDecoder.decode(tone).pcm.count / 4
 
         let device = ALSAAudioSink(device: "pulsenull")
-        let sink = MeasuringSink(wrapping: device)
+        // The second output: a real-time null sink, written beside the device without waiting.
+        let output: any AudioSink = withASecondOutput
+            ? MultiOutputSink(outputs: [device, NullAudioSink(bufferDuration: 0.5)], enabled: [true, true])
+            : device
+        let sink = MeasuringSink(wrapping: output)
         let item = PlayerItem(url: tone)
         let player = QueuePlayer(items: [item], sink: sink)
         let reports = Recorder<(stamp: Double, reported: Double)>()
@@ -315,5 +311,32 @@ import Testing
         let sink = ALSAAudioSink(device: "pulsenull", bufferTimeMicroseconds: bufferTimeMicroseconds)
         try sink.configure(AudioFormat(sampleRate: 44_100, channelCount: 2))
         return sink
+    }
+}
+
+extension RealTimePacingTests.PacingRun {
+    /// The checks of a run whose device stood still for a while.
+    func expectTheReportedTimeToFollowTheStall() throws {
+        let run = self
+        run.expectTheReportedTimeIsTheAudibleTime()
+        let stall = try #require(run.stall, "the null sink was not suspended")
+        // The first 30 reports from the stall's start on. Carried forward through the stall from
+        // the measurement before it, the time would run on, and every one of them would be off
+        // by as long as the device had stood still; following the device, none comes until it
+        // plays again (the server may take a moment more to resume it). A median, as a loaded
+        // machine may delay a block or two.
+        let around = Array(zip(run.playing, run.errors).filter { $0.0.stamp >= stall.lowerBound }.prefix(30))
+        try #require(around.count == 30, "only \(around.count) reports after the stall began")
+        let median = try #require(Statistics.median(around.map(\.1)))
+        let stoodStill = (around.first?.0.stamp ?? stall.lowerBound) - stall.lowerBound
+        print("stall: \(stall.upperBound - stall.lowerBound) s suspended; the first report \(stoodStill) s after it began; "
+              + "30 reports from then: error median \(median * 1000) ms, max \((around.map(\.1).max() ?? 0) * 1000) ms")
+        #expect(median <= 0.010, "after the stall began the reported time was off by \(median) s (median of 30 reports)")
+        // While the device stands still the player looks once a tick, not whenever the next call
+        // would be due if it played (then a fraction of a tick away, over and over).
+        let answers = try #require(run.answersInStall)
+        let seconds = stall.upperBound - stall.lowerBound
+        print("stall: the player asked the device \(answers) times in \(seconds) s of it")
+        #expect(Double(answers) <= 150 * seconds, "the player asked the device \(answers) times in \(seconds) s of stall")
     }
 }

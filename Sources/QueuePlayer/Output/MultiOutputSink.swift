@@ -18,8 +18,14 @@ import Synchronization
 /// closes one that was disabled, so the others play on without a gap. An output that fails
 /// to open, or fails under a write while another paces, is closed and tried again a second
 /// later; only when every enabled output fails does the failure reach the player (which
-/// retries as for a single device). All state but the enabled bits belongs to the render
-/// thread (every method but ``setEnabled(_:output:)`` and ``isEnabled(output:)``).
+/// retries as for a single device). All state but the enabled bits and `publishedPace`
+/// belongs to the render thread (every method but ``setEnabled(_:output:)``,
+/// ``isEnabled(output:)`` and ``playedFrames()``).
+///
+/// How far the device has played (``AudioSink/measureDelay()``, ``AudioSink/playedFrames()``)
+/// is the pacing output's, so the player follows a pacing device that stalls as it does with
+/// one output. Each hand-over of the pace gives the counts a stream number of their own: two
+/// outputs' counts cannot be compared, even where their own stream numbers agree.
 public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     /// The outputs, in id order.
     public let outputs: [any AudioSink]
@@ -30,6 +36,10 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     static let retryDelay: UInt64 = 1_000_000_000
 
     private let enabled: Atomic<UInt64>
+    /// The pacing output as the render thread last chose it, for ``playedFrames()`` on other
+    /// threads: the number of hand-overs so far shifted left by 8, or'ed with the output's
+    /// index + 1 (0: the null sink paces). Stored by the render thread only.
+    private let publishedPace = Atomic<UInt64>(0)
     private let fallback: NullAudioSink
     // Render thread only:
     private var format: AudioFormat?
@@ -98,7 +108,7 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
 
     public func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
         applySwitches()
-        let pacer = pacingIndex
+        let pacer = publishPace()
         let accepted: Int
         if let pacer {
             accepted = try outputs[pacer].write(samples, frameCount: frameCount)
@@ -126,6 +136,22 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
 
     public func delay() -> Int {
         pacingIndex.map { outputs[$0].delay() } ?? fallback.delay()
+    }
+
+    public func measureDelay() -> (delay: Int, played: PlayedFrames?) {
+        guard let pacer = publishPace() else { return (fallback.delay(), nil) }
+        let measured = outputs[pacer].measureDelay()
+        return (measured.delay, measured.played.map { Self.tagged($0, pace: publishedPace.load(ordering: .relaxed)) })
+    }
+
+    /// The pacing output's answer, as the render thread last chose that output; nil while
+    /// the null sink paces, or if the pace was handed over while the output answered.
+    public func playedFrames() -> PlayedFrames? {
+        let pace = publishedPace.load(ordering: .acquiring)
+        let slot = Int(pace & 0xFF)
+        guard slot > 0, let played = outputs[slot - 1].playedFrames() else { return nil }
+        guard publishedPace.load(ordering: .acquiring) == pace else { return nil }
+        return Self.tagged(played, pace: pace)
     }
 
     public func pause() -> Bool {
@@ -176,6 +202,26 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     private var pacingIndex: Int? {
         let candidates = open & enabled.load(ordering: .relaxed)
         return candidates == 0 ? nil : candidates.trailingZeroBitCount
+    }
+
+    /// ``pacingIndex``, published for ``playedFrames()``; a change counts as a hand-over.
+    private func publishPace() -> Int? {
+        let pacer = pacingIndex
+        let slot = UInt64(pacer.map { $0 + 1 } ?? 0)
+        let published = publishedPace.load(ordering: .relaxed)
+        if published & 0xFF != slot {
+            publishedPace.store(((published >> 8) &+ 1) << 8 | slot, ordering: .releasing)
+        }
+        return pacer
+    }
+
+    /// `played` with a stream number of the hand-over `pace` belongs to: the hand-over count
+    /// in the top 24 bits, the output's own stream number below (a sink numbers its streams
+    /// from 1 on, one per start of its device; 2^40 of them outlast any daemon).
+    private static func tagged(_ played: PlayedFrames, pace: UInt64) -> PlayedFrames {
+        var tagged = played
+        tagged.stream = (pace >> 8) << 40 | (played.stream & (1 << 40 - 1))
+        return tagged
     }
 
     private func isOpen(_ index: Int) -> Bool {
