@@ -46,8 +46,9 @@ import Testing
 
     /// The same with a second output beside the device (``MultiOutputSink``, as for a
     /// Snapcast FIFO beside the sound card): the pacing output's count is passed on, so the
-    /// player follows it as with one. (Before it was, the multiple sink answered nothing, and
-    /// the time ran on through the stall.)
+    /// player follows it as with one. The reference is the device's own, measured inside
+    /// the multiple sink. (Before the count was passed on, the multiple sink answered nothing,
+    /// and the time ran on through the stall.)
     @Test func whileThePacingOneOfSeveralOutputsStandsStillTheReportedTimeStandsStill() throws {
         let run = try Self.play(seconds: 5, stallAt: 2, for: 0.6, withASecondOutput: true)
         print("stall, two outputs: \(run.summary)")
@@ -107,13 +108,14 @@ import Testing
         let expectedFrames = try ReferenceDecoder.decode(tone).pcm.count / 4
 
         let device = ALSAAudioSink(device: "pulsenull")
+        // The reference measures the device itself, whatever the player's sink passes on.
+        let sink = MeasuringSink(wrapping: device)
         // The second output: a real-time null sink, written beside the device without waiting.
         let output: any AudioSink = withASecondOutput
-            ? MultiOutputSink(outputs: [device, NullAudioSink(bufferDuration: 0.5)], enabled: [true, true])
-            : device
-        let sink = MeasuringSink(wrapping: output)
+            ? MultiOutputSink(outputs: [sink, NullAudioSink(bufferDuration: 0.5)], enabled: [true, true])
+            : sink
         let item = PlayerItem(url: tone)
-        let player = QueuePlayer(items: [item], sink: sink)
+        let player = QueuePlayer(items: [item], sink: output)
         let reports = Recorder<(stamp: Double, reported: Double)>()
         let stalled = Recorder<ClosedRange<Double>>()
         let answersInStall = Recorder<Int>()

@@ -57,6 +57,23 @@ import Testing
         #expect(back.stream != before.stream && back.stream != after.stream, "a hand-over back reused an earlier stream number")
     }
 
+    @Test func anOutputOpenedAgainStartsAStreamOfItsOwn() throws {
+        let (multiple, _, _) = try makeSink()
+        try write(multiple)
+        let before = try #require(multiple.measureDelay().played)
+        // The same output paces after a new configure, and says the same stream number (a
+        // sink that numbers its streams per opening could).
+        try multiple.configure(format)
+        try write(multiple)
+        let after = try #require(multiple.measureDelay().played)
+        #expect(after.frames == before.frames)
+        #expect(after.stream != before.stream, "a count of the output opened again was taken for one of its stream before")
+        multiple.close()
+        #expect(multiple.playedFrames() == nil, "closed, the multiple sink passed on an answer")
+    }
+
+    /// The outputs still answer (the double does, open or closed); the multiple sink does not
+    /// ask them.
     @Test func whileTheNullSinkPacesNothingIsAnswered() throws {
         let (multiple, _, _) = try makeSink()
         multiple.setEnabled(false, output: 0)

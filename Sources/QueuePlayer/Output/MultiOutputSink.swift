@@ -4,8 +4,8 @@ import Synchronization
 /// `MultipleOutputs` behind the one ``AudioSink`` seam, so the render thread does not know
 /// how many outputs there are.
 ///
-/// The first enabled output that is open paces the stream (its writes may wait, its
-/// ``delay()`` is the player's); every other one is written beside it without waiting
+/// The first output switched on and open, as the render thread last applied the switches,
+/// paces the stream (its writes may wait, its ``delay()`` is the player's); every other one is written beside it without waiting
 /// (``AudioSink/writeWithoutWaiting(_:frameCount:)``). A real-time null sink is written
 /// beside them all and paces when no output is enabled, so time goes on as it would with
 /// one. An output that is switched on joins with the pacing output's delay
@@ -24,8 +24,9 @@ import Synchronization
 ///
 /// How far the device has played (``AudioSink/measureDelay()``, ``AudioSink/playedFrames()``)
 /// is the pacing output's, so the player follows a pacing device that stalls as it does with
-/// one output. Each hand-over of the pace gives the counts a stream number of their own: two
-/// outputs' counts cannot be compared, even where their own stream numbers agree.
+/// one output. Each hand-over of the pace, and each opening and closing, gives the counts a
+/// stream number of their own: two outputs' counts cannot be compared, even where their own
+/// stream numbers agree.
 public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     /// The outputs, in id order.
     public let outputs: [any AudioSink]
@@ -99,6 +100,7 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
                 firstError = firstError ?? error
             }
         }
+        publishPace(afresh: true)
         // Every enabled output failed: the player waits and retries, as for one device.
         if let firstError, open & wanted == 0 {
             fallback.close()
@@ -144,13 +146,14 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         return (measured.delay, measured.played.map { Self.tagged($0, pace: publishedPace.load(ordering: .relaxed)) })
     }
 
-    /// The pacing output's answer, as the render thread last chose that output; nil while
-    /// the null sink paces, or if the pace was handed over while the output answered.
+    /// The answer of the output the render thread last published as pacing; nil while the
+    /// null sink paces. An answer from an output the pace has just left carries the stream
+    /// number of that hand-over, which the render thread's newer measurements do not: the
+    /// player does not use it.
     public func playedFrames() -> PlayedFrames? {
         let pace = publishedPace.load(ordering: .acquiring)
         let slot = Int(pace & 0xFF)
         guard slot > 0, let played = outputs[slot - 1].playedFrames() else { return nil }
-        guard publishedPace.load(ordering: .acquiring) == pace else { return nil }
         return Self.tagged(played, pace: pace)
     }
 
@@ -188,6 +191,7 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         for index in outputs.indices { close(index) }
         fallback.close()
         format = nil
+        publishPace(afresh: true)
     }
 
     public var underruns: Int {
@@ -198,18 +202,21 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
 
     // MARK: - Private (render thread)
 
-    /// The first enabled output that is open; nil when none is (the null sink paces).
+    /// The first open output; nil when none is (the null sink paces). Outputs are opened and
+    /// closed as they are switched on and off by the render thread, between two writes
+    /// (``applySwitches()``), so the pacer changes there, not when another thread switches.
     private var pacingIndex: Int? {
-        let candidates = open & enabled.load(ordering: .relaxed)
-        return candidates == 0 ? nil : candidates.trailingZeroBitCount
+        open == 0 ? nil : open.trailingZeroBitCount
     }
 
-    /// ``pacingIndex``, published for ``playedFrames()``; a change counts as a hand-over.
-    private func publishPace() -> Int? {
+    /// ``pacingIndex``, published for ``playedFrames()``; a change counts as a hand-over, and
+    /// so does every call `afresh` (the outputs were opened or closed).
+    @discardableResult
+    private func publishPace(afresh: Bool = false) -> Int? {
         let pacer = pacingIndex
         let slot = UInt64(pacer.map { $0 + 1 } ?? 0)
         let published = publishedPace.load(ordering: .relaxed)
-        if published & 0xFF != slot {
+        if afresh || published & 0xFF != slot {
             publishedPace.store(((published >> 8) &+ 1) << 8 | slot, ordering: .releasing)
         }
         return pacer
@@ -220,7 +227,7 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     /// from 1 on, one per start of its device; 2^40 of them outlast any daemon).
     private static func tagged(_ played: PlayedFrames, pace: UInt64) -> PlayedFrames {
         var tagged = played
-        tagged.stream = (pace >> 8) << 40 | (played.stream & (1 << 40 - 1))
+        tagged.stream = (pace >> 8) << 40 | (played.stream & ((1 << 40) - 1))
         return tagged
     }
 
