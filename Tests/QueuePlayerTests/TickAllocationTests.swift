@@ -66,8 +66,7 @@ import Glibc
             log.record()
         }
         player.play()
-        let deadline = ChildProcess.now() + 20
-        while queue.sync(execute: { log.recorded }) < TickLog.capacity && ChildProcess.now() < deadline { usleep(50_000) }
+        _ = waitUntil(timeout: 20) { queue.sync { log.recorded } >= TickLog.capacity }
         player.removeTimeObserver(token)
         player.pause()
 
