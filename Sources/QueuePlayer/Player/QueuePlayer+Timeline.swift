@@ -7,18 +7,50 @@ extension QueuePlayer {
     // MARK: - Loading items into the render thread
 
     /// Opens `item` for decoding; a failure fails the item and takes it out of the queue.
+    /// Here, on the control queue (it may scan the file), unless it was opened ahead.
     func openDecoder(for item: PlayerItem) -> (any Decoder)? {
         if let opened = openedHead, opened.item == item {
             openedHead = nil
             return opened.decoder
         }
-        do {
-            let decoder = try decoderFactory.makeDecoder(for: item.url)
+        let result = lookAhead.take(item)
+            ?? Result { () throws(DecoderError) -> any Decoder in try decoderFactory.makeDecoder(for: item.url) }
+        switch result {
+        case .success(let decoder):
             item.markReady(decoder)
             return decoder
-        } catch {
+        case .failure(let error):
             failBeforePlaying(item, error)
             return nil
+        }
+    }
+
+    private enum LookAhead {
+        case ready(any Decoder)
+        /// It failed and has left the queue.
+        case failed
+        /// Being opened: ``reconcileRenderer()`` runs again when it is.
+        case opening
+    }
+
+    /// `item`, to follow the render thread's latest item gaplessly, as far as it has been opened
+    /// off the control queue (``LookAheadOpener``): a tick never waits for that file's scan.
+    private func openAhead(_ item: PlayerItem) -> LookAhead {
+        let outcome = lookAhead.outcome(for: item) { [weak self, controlQueue] in
+            controlQueue.async { [weak self] in
+                guard let self, !self.isClosedForGood else { return }
+                self.reconcileRenderer()
+            }
+        }
+        switch outcome {
+        case .opened(let decoder):
+            item.markReady(decoder)
+            return .ready(decoder)
+        case .failed(let error):
+            failBeforePlaying(item, error)
+            return .failed
+        case .opening:
+            return .opening
         }
     }
 
@@ -61,15 +93,18 @@ extension QueuePlayer {
         renderer.mailbox.post(.load(generation: timeline.generation, item: renderItem, next: next, playing: rate != 0))
     }
 
-    /// The item to follow `item` gaplessly, opened; nil if there is none (or the action at end is not `.advance`).
+    /// The item to follow `item` gaplessly, opened; nil if there is none (or the action at end
+    /// is not `.advance`), or while it is being opened (``reconcileRenderer()`` hands it over then).
     private func preparedItem(after item: PlayerItem) -> RenderItem? {
         guard actionAtItemEnd == .advance else { return nil }
         while true {
             let queued = items()
             guard let index = queued.firstIndex(of: item), index + 1 < queued.count else { return nil }
             let candidate = queued[index + 1]
-            if let decoder = openDecoder(for: candidate) {
-                return timeline.handOver(candidate, decoder: decoder, startFrame: 0)
+            switch openAhead(candidate) {
+            case .ready(let decoder): return timeline.handOver(candidate, decoder: decoder, startFrame: 0)
+            case .opening: return nil
+            case .failed: continue
             }
         }
     }
@@ -98,7 +133,20 @@ extension QueuePlayer {
             if timeline.latestIsDecoded && desired == nil { return }
             if desired == timeline.requestedNextItem { return }
             if let desired {
-                guard let decoder = openDecoder(for: desired) else { continue }
+                let decoder: any Decoder
+                switch openAhead(desired) {
+                case .ready(let opened):
+                    decoder = opened
+                case .failed:
+                    continue
+                case .opening:
+                    // Until it is open, nothing follows: not an item the queue no longer has next.
+                    if timeline.requestedNextItem != nil {
+                        timeline.requestNext(nil)
+                        renderer.mailbox.post(.setNext(nil))
+                    }
+                    return
+                }
                 let renderItem = timeline.handOver(desired, decoder: decoder, startFrame: 0)
                 timeline.requestNext(renderItem)
                 renderer.mailbox.post(.setNext(renderItem))

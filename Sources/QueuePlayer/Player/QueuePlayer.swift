@@ -111,6 +111,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public let sink: any AudioSink
     let clock: any PlaybackClock
     let decoderFactory: any DecoderFactory
+    /// Opens the item to follow gaplessly off the control queue (``LookAheadOpener``).
+    let lookAhead: LookAheadOpener
     let controlQueue = DispatchQueue(label: "queueplayer.control", qos: .userInteractive)
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     var renderer: Renderer!
@@ -118,6 +120,8 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// The clock's participant, when the clock moves only when told (a test's).
     private var clockParticipant: (any ClockRegistration)?
     private let isClosed = Atomic<Bool>(false)
+    /// ``close()`` was called: nothing more is handed to the render thread.
+    var isClosedForGood: Bool { isClosed.load(ordering: .acquiring) }
 
     // Control-queue state: touched only on `controlQueue`.
     /// What was handed to the render thread and what of it is audible (`Timeline/Timeline.swift`).
@@ -144,6 +148,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         self.sink = sink
         self.clock = sink.clock
         self.decoderFactory = decoderFactory
+        lookAhead = LookAheadOpener(factory: decoderFactory)
         controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
         events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
         renderer = Renderer(sink: sink, events: events)
@@ -151,9 +156,12 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
         let nullSink = sink as? NullAudioSink
         clockParticipant = clock.addParticipant(
-            settle: { [controlQueue] in controlQueue.sync {} },
-            isQuiescent: { [renderer, events] in
-                events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
+            settle: { [controlQueue, lookAhead] in
+                lookAhead.settle()
+                controlQueue.sync {}
+            },
+            isQuiescent: { [renderer, events, lookAhead] in
+                lookAhead.isIdle && events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
             })
         onControlQueue {
             for item in items { insertOnQueue(item, after: nil) }
