@@ -267,13 +267,13 @@ struct Timeline {
             return now + Self.positionPollInterval
         }
         var deadline = now + Self.longestSleep
-        let measured = Double(snapshot.framesWritten - snapshot.delay)
         // A device that stands still (measured again, later, at the same frame: a stall the
         // device's own count shows between the render thread's writes) is looked at once a
         // tick. The time of the next frame due, worked out as if it played, stays a fraction of
         // a tick away while it stands still: looked at then, the player woke every half
         // millisecond through a stall (the stall test: 345 to about 1,100 device queries in 0.6 s).
         let audibleAtMeasurement = snapshot.framesWritten - snapshot.delay
+        let measured = Double(audibleAtMeasurement)
         // A `let`: a `var` captured by `when` below is boxed on the heap in a debug build (a
         // tick would allocate).
         let standsStill = lastMeasurement.map { snapshot.measuredAt > $0.at && audibleAtMeasurement == $0.audible } ?? false
