@@ -21,7 +21,9 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   queueplayerd's do, so its jitter in row 4 is a like-for-like reference.
   Also context switches per second, all threads: voluntary + non-voluntary from
   /proc/PID/task/*/status over the same window (a thread that ends inside the window
-  is missed; the tick-floor loops beside mpg123 count the loop's process only).
+  is missed; the tick-floor loops beside mpg123 count the loop's process only), and
+  both figures by thread name (/proc/PID/task/*/stat), reported under the table: where
+  queueplayerd's CPU and wake-ups go (its clock thread, its render thread, libpulse's).
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
@@ -145,10 +147,12 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
         pulse = int(os.environ.get("BENCH_PULSE_PID", "0"))
         cpu0, t0 = B.proc_cpu_seconds(child.pid), time.monotonic()
         ctxt0 = B.proc_context_switches(child.pid)
+        threads0 = B.proc_threads(child.pid)
         pulse0 = B.proc_cpu_seconds(pulse) if pulse else None
         time.sleep(duration)
         cpu1, t1 = B.proc_cpu_seconds(child.pid), time.monotonic()
         ctxt1 = B.proc_context_switches(child.pid)
+        threads1 = B.proc_threads(child.pid)
         pulse1 = B.proc_cpu_seconds(pulse) if pulse else None
         hwm = B.proc_status_kib(child.pid, "VmHWM")
         if mpd_sock:
@@ -169,6 +173,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
     r = {"variant": variant, "loaded": loaded, "window_s": window,
          "cpu_s_per_60s": (cpu1 - cpu0) / window * 60, "vm_hwm_kib": hwm,
          "ctxt_per_s": B.context_switches_between(ctxt0, ctxt1) / window, "threads": len(ctxt1),
+         "by_thread": B.threads_between(threads0, threads1, window),
          "ru_maxrss_kib": child.maxrss_kib(),
          "pulseaudio_cpu_s_per_60s": (pulse1 - pulse0) / window * 60 if pulse else None}
     if variant.endswith("-bg"):

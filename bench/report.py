@@ -373,6 +373,33 @@ def plot(rt, path):
 
 # ------------------------------------------------------------------ main
 
+def by_thread_section(rt):
+    """Row 2 by thread name, for the players whose threads are ours to name: where the CPU
+    and the wake-ups go (medians over the runs; a name no run had is left out)."""
+    out = []
+    for variant, label in (("queueplayerd-fg", "queueplayerd, foreground"), ("queueplayerd-bg", "queueplayerd, background"),
+                           ("mpd", "mpd"), ("mpg123", "mpg123")):
+        runs = [r["by_thread"] for r in rt["runs"].get(variant, []) if r.get("by_thread")]
+        if not runs:
+            continue
+        names = sorted({n for r in runs for n in r}, key=lambda n: -med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs]))
+        cells = []
+        for n in names:
+            cpu = med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs])
+            ctxt = med([r.get(n, {}).get("ctxt_per_s", 0) for r in runs])
+            if cpu < 0.005 and ctxt < 0.5:
+                continue
+            cells.append(f"`{n}` {cpu:.2f} s, {ctxt:.0f}/s")
+        out.append(f"- {label} ({len(runs)} runs): " + "; ".join(cells))
+    if not out:
+        return []
+    return ["## Row 2 by thread", "",
+            "CPU seconds per 60 s and context switches per second of each thread name, median over the row-2 runs "
+            "(/proc/PID/task/*/stat and status; threads that do less than 0.005 s and 0.5 switches a second are left "
+            "out). queueplayerd's `qp.clock` makes the ticks, `qp.render` decodes and writes, `threaded-ml` is "
+            "libpulse's thread (ALSA's pulse plugin, in every player's process).", ""] + out + [""]
+
+
 def main():
     frag, outdir, name = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
@@ -421,6 +448,8 @@ def main():
           ""]
     if missing:
         md += [f"Families that failed (no figures): {', '.join(missing)}.", ""]
+    if rt:
+        md += by_thread_section(rt)
     md += ["## Targets missed", ""]
     if missed:
         for r in missed:

@@ -102,6 +102,37 @@ def proc_context_switches(pid):
     return counts
 
 
+def proc_threads(pid):
+    """Each live thread's name, CPU seconds (utime + stime) and context switches (voluntary +
+    non-voluntary), {tid: (name, cpu_s, switches)}, from /proc/PID/task/*/{stat,status}."""
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                name, rest = f.read().split("(", 1)[1].rsplit(")", 1)
+            fields = rest.split()
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                switches = sum(int(line.split()[1]) for line in f
+                               if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+        except FileNotFoundError:  # the thread ended while it was read
+            continue
+        threads[tid] = (name, (int(fields[11]) + int(fields[12])) / CLK_TCK, switches)
+    return threads
+
+
+def threads_between(before, after, seconds):
+    """What the threads alive at the second proc_threads sample did since the first, summed by
+    thread name: {name: {"cpu_s_per_60s": ..., "ctxt_per_s": ..., "threads": n}}."""
+    by_name = {}
+    for tid, (name, cpu, switches) in after.items():
+        _, cpu0, switches0 = before.get(tid, (name, 0.0, 0))
+        entry = by_name.setdefault(name, {"cpu_s_per_60s": 0.0, "ctxt_per_s": 0.0, "threads": 0})
+        entry["cpu_s_per_60s"] += (cpu - cpu0) / seconds * 60
+        entry["ctxt_per_s"] += (switches - switches0) / seconds
+        entry["threads"] += 1
+    return by_name
+
+
 def context_switches_between(before, after):
     """Switches made between two proc_context_switches samples by the threads alive at the
     second (a thread started in between counts from its start; one that ended is missed)."""
