@@ -19,7 +19,8 @@ import NIOHTTP1
 /// A body that is not audio (an HTML or text page, by its type or its first bytes) and one
 /// larger than the cap fail for good and leave no file; a body that ends short of its
 /// length, a lost connection or a server error is worth another try, and keeps what came.
-/// File writes go to a queue of their own, not the Swift task's thread.
+/// File writes go to a queue of their own, not the Swift task's thread, through the attempt's
+/// ``PartFile`` (open from its first byte to the attempt's end).
 public final class EnclosureDownloader: Sendable {
     /// How an attempt ended.
     public enum Outcome: Equatable, Sendable {
@@ -56,10 +57,13 @@ public final class EnclosureDownloader: Sendable {
     /// the daemon is killed mid-body.
     public func download(_ job: TransferJob, to part: URL, maximumSize: Int64,
                          learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
+        let file = PartFile(url: part, queue: io)
+        // Queued after every write of this attempt: the next attempt finds the file closed.
+        defer { io.async { file.close() } }
         var offset = (try? FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int64) ?? 0
         if offset > 0 && job.ifRange == nil {
             // Nothing to make sure the rest is of the same file: start over.
-            await truncate(part)
+            await truncate(file)
             offset = 0
         }
         var request = HTTPClientRequest(url: job.url.absoluteString)
@@ -76,12 +80,12 @@ public final class EnclosureDownloader: Sendable {
             switch code {
             case 206 where offset > 0:
                 guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == offset else {
-                    await truncate(part)
+                    await truncate(file)
                     return .retry("a 206 whose Content-Range (\(response.headers.first(name: "Content-Range") ?? "none")) does not start at \(offset): starting over")
                 }
                 total = range.total
             case 200:
-                if offset > 0 { await truncate(part) }
+                if offset > 0 { await truncate(file) }
                 offset = 0
                 total = contentLength
                 await learnt(FeedValidators(entityTag: response.headers.first(name: "ETag"),
@@ -91,23 +95,23 @@ public final class EnclosureDownloader: Sendable {
                 // when the daemon stopped; anything else starts over.
                 if let header = response.headers.first(name: "Content-Range"),
                    let match = header.wholeMatch(of: #/\s*bytes\s+\*/(\d+)\s*/#), Int64(match.1) == offset {
-                    try await synchronize(part)
+                    try await synchronize(file)
                     return .finished
                 }
-                await truncate(part)
+                await truncate(file)
                 return .retry("HTTP 416 (the range asked for is not there): starting over")
             case 408, 429, 500...599:
                 return .retry("HTTP \(code) \(response.status.reasonPhrase)")
             default:
-                await remove(part)
+                await remove(file)
                 return .failed("HTTP \(code) \(response.status.reasonPhrase)")
             }
             if let type = response.headers.first(name: "Content-Type")?.lowercased(), type.hasPrefix("text/") || type.contains("html") {
-                await remove(part)
+                await remove(file)
                 return .failed("not audio: the server sent \(type)")
             }
             if let total, total > maximumSize {
-                await remove(part)
+                await remove(file)
                 return .failed("\(total) bytes, more than the \(maximumSize) allowed (--max-download-size)")
             }
             // Space for what is still to come, checked before the first byte and every MiB.
@@ -119,12 +123,12 @@ public final class EnclosureDownloader: Sendable {
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
                 if written == 0 && Self.looksLikeText(bytes) {
-                    await remove(part)
+                    await remove(file)
                     return .failed("not audio: the body is an HTML or XML page")
                 }
                 written += Int64(bytes.count)
                 if written > maximumSize {
-                    await remove(part)
+                    await remove(file)
                     return .failed("more than the \(maximumSize) bytes allowed (--max-download-size)")
                 }
                 if sinceSpaceCheck >= 1 << 20 {
@@ -134,13 +138,13 @@ public final class EnclosureDownloader: Sendable {
                     }
                 }
                 sinceSpaceCheck += Int64(bytes.count)
-                try await append(bytes, to: part)
+                try await append(bytes, to: file)
             }
             try Task.checkCancellation()
             if let total, written != total {
                 return .retry("the body ended after \(written) of \(total) bytes")
             }
-            try await synchronize(part)
+            try await synchronize(file)
             return .finished
         } catch is CancellationError {
             return .retry("cancelled")
@@ -183,34 +187,19 @@ public final class EnclosureDownloader: Sendable {
         }
     }
 
-    private func append(_ bytes: Data, to part: URL) async throws {
-        try await onIO {
-            try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: part.path) {
-                guard FileManager.default.createFile(atPath: part.path, contents: nil) else {
-                    throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: part.path])
-                }
-            }
-            let handle = try FileHandle(forWritingTo: part)
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: bytes)
-        }
+    private func append(_ bytes: Data, to file: PartFile) async throws {
+        try await onIO { try file.append(bytes) }
     }
 
-    private func synchronize(_ part: URL) async throws {
-        try await onIO {
-            let handle = try FileHandle(forWritingTo: part)
-            defer { try? handle.close() }
-            try handle.synchronize()
-        }
+    private func synchronize(_ file: PartFile) async throws {
+        try await onIO { try file.synchronize() }
     }
 
-    private func truncate(_ part: URL) async {
-        _ = try? await onIO { Glibc.truncate(part.path, 0) }
+    private func truncate(_ file: PartFile) async {
+        _ = try? await onIO { file.truncate() }
     }
 
-    private func remove(_ part: URL) async {
-        _ = try? await onIO { try? FileManager.default.removeItem(at: part) }
+    private func remove(_ file: PartFile) async {
+        _ = try? await onIO { file.remove() }
     }
 }
