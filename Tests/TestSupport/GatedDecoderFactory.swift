@@ -11,6 +11,9 @@ public final class GatedDecoderFactory: DecoderFactory {
         var isOpen = false
         var began: Double?
         var ended: Double?
+        /// The decoder the gated open made, while something holds it.
+        weak var decoder: AnyObject?
+        var madeDecoder = false
     }
 
     private let gated: URL
@@ -28,6 +31,9 @@ public final class GatedDecoderFactory: DecoderFactory {
     public var began: Double? { state.withLock { $0.began } }
     public var ended: Double? { state.withLock { $0.ended } }
 
+    /// True once the decoder the gated open made has been released by everyone (its file closed).
+    public var gatedDecoderIsReleased: Bool { state.withLock { $0.madeDecoder && $0.decoder == nil } }
+
     /// Lets the gated open (and any later one) through.
     public func open() {
         let wasOpen = state.withLock { state in
@@ -38,14 +44,16 @@ public final class GatedDecoderFactory: DecoderFactory {
     }
 
     public func makeDecoder(for url: URL) throws(DecoderError) -> any Decoder {
-        if url == gated, !state.withLock({ $0.isOpen }) {
-            state.withLock { $0.began = ChildProcess.now() }
-            _ = gate.wait(timeout: .now() + timeout)
-            state.withLock { state in
-                state.isOpen = true
-                state.ended = ChildProcess.now()
-            }
+        guard url == gated, !state.withLock({ $0.isOpen }) else { return try real.makeDecoder(for: url) }
+        state.withLock { $0.began = ChildProcess.now() }
+        _ = gate.wait(timeout: .now() + timeout)
+        let decoder = try real.makeDecoder(for: url)
+        state.withLock { state in
+            state.isOpen = true
+            state.ended = ChildProcess.now()
+            state.decoder = decoder
+            state.madeDecoder = true
         }
-        return try real.makeDecoder(for: url)
+        return decoder
     }
 }

@@ -11,10 +11,11 @@ import Synchronization
 /// every item boundary, and a load waited for it before the render thread got the item to play.
 ///
 /// One item is opened at a time. The result waits here until the player takes it on its
-/// control queue (``outcome(for:whenOpened:)``, ``take(_:)``); a result the player no longer
-/// wants is dropped when the next open starts. State: `state` (a mutex, held only to read or
-/// swap it); `pending` counts the opens not yet handed back, for a clock that moves only when
-/// told (``isIdle``).
+/// control queue (``outcome(for:whenOpened:)``, ``take(_:)``), in the call that `whenOpened`
+/// makes there; one the player did not take then (it no longer wants that item next) is dropped,
+/// with its open file. State: `state` (a mutex, held only to read or swap it); `pending` counts
+/// the opens whose `whenOpened` has not yet returned, for a clock that moves only when told
+/// (``isIdle``).
 final class LookAheadOpener: Sendable {
     enum Outcome {
         /// Opened: the decoder, not yet marked on its item.
@@ -33,10 +34,12 @@ final class LookAheadOpener: Sendable {
     private let state = Mutex(State())
     private let pending = Atomic<Int>(0)
     private let queue = DispatchQueue(label: "queueplayer.lookahead", qos: .userInitiated)
+    private let controlQueue: DispatchQueue
     private let factory: any DecoderFactory
 
-    init(factory: any DecoderFactory) {
+    init(factory: any DecoderFactory, controlQueue: DispatchQueue) {
         self.factory = factory
+        self.controlQueue = controlQueue
     }
 
     /// No open under way or waiting to be handed back.
@@ -44,9 +47,9 @@ final class LookAheadOpener: Sendable {
 
     /// The player's control queue: what opening `item` gave, if that is done; otherwise starts
     /// opening it (unless another open is under way) and returns ``Outcome/opening``.
-    /// `whenOpened` is called on the opening queue once the result is here; it should hop to
-    /// the control queue and ask again.
+    /// `whenOpened` is called on the control queue once the result is here, to ask again.
     func outcome(for item: PlayerItem, whenOpened: @escaping @Sendable () -> Void) -> Outcome {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         let found: Outcome? = state.withLock { state in
             if let ready = state.ready, ready.item == item {
                 state.ready = nil
@@ -69,8 +72,17 @@ final class LookAheadOpener: Sendable {
                 state.inFlight = nil
                 state.ready = (item, result)
             }
-            whenOpened()
-            pending.subtract(1, ordering: .releasing)
+            controlQueue.async { [self] in
+                whenOpened()
+                // Not taken: not wanted next now (another open may have landed meanwhile).
+                let unwanted = state.withLock { state -> Result<any Decoder, DecoderError>? in
+                    guard let ready = state.ready, ready.item == item else { return nil }
+                    state.ready = nil
+                    return ready.result
+                }
+                _ = unwanted  // released here, outside the lock: closing a file takes time
+                pending.subtract(1, ordering: .releasing)
+            }
         }
         return .opening
     }
@@ -78,6 +90,7 @@ final class LookAheadOpener: Sendable {
     /// The player's control queue: the result of opening `item` ahead, waited for if it is
     /// being opened; nil if it was not asked for (the caller opens it itself).
     func take(_ item: PlayerItem) -> Result<any Decoder, DecoderError>? {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
         if state.withLock({ $0.inFlight == item }) { queue.sync {} }
         return state.withLock { state in
             guard let ready = state.ready, ready.item == item else { return nil }

@@ -36,11 +36,9 @@ extension QueuePlayer {
     /// `item`, to follow the render thread's latest item gaplessly, as far as it has been opened
     /// off the control queue (``LookAheadOpener``): a tick never waits for that file's scan.
     private func openAhead(_ item: PlayerItem) -> LookAhead {
-        let outcome = lookAhead.outcome(for: item) { [weak self, controlQueue] in
-            controlQueue.async { [weak self] in
-                guard let self, !self.isClosedForGood else { return }
-                self.reconcileRenderer()
-            }
+        let outcome = lookAhead.outcome(for: item) { [weak self] in
+            guard let self, !self.isClosedForGood else { return }
+            self.reconcileRenderer()
         }
         switch outcome {
         case .opened(let decoder):

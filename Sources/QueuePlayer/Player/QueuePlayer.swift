@@ -148,7 +148,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         self.sink = sink
         self.clock = sink.clock
         self.decoderFactory = decoderFactory
-        lookAhead = LookAheadOpener(factory: decoderFactory)
+        lookAhead = LookAheadOpener(factory: decoderFactory, controlQueue: controlQueue)
         controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
         events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
         renderer = Renderer(sink: sink, events: events)
