@@ -15,10 +15,9 @@ import Testing
     /// quarter of a second. When the open ran on the control queue, `play()` itself waited out
     /// the gate (5 s) and not one tick came while it was held.
     @Test func theItemBeforeOneBeingOpenedPlaysAndTicksMeanwhile() throws {
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TestMedia.makeTone(seconds: 3, in: directory, name: "first")
-        let second = try TestMedia.makeTone(seconds: 1, frequency: 880, in: directory, name: "second")
+        let tones = try Tones(seconds: [3, 1])
+        defer { tones.remove() }
+        let (first, second) = (tones.urls[0], tones.urls[1])
         let factory = GatedDecoderFactory(gating: second, timeout: 5)
         let player = QueuePlayer(items: [PlayerItem(url: first), PlayerItem(url: second)], sink: NullAudioSink(),
                                  decoderFactory: factory)
@@ -52,10 +51,9 @@ import Testing
     /// An open that lands for an item the queue no longer has next is not used, and its decoder
     /// (an open file) is let go at once, not kept until some later open.
     @Test func anOpenThatLandsForAnItemNoLongerWantedIsDropped() throws {
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TestMedia.makeTone(seconds: 3, in: directory, name: "first")
-        let second = try TestMedia.makeTone(seconds: 1, frequency: 880, in: directory, name: "second")
+        let tones = try Tones(seconds: [3, 1])
+        defer { tones.remove() }
+        let (first, second) = (tones.urls[0], tones.urls[1])
         let factory = GatedDecoderFactory(gating: second, timeout: 10)
         let secondItem = PlayerItem(url: second)
         let player = QueuePlayer(items: [PlayerItem(url: first), secondItem], sink: NullAudioSink(), decoderFactory: factory)
@@ -71,11 +69,9 @@ import Testing
 
     /// The same with an item after it: that one is opened next and follows the first item.
     @Test func whenTheItemBeingOpenedIsRemovedTheOneAfterItFollows() throws {
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TestMedia.makeTone(seconds: 2, in: directory, name: "first")
-        let second = try TestMedia.makeTone(seconds: 1, frequency: 880, in: directory, name: "second")
-        let third = try TestMedia.makeTone(seconds: 1, frequency: 660, in: directory, name: "third")
+        let tones = try Tones(seconds: [2, 1, 1])
+        defer { tones.remove() }
+        let (first, second, third) = (tones.urls[0], tones.urls[1], tones.urls[2])
         let factory = GatedDecoderFactory(gating: second, timeout: 10)
         let secondItem = PlayerItem(url: second)
         let thirdItem = PlayerItem(url: third)
@@ -90,5 +86,23 @@ import Testing
         #expect(waitUntil(timeout: 10) { player.currentItem === thirdItem }, "the third item did not follow the first")
         #expect(secondItem.status == .unknown, "the removed item was marked \(secondItem.status)")
         #expect(factory.gatedDecoderIsReleased, "the removed item's decoder is still held")
+    }
+
+    /// Tones of different pitches, one per length, in a scratch directory of their own.
+    struct Tones {
+        let directory: URL
+        let urls: [URL]
+
+        init(seconds: [Double]) throws {
+            let directory = try TestMedia.scratchDirectory()
+            self.directory = directory
+            urls = try seconds.enumerated().map { index, length in
+                try TestMedia.makeTone(seconds: length, frequency: 440 + 220 * index, in: directory, name: "tone\(index)")
+            }
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 }
