@@ -58,12 +58,16 @@ public final class EnclosureDownloader: Sendable {
     public func download(_ job: TransferJob, to part: URL, maximumSize: Int64,
                          learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
         let file = PartFile(url: part, queue: io)
-        // Queued after every write of this attempt: the next attempt finds the file closed.
+        // Queued after every write of this attempt: the next attempt's file operations come after it.
         defer { io.async { file.close() } }
         var offset = (try? FileManager.default.attributesOfItem(atPath: part.path)[.size] as? Int64) ?? 0
         if offset > 0 && job.ifRange == nil {
             // Nothing to make sure the rest is of the same file: start over.
-            await truncate(file)
+            do {
+                try await truncate(file)
+            } catch {
+                return .retry("could not empty \(part.lastPathComponent) to start over: \(error)")
+            }
             offset = 0
         }
         var request = HTTPClientRequest(url: job.url.absoluteString)
@@ -80,12 +84,13 @@ public final class EnclosureDownloader: Sendable {
             switch code {
             case 206 where offset > 0:
                 guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == offset else {
-                    await truncate(file)
+                    try? await truncate(file)
                     return .retry("a 206 whose Content-Range (\(response.headers.first(name: "Content-Range") ?? "none")) does not start at \(offset): starting over")
                 }
                 total = range.total
             case 200:
-                if offset > 0 { await truncate(file) }
+                // Not emptied, the whole body would follow the old bytes: a failure ends the attempt.
+                if offset > 0 { try await truncate(file) }
                 offset = 0
                 total = contentLength
                 await learnt(FeedValidators(entityTag: response.headers.first(name: "ETag"),
@@ -98,7 +103,7 @@ public final class EnclosureDownloader: Sendable {
                     try await synchronize(file)
                     return .finished
                 }
-                await truncate(file)
+                try? await truncate(file)
                 return .retry("HTTP 416 (the range asked for is not there): starting over")
             case 408, 429, 500...599:
                 return .retry("HTTP \(code) \(response.status.reasonPhrase)")
@@ -195,8 +200,8 @@ public final class EnclosureDownloader: Sendable {
         try await onIO { try file.synchronize() }
     }
 
-    private func truncate(_ file: PartFile) async {
-        _ = try? await onIO { file.truncate() }
+    private func truncate(_ file: PartFile) async throws {
+        try await onIO { try file.truncate() }
     }
 
     private func remove(_ file: PartFile) async {

@@ -43,11 +43,20 @@ final class PartFile: @unchecked Sendable {
         try handle?.write(contentsOf: bytes)
     }
 
-    /// Makes what was written durable (`fsync`).
+    /// Makes what was written durable (`fsync`). Throws if the file was removed or replaced
+    /// while it was open (by hand, with its directory): what was written went to a file that is
+    /// no longer there, so the attempt must be tried again, not taken as finished.
     func synchronize() throws {
         dispatchPrecondition(condition: .onQueue(queue))
         if let handle {
             try handle.synchronize()
+            var written = stat()
+            var named = stat()
+            guard fstat(handle.fileDescriptor, &written) == 0, written.st_nlink > 0, stat(url.path, &named) == 0,
+                  written.st_dev == named.st_dev, written.st_ino == named.st_ino else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: url.path,
+                                                             NSLocalizedDescriptionKey: "\(url.lastPathComponent) was removed while it was written"])
+            }
             return
         }
         let opened = try FileHandle(forWritingTo: url)
@@ -55,11 +64,14 @@ final class PartFile: @unchecked Sendable {
         try opened.synchronize()
     }
 
-    /// Empties the file, to start it over.
-    func truncate() {
+    /// Empties the file, to start it over (a file not there yet is empty). Throws when it cannot:
+    /// bytes written after the old ones would splice two bodies together.
+    func truncate() throws {
         dispatchPrecondition(condition: .onQueue(queue))
         close()
-        _ = Glibc.truncate(url.path, 0)
+        guard Glibc.truncate(url.path, 0) == 0 || errno == ENOENT else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
     }
 
     /// Removes the file.
