@@ -1,6 +1,7 @@
 import Dispatch
 @testable import FeedFetch
 import Foundation
+import TestSupport
 import Testing
 
 /// The `.part` file an attempt keeps open (``PartFile``): written in place, never taken as
@@ -8,14 +9,8 @@ import Testing
 @Suite struct PartFileTests {
     let queue = DispatchQueue(label: "PartFileTests.io")
 
-    private func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PartFileTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test func chunksGoToTheEndOfTheFileAndAreMadeDurable() throws {
-        let directory = try scratch()
+        let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // Made with its directory, and appended to where a resumed attempt left off.
         let url = directory.appendingPathComponent("feed/episode.mp3.part")
@@ -34,7 +29,7 @@ import Testing
     /// Removed by hand while open (with its directory, say): the bytes went to a file that is no
     /// longer there, so the attempt is not finished (it is tried again from the start).
     @Test func aFileRemovedWhileOpenIsNotFinished() throws {
-        let directory = try scratch()
+        let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("episode.mp3.part")
         let file = PartFile(url: url, queue: queue)
@@ -51,7 +46,7 @@ import Testing
     }
 
     @Test func emptyingStartsTheFileOverAndAFileThatCannotBeEmptiedIsAnError() throws {
-        let directory = try scratch()
+        let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("episode.mp3.part")
         let file = PartFile(url: url, queue: queue)
