@@ -11,21 +11,12 @@ import Synchronization
 /// every item boundary, and a load waited for it before the render thread got the item to play.
 ///
 /// One item is opened at a time. The result waits here until the player takes it on its
-/// control queue (``outcome(for:whenOpened:)``, ``take(_:)``), in the call that `whenOpened`
+/// control queue (``result(for:whenOpened:)``, ``take(_:)``), in the call that `whenOpened`
 /// makes there; one the player did not take then (it no longer wants that item next) is dropped,
 /// with its open file. State: `state` (a mutex, held only to read or swap it); `pending` counts
 /// the opens whose `whenOpened` has not yet returned, for a clock that moves only when told
 /// (``isIdle``).
 final class LookAheadOpener: Sendable {
-    enum Outcome {
-        /// Opened: the decoder, not yet marked on its item.
-        case opened(any Decoder)
-        /// It cannot be played.
-        case failed(DecoderError)
-        /// Being opened (this item or another): `whenOpened` will be called.
-        case opening
-    }
-
     private struct State {
         var inFlight: PlayerItem?
         var ready: (item: PlayerItem, result: Result<any Decoder, DecoderError>)?
@@ -45,25 +36,22 @@ final class LookAheadOpener: Sendable {
     /// No open under way or waiting to be handed back.
     var isIdle: Bool { pending.load(ordering: .acquiring) == 0 }
 
-    /// The player's control queue: what opening `item` gave, if that is done; otherwise starts
-    /// opening it (unless another open is under way) and returns ``Outcome/opening``.
-    /// `whenOpened` is called on the control queue once the result is here, to ask again.
-    func outcome(for item: PlayerItem, whenOpened: @escaping @Sendable () -> Void) -> Outcome {
+    /// The player's control queue: what opening `item` gave, if that is done; otherwise nil,
+    /// having started opening it (unless another open is under way). `whenOpened` is called on
+    /// the control queue once a result is here, to ask again.
+    func result(for item: PlayerItem, whenOpened: @escaping @Sendable () -> Void) -> Result<any Decoder, DecoderError>? {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        let found: Outcome? = state.withLock { state in
+        let (found, starts) = state.withLock { state -> (Result<any Decoder, DecoderError>?, Bool) in
             if let ready = state.ready, ready.item == item {
                 state.ready = nil
-                switch ready.result {
-                case .success(let decoder): return .opened(decoder)
-                case .failure(let error): return .failed(error)
-                }
+                return (ready.result, false)
             }
-            if state.inFlight != nil { return .opening }
+            if state.inFlight != nil { return (nil, false) }
             state.ready = nil
             state.inFlight = item
-            return nil
+            return (nil, true)
         }
-        if let found { return found }
+        guard starts else { return found }
         pending.add(1, ordering: .relaxed)
         let url = item.url
         queue.async { [self] in
@@ -84,7 +72,7 @@ final class LookAheadOpener: Sendable {
                 pending.subtract(1, ordering: .releasing)
             }
         }
-        return .opening
+        return nil
     }
 
     /// The player's control queue: the result of opening `item` ahead, waited for if it is

@@ -15,6 +15,12 @@ extension QueuePlayer {
         }
         let result = lookAhead.take(item)
             ?? Result { () throws(DecoderError) -> any Decoder in try decoderFactory.makeDecoder(for: item.url) }
+        return accept(result, for: item)
+    }
+
+    /// The decoder `result` gives `item`, marked on it; nil if it failed (the item fails and
+    /// leaves the queue).
+    private func accept(_ result: Result<any Decoder, DecoderError>, for item: PlayerItem) -> (any Decoder)? {
         switch result {
         case .success(let decoder):
             item.markReady(decoder)
@@ -25,30 +31,13 @@ extension QueuePlayer {
         }
     }
 
-    private enum LookAhead {
-        case ready(any Decoder)
-        /// It failed and has left the queue.
-        case failed
-        /// Being opened: ``reconcileRenderer()`` runs again when it is.
-        case opening
-    }
-
-    /// `item`, to follow the render thread's latest item gaplessly, as far as it has been opened
-    /// off the control queue (``LookAheadOpener``): a tick never waits for that file's scan.
-    private func openAhead(_ item: PlayerItem) -> LookAhead {
-        let outcome = lookAhead.outcome(for: item) { [weak self] in
+    /// What opening `item`, to follow the render thread's latest item gaplessly, gave off the
+    /// control queue (``LookAheadOpener``): a tick never waits for that file's scan. Nil while
+    /// it is being opened: ``reconcileRenderer()`` runs again when it is.
+    private func openedAhead(_ item: PlayerItem) -> Result<any Decoder, DecoderError>? {
+        lookAhead.result(for: item) { [weak self] in
             guard let self, !self.isClosedForGood else { return }
             self.reconcileRenderer()
-        }
-        switch outcome {
-        case .opened(let decoder):
-            item.markReady(decoder)
-            return .ready(decoder)
-        case .failed(let error):
-            failBeforePlaying(item, error)
-            return .failed
-        case .opening:
-            return .opening
         }
     }
 
@@ -99,10 +88,9 @@ extension QueuePlayer {
             let queued = items()
             guard let index = queued.firstIndex(of: item), index + 1 < queued.count else { return nil }
             let candidate = queued[index + 1]
-            switch openAhead(candidate) {
-            case .ready(let decoder): return timeline.handOver(candidate, decoder: decoder, startFrame: 0)
-            case .opening: return nil
-            case .failed: continue
+            guard let result = openedAhead(candidate) else { return nil }
+            if let decoder = accept(result, for: candidate) {
+                return timeline.handOver(candidate, decoder: decoder, startFrame: 0)
             }
         }
     }
@@ -130,28 +118,16 @@ extension QueuePlayer {
             let desired = actionAtItemEnd == .advance && pending.count < queued.count ? queued[pending.count] : nil
             if timeline.latestIsDecoded && desired == nil { return }
             if desired == timeline.requestedNextItem { return }
-            if let desired {
-                let decoder: any Decoder
-                switch openAhead(desired) {
-                case .ready(let opened):
-                    decoder = opened
-                case .failed:
-                    continue
-                case .opening:
-                    // Until it is open, nothing follows: not an item the queue no longer has next.
-                    if timeline.requestedNextItem != nil {
-                        timeline.requestNext(nil)
-                        renderer.mailbox.post(.setNext(nil))
-                    }
-                    return
-                }
-                let renderItem = timeline.handOver(desired, decoder: decoder, startFrame: 0)
-                timeline.requestNext(renderItem)
-                renderer.mailbox.post(.setNext(renderItem))
-            } else {
-                timeline.requestNext(nil)
-                renderer.mailbox.post(.setNext(nil))
+            // What follows: `desired` once it is open; meanwhile nothing (not an item the queue
+            // no longer has next).
+            var follower: RenderItem?
+            if let desired, let result = openedAhead(desired) {
+                guard let decoder = accept(result, for: desired) else { continue }
+                follower = timeline.handOver(desired, decoder: decoder, startFrame: 0)
             }
+            if follower == nil && timeline.requestedNextItem == nil { return }
+            timeline.requestNext(follower)
+            renderer.mailbox.post(.setNext(follower))
             return
         }
     }
