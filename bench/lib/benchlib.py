@@ -91,15 +91,7 @@ def proc_cpu_seconds(pid):
 def proc_context_switches(pid):
     """Context switches (voluntary + non-voluntary) per live thread, {tid: count}, from
     /proc/PID/task/*/status. The process's own status counts its main thread only."""
-    counts = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                counts[tid] = sum(int(line.split()[1]) for line in f
-                                  if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
-        except FileNotFoundError:  # the thread ended while it was read
-            pass
-    return counts
+    return {tid: switches for tid, (_, _, switches) in proc_threads(pid).items()}
 
 
 def proc_threads(pid):
