@@ -9,7 +9,8 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
                     10 ms observer runs and prints nothing)
   queueplayerd-bg   the same after SIGUSR1: it prints `Background: t` every 10 ms
   mpg123            mpg123 -q -o alsa -a pulsenull FILE
-  mpd               mpd, ALSA output pulsenull, `add FILE`, `play`
+  mpd               mpd decoding with libmpg123 (its libmad plugin, first for MP3, switched
+                    off), ALSA output pulsenull, `add FILE`, `play`
   tick-floor        bench/tick-floor.c: a bare 10 ms absolute-deadline sleep loop, no
                     audio, no output; the floor of any 10 ms observer on this machine
   tick-floor-bg     the same loop printing `Background: t` after every wake-up (--print)
@@ -137,7 +138,7 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
         elif variant == "mpg123":
             child = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
         else:
-            child, mpd_sock = B.start_mpd("realtime", "pulsenull")
+            child, mpd_sock = B.start_mpd("realtime", "pulsenull", mp3_decoder="mpg123")
             c = B.Client(mpd_sock)
             c.command("clear")
             c.command(f'add "{B.LONG44}"')

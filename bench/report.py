@@ -148,7 +148,7 @@ def row2_3(t, rt):
     hwm = {v: summ([r["vm_hwm_kib"] for r in rs]) for v, rs in runs.items()}
     # Issue 14's targets: ≤ 1.0 × mpd's in the foreground, ≤ 1.2 × in the background (printing).
     for fgbg, label, lim in (("queueplayerd-fg", "foreground", 1.0), ("queueplayerd-bg", "background (printing)", 1.2)):
-        t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], "mpd (ALSA → pulse)", cpu["mpd"], "s",
+        t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], "mpd (ALSA → pulse, libmpg123)", cpu["mpd"], "s",
               ("<=", lim, f"≤ {lim}× mpd"))
         t.add(2, f"CPU s per 60 s real-time playback, {label}",
               cpu[fgbg], "`mpg123 -o alsa` (pulse, no target)", cpu["mpg123"], "s")
@@ -169,7 +169,7 @@ def row2_3(t, rt):
         ctxt = {v: summ([r["ctxt_per_s"] for r in rs]) for v, rs in runs.items()}
         fg, bg = "queueplayerd-fg", "queueplayerd-bg"
         figure = "context switches per second (all threads), real-time playback"
-        t.add(2, f"{figure}, foreground", ctxt[fg], "mpd (no observer)", ctxt["mpd"], "per_s",
+        t.add(2, f"{figure}, foreground", ctxt[fg], "mpd (libmpg123, no observer)", ctxt["mpd"], "per_s",
               ("abs<=", 110, "≤ 110/s"))
         t.add(2, f"{figure}, foreground", ctxt[fg], "`mpg123 -o alsa` (pulse, no target)", ctxt["mpg123"], "per_s")
         t.add(2, f"{figure}, background (printing)", ctxt[bg], "ours, foreground", ctxt[fg], "per_s",
@@ -469,7 +469,10 @@ def main():
            f"2. **CPU.** Real-time playback to a private user-mode PulseAudio null sink through ALSA's pulse plugin "
            f"(`pulsenull`). utime+stime from /proc/PID/stat over a {dur} s window opening 2 s after playback "
            "started, scaled to 60 s. queueplayerd's 10 ms observer always runs; in the background it prints "
-           "`Background: t` to a pipe read by the harness. PulseAudio's own CPU is not counted for anyone. "
+           "`Background: t` to a pipe read by the harness. mpd decodes with libmpg123 here, as the others do "
+           "(its libmad plugin, first for MP3, is switched off for this family; rows 5 to 8 use mpd's default, "
+           "libmad, which is gapless where mpd 0.23's libmpg123 plugin is not). "
+           "PulseAudio's own CPU is not counted for anyone. "
            "Measured the same way, a reference: `bench/tick-floor.c`, a C loop that only sleeps to 10 ms "
            "deadlines (no audio of its own), which is what 6000 wake-ups a minute cost on this machine before any "
            "work; beside the background figure, the same loop printing a `Background:` line per wake-up. While "

@@ -301,11 +301,21 @@ def wait_accepting(path, timeout=20, child=None, poll=0.0005):
 MPD_DIR = os.path.join(WORK, "mpd")
 
 
-def mpd_config(tag, device, music_directory=None, db_file=None):
+def mpd_config(tag, device, music_directory=None, db_file=None, mp3_decoder="mad"):
     """Writes an mpd configuration with scratch paths and one ALSA output; returns (conf, socket).
 
-    By default the music directory is MUSIC with its database in MPD_DIR/db.
+    By default the music directory is MUSIC with its database in MPD_DIR/db. `mp3_decoder`:
+    "mad" is mpd's default (its libmad plugin comes first, and is gapless); "mpg123" switches
+    libmad off, so that mpd decodes with libmpg123 as queueplayerd and mpg123 do (the realtime
+    family, where mpd's CPU is the peer: otherwise the row compares two decoders too).
     """
+    if mp3_decoder not in ("mad", "mpg123"):
+        raise ValueError(f"mp3_decoder: {mp3_decoder!r}")
+    decoders = "" if mp3_decoder == "mad" else '''decoder {
+    plugin      "mad"
+    enabled     "no"
+}
+'''
     os.makedirs(os.path.join(MPD_DIR, "playlists"), exist_ok=True)
     os.makedirs(os.path.join(MPD_DIR, "home"), exist_ok=True)
     sock = os.path.join(MPD_DIR, f"{tag}.sock")
@@ -321,7 +331,7 @@ bind_to_address    "{sock}"
 auto_update        "no"
 zeroconf_enabled   "no"
 max_connections    "200"
-audio_output {{
+{decoders}audio_output {{
     type        "alsa"
     name        "{device}"
     device      "{device}"
@@ -341,9 +351,9 @@ def mpd_env():
     return env
 
 
-def start_mpd(tag, device, music_directory=None, db_file=None):
+def start_mpd(tag, device, music_directory=None, db_file=None, mp3_decoder="mad"):
     """Starts `mpd --no-daemon CONF` (no saved state) and waits until it accepts; returns (child, socket)."""
-    conf, sock = mpd_config(tag, device, music_directory, db_file)
+    conf, sock = mpd_config(tag, device, music_directory, db_file, mp3_decoder)
     for stale in (sock, os.path.join(MPD_DIR, f"{tag}.state")):
         if os.path.exists(stale):
             os.unlink(stale)
