@@ -15,7 +15,7 @@ struct QueuedSong: Sendable, FilterableSong {
         self.url = url
         uri = library.uri(for: url)
         details = index.details(of: url)
-        lastModified = SongIndex.modificationDate(of: url).map { Int64($0.timeIntervalSince1970) }
+        lastModified = SongIndex.modificationTime(of: url).map { $0 / 1_000_000_000 }
     }
 
     var tags: [SongInfo.Tag] { details?.tags ?? [] }
