@@ -1,23 +1,26 @@
 import Foundation
+import QueuePlayer
 import TestSupport
 import Testing
 @testable import queueplayerd
 
-/// The details `update` and `add` keep per file hold while the file's modification time is
-/// unchanged, and are read again when it changes (to the nanosecond, as `stat(2)` has it).
+/// The details `update` and `add` keep per file hold while the file is the same version, and
+/// are read again when it is another: rewritten, replaced, or touched by a nanosecond.
 @Suite struct SongIndexTests {
-    @Test func theModificationTimeIsTheFilesOwnToTheNanosecond() throws {
+    @Test func aFilesVersionIsItsOwnToTheNanosecondAndStableWhileUntouched() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("a.mp3")
         try FileManager.default.copyItem(at: TestMedia.all[0], to: file)
-        try Self.setModificationTime(file, seconds: 1_700_000_000, nanoseconds: 123_456_789)
+        try TestMedia.setModificationTime(file.path, seconds: 1_700_000_000, nanoseconds: 123_456_789)
 
-        #expect(SongIndex.modificationTime(of: file) == 1_700_000_000_123_456_789)
-        #expect(SongIndex.modificationTime(of: directory.appendingPathComponent("missing.mp3")) == nil)
+        let version = try #require(FileIdentity(path: file.path))
+        #expect(version.modified == 1_700_000_000_123_456_789)
+        #expect(FileIdentity(path: file.path) == version)
+        #expect(FileIdentity(path: directory.appendingPathComponent("missing.mp3").path) == nil)
     }
 
-    @Test func detailsAreReadAgainWhenTheModificationTimeChangesAndNotOtherwise() throws {
+    @Test func detailsAreReadAgainForEachNewVersionOfTheFile() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (first, second) = (TestMedia.all[0], TestMedia.all[1])
@@ -28,28 +31,23 @@ import Testing
         let index = SongIndex()
 
         try FileManager.default.copyItem(at: first, to: file)
-        try Self.setModificationTime(file, seconds: 1_700_000_000, nanoseconds: 0)
+        try TestMedia.setModificationTime(file.path, seconds: 1_700_000_000, nanoseconds: 0)
         #expect(try #require(index.details(of: file)).duration == firstLength)
 
-        // Another song in its place, a nanosecond later: read again.
+        // Another song in its place, a nanosecond later.
         try Self.replace(file, with: second)
-        try Self.setModificationTime(file, seconds: 1_700_000_000, nanoseconds: 1)
+        try TestMedia.setModificationTime(file.path, seconds: 1_700_000_000, nanoseconds: 1)
         #expect(try #require(index.details(of: file)).duration == secondLength)
 
-        // The first song back under the same time: the index answers what it holds for that version.
+        // The first song back under the very same modification time (as `cp -p` or a restore
+        // from a backup leaves it): another file all the same.
         try Self.replace(file, with: first)
-        try Self.setModificationTime(file, seconds: 1_700_000_000, nanoseconds: 1)
-        #expect(try #require(index.details(of: file)).duration == secondLength)
+        try TestMedia.setModificationTime(file.path, seconds: 1_700_000_000, nanoseconds: 1)
+        #expect(try #require(index.details(of: file)).duration == firstLength)
     }
 
     static func replace(_ file: URL, with source: URL) throws {
         try FileManager.default.removeItem(at: file)
         try FileManager.default.copyItem(at: source, to: file)
-    }
-
-    static func setModificationTime(_ file: URL, seconds: Int, nanoseconds: Int) throws {
-        var times = [timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
-        let result = utimensat(AT_FDCWD, file.path, &times, 0)
-        try #require(result == 0, "utimensat \(file.path): errno \(errno)")
     }
 }

@@ -25,6 +25,12 @@ public enum TestMedia {
         try MPG123Decoder(url: url).frameCount
     }
 
+    /// Sets the access and modification times of the file at `path` (`utimensat`), to the nanosecond.
+    public static func setModificationTime(_ path: String, seconds: Int, nanoseconds: Int) throws {
+        var times = [timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw UnixSocketError("utimensat \(path): \(errno)") }
+    }
+
     /// A scratch directory removed at process exit is not needed: each test makes its own.
     public static func scratchDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-tests-\(UUID().uuidString)")

@@ -159,15 +159,24 @@ final class BufferedFile: @unchecked Sendable {
     }
 }
 
-/// One version of one file: the same path rewritten is another version.
-struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let modified: Int64
-    let changed: Int64
+/// One version of one file: the same path rewritten is another version. Times in nanoseconds
+/// since 1970. Shared within the package: the daemon's song index keys its details on it, as
+/// ``ScanCache`` keys its scans.
+package struct FileIdentity: Hashable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
+    package let modified: Int64
+    package let changed: Int64
 
-    init(_ info: stat) {
+    /// The version of the file at `path` now (`stat(2)`); nil if it cannot be read.
+    package init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

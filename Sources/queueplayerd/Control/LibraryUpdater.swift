@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import MPDProtocol
+import QueuePlayer
 import Synchronization
 
 /// Keeps the ``SongDatabase`` of the music directory: loads it at start, and on `update`
@@ -210,9 +211,8 @@ final class LibraryUpdater: @unchecked Sendable {
             var info = stat()
             guard stat(url.path, &info) == 0 else { continue }
             let uri = library.uri(for: url)
-            let modified = Int64(info.st_mtim.tv_sec)
-            let nanoseconds = modified * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            let size = Int64(info.st_size)
+            let version = FileIdentity(info)
+            let (modified, nanoseconds, size) = (Int64(info.st_mtim.tv_sec), version.modified, version.size)
             if !rereadAll, let known = previous.records[uri], known.modifiedNanoseconds == nanoseconds, known.size == size {
                 next.records[uri] = known
                 continue

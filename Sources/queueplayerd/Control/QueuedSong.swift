@@ -15,7 +15,7 @@ struct QueuedSong: Sendable, FilterableSong {
         self.url = url
         uri = library.uri(for: url)
         details = index.details(of: url)
-        lastModified = SongIndex.modificationTime(of: url).map { $0 / 1_000_000_000 }
+        lastModified = FileIdentity(path: url.path).map { $0.modified / 1_000_000_000 }
     }
 
     var tags: [SongInfo.Tag] { details?.tags ?? [] }

@@ -23,17 +23,18 @@ struct SongDetails: Sendable {
 }
 
 /// What `update` learned about the library's files, so `add` need not open them
-/// again: details by path, valid while the file's modification time is unchanged.
+/// again: details by path, valid while the file is the same version (``FileIdentity``:
+/// device, inode, size, modification and change times, as the decoder's scan cache has it).
 final class SongIndex: Sendable {
-    /// Details by path, with the modification time (nanoseconds) of the version they were read from.
-    private let entries = Mutex<[String: (modified: Int64, details: SongDetails?)]>([:])
+    /// Details by path, with the version they were read from (nil: the file could not be read).
+    private let entries = Mutex<[String: (version: FileIdentity?, details: SongDetails?)]>([:])
 
     /// The details of `url`, read now unless the index holds them for its current version.
     func details(of url: URL) -> SongDetails? {
-        let modified = Self.modificationTime(of: url) ?? .min
-        if let known = entries.withLock({ $0[url.path] }), known.modified == modified { return known.details }
+        let version = FileIdentity(path: url.path)
+        if let known = entries.withLock({ $0[url.path] }), known.version == version { return known.details }
         let details = SongDetails(reading: url)
-        entries.withLock { $0[url.path] = (modified, details) }
+        entries.withLock { $0[url.path] = (version, details) }
         return details
     }
 
@@ -49,17 +50,5 @@ final class SongIndex: Sendable {
         let present = Set(urls.map(\.path))
         if done == urls.count { entries.withLock { $0 = $0.filter { present.contains($0.key) } } }
         return done
-    }
-
-    /// When `url` was last modified, in nanoseconds since 1970 (exact: a `Date` near today
-    /// resolves only about a quarter of a microsecond); nil if it cannot be read.
-    ///
-    /// From `stat(2)`, not `FileManager.attributesOfItem`: that also names the file's owner
-    /// and group (`getpwuid_r`, `getgrgid_r`, which read and parse /etc/passwd and /etc/group
-    /// each time), for every file `update` reads and every song added.
-    static func modificationTime(of url: URL) -> Int64? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
-        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 }
