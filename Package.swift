@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
         .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
+        .library(name: "DaemonCore", targets: ["DaemonCore"]),
         .executable(name: "queueplayerd", targets: ["queueplayerd"]),
         // For the fuzzers in Fuzz/, a package of their own so that the normal build does not pay for them.
         .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
@@ -67,9 +68,10 @@ let package = Package(
             ]
         ),
 
-        // The daemon: composition root.
-        .executableTarget(
-            name: "queueplayerd",
+        // The daemon as a library: the partition (queue, player, mixer, options), the command
+        // layer, the control server, the saved state, the life cycle, the feeds, systemd.
+        .target(
+            name: "DaemonCore",
             dependencies: [
                 "QueuePlayer",
                 "AppLifecycle",
@@ -78,11 +80,23 @@ let package = Package(
                 "Feeds",
                 "FeedFetch",
                 "CShims",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The executable: the command line and the configuration file, then DaemonCore.
+        .executableTarget(
+            name: "queueplayerd",
+            dependencies: [
+                "DaemonCore",
+                "QueuePlayer",
+                "AppLifecycle",
+                "FeedFetch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -93,7 +107,9 @@ let package = Package(
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["queueplayerd", "DaemonState", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",
+                                                      .product(name: "NIOCore", package: "swift-nio"),
+                                                      .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),

@@ -1,11 +1,8 @@
 import AppLifecycle
 import ArgumentParser
-import Dispatch
+import DaemonCore
 import FeedFetch
 import Foundation
-import Logging
-import QueuePlayer
-import Synchronization
 
 /// `queueplayerd`: plays a queue of MP3 files through ALSA, like an iOS app with
 /// the audio background mode.
@@ -55,12 +52,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
     var output: [OutputChoice] = []
 
-    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(QueuePlayerDaemon.bufferTimes.lowerBound) to \(QueuePlayerDaemon.bufferTimes.upperBound)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later.", valueName: "MS"))
-    var bufferTime: Int = QueuePlayerDaemon.defaultBufferTime
+    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(Self.bufferTimes.lowerBound) to \(Self.bufferTimes.upperBound)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later.", valueName: "MS"))
+    var bufferTime: Int = Daemon.defaultBufferTimeMilliseconds
 
-    /// `--buffer-time`'s default and range, in milliseconds (the sink's, which are in microseconds).
-    static let defaultBufferTime = Int(ALSAAudioSink.defaultBufferTimeMicroseconds / 1000)
-    static let bufferTimes = Int(ALSAAudioSink.bufferTimeRange.lowerBound / 1000)...Int(ALSAAudioSink.bufferTimeRange.upperBound / 1000)
+    static let bufferTimes = Daemon.bufferTimesMilliseconds
 
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
@@ -138,41 +133,30 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap { label in
-            var handler = StandardErrorLogHandler.standardError(label: label)
-            handler.logLevel = ProcessInfo.processInfo.environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            return handler
+        Daemon.bootstrapLogging()
+        var options = DaemonOptions()
+        options.media = media
+        options.musicDirectory = musicDirectory
+        options.socket = socket
+        options.outputs = output
+        options.bufferTimeMilliseconds = bufferTime
+        options.once = once
+        options.backgroundMode = backgroundModes.mode
+        options.backgroundTime = backgroundTime
+        options.noState = noState
+        options.feeds = feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() }
+        options.fetchInterval = fetchInterval.seconds
+        options.autoEnqueue = autoEnqueue
+        options.downloadLimit = downloadLimit
+        options.minFreeSpace = minFreeSpace
+        options.maxDownloadSize = maxDownloadSize
+        options.fetchTimeout = fetchTimeout
+        options.files = files
+        do {
+            try await Daemon.run(options: options)
+        } catch let error as DaemonOptionError {
+            throw ValidationError(error.description)
         }
-        let logger = Logger(label: "queueplayerd")
-        let urls: [URL]
-        if let media {
-            do {
-                urls = try MediaLibrary.files(in: URL(fileURLWithPath: media))
-            } catch {
-                throw ValidationError("--media \(media): \(error.localizedDescription)")
-            }
-        } else {
-            urls = files.map { URL(fileURLWithPath: $0) }
-        }
-        let libraryRoot = media ?? musicDirectory ?? files.first.map { ($0 as NSString).deletingLastPathComponent }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
-        let outputs = try OutputFactory.makeOutputs(for: output, bufferTimeMicroseconds: UInt32(bufferTime) * 1000, logger: logger)
-        let configuration = Daemon.Configuration(
-            // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
-            files: urls, filesAreExplicit: media != nil || !files.isEmpty, exitWhenFinished: once,
-            backgroundMode: backgroundModes.mode, backgroundTime: backgroundTime,
-            stateStore: once || noState ? nil : StateStore(file: StateStore.defaultFile()),
-            feeds: FeedService.Options(feeds: feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() },
-                                       file: FeedSubscriptionList.defaultFile(),
-                                       interval: fetchInterval.seconds, timeout: fetchTimeout,
-                                       musicDirectory: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot),
-                                       maximumDownloadSize: maxDownloadSize, downloadLimit: downloadLimit,
-                                       minimumFreeSpace: minFreeSpace),
-            autoEnqueue: autoEnqueue)
-        let daemon = Daemon(configuration: configuration,
-                            library: MusicLibrary(root: URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)),
-                            outputs: outputs, logger: logger)
-        try await daemon.run(socketPath: socket ?? ControlServer.defaultPath())
     }
 }
 
@@ -211,3 +195,5 @@ enum FetchIntervalChoice: ExpressibleByArgument, Equatable {
         }
     }
 }
+
+extension OutputChoice: ExpressibleByArgument {}

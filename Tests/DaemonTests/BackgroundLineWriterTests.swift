@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import MPDProtocol
 import QueuePlayer
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// Which ID3 frame is which MPD tag, and the values as MPD reports them.
 @Suite struct ID3TagMappingTests {

@@ -4,7 +4,7 @@ import Logging
 import MPDProtocol
 import TestSupport
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// The queries' index of a database is built off the controller's queue, before the first
 /// query needs it, and it agrees with the database.

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 @Suite struct PlayQueueTests {
     typealias Queue = PlayQueue<String>

@@ -1,6 +1,6 @@
 import DaemonState
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// Files that vanished between runs: what is left of the queue, and where its current item went.
 @Suite struct SavedStateTests {

@@ -2,7 +2,7 @@ import Foundation
 import QueuePlayer
 import TestSupport
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// The details `update` and `add` keep per file hold while the file is the same version, and
 /// are read again when it is another: rewritten, replaced, or touched by a nanosecond.

@@ -1,7 +1,7 @@
 import DaemonState
 import Foundation
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// The state file: atomic, and never a reason not to start.
 @Suite struct StateStoreTests {

@@ -3,7 +3,7 @@ import MPDProtocol
 import QueuePlayer
 import TestSupport
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// ``StatusSnapshot``: when the event loop may answer `status` and `currentsong` with what the
 /// controller rendered last, and when it must ask the controller.

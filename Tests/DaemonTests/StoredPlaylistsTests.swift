@@ -1,7 +1,7 @@
 import Foundation
 import MPDProtocol
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 @Suite struct StoredPlaylistsTests {
     /// A playlist directory of its own, removed when the test ends.

@@ -1,7 +1,7 @@
 import MPDProtocol
 import TestSupport
 import Testing
-@testable import queueplayerd
+@testable import DaemonCore
 
 /// `list` through tag columns gives exactly the rows of the plain string-set algorithm.
 @Suite struct TagColumnTests {

@@ -1,8 +1,6 @@
-import ArgumentParser
-
 /// Where the daemon sends audio, as given to `--output` (once per output; given several
 /// times, the daemon plays to all of them at once).
-enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
+public enum OutputChoice: Equatable, Sendable, CustomStringConvertible {
     /// ALSA's `default` device if it opens at start, otherwise a real-time null sink.
     ///
     /// Decided once, at start: the null sink is not swapped for ALSA later, even if the device
@@ -21,13 +19,13 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
     case fifo(path: String, format: FIFOFormat)
 
     /// `RATE:BITS:CHANNELS`, as snapserver's `sampleformat` writes it. Any values parse; the
-    /// daemon checks them (``QueuePlayerDaemon/validate()``) so a wrong one gets a clear error.
-    struct FIFOFormat: Equatable, CustomStringConvertible {
-        var sampleRate = 44_100
-        var bits = 16
-        var channels = 2
+    /// daemon checks them (``OutputFactory``) so a wrong one gets a clear error.
+    public struct FIFOFormat: Equatable, Sendable, CustomStringConvertible {
+        public var sampleRate = 44_100
+        public var bits = 16
+        public var channels = 2
 
-        init() {}
+        public init() {}
 
         init?(_ text: Substring) {
             let fields = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
@@ -35,10 +33,11 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
             (sampleRate, self.bits, self.channels) = (rate, bits, channels)
         }
 
-        var description: String { "\(sampleRate):\(bits):\(channels)" }
+        public var description: String { "\(sampleRate):\(bits):\(channels)" }
     }
 
-    init?(argument: String) {
+    /// Parses what `--output` (or `output` in the configuration file) says.
+    public init?(argument: String) {
         switch argument {
         case "auto": self = .auto
         case "null": self = .null
@@ -66,7 +65,7 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
         return .fifo(path: String(path), format: format)
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .auto: return "auto"
         case .null: return "null"
@@ -75,5 +74,6 @@ enum OutputChoice: Equatable, ExpressibleByArgument, CustomStringConvertible {
         }
     }
 
-    static var allValueStrings: [String] { ["auto", "alsa", "alsa:DEVICE", "null", "fifo:PATH", "fifo:PATH?format=44100:16:2"] }
+    /// The forms `--help` lists.
+    public static var allValueStrings: [String] { ["auto", "alsa", "alsa:DEVICE", "null", "fifo:PATH", "fifo:PATH?format=44100:16:2"] }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import MPDProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The music directory the control socket's `add` and `update` work in (mpd's
 /// `music_directory`). Every path a client gives is resolved inside it: `..`,
@@ -26,7 +29,7 @@ struct MusicLibrary: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) else { return nil }
         if !isDirectory.boolValue {
-            return Self.isMP3(resolved) && MediaLibrary.isRegularFile(resolved) ? [resolved] : nil
+            return Self.isMP3(resolved) && Self.isRegularFile(resolved) ? [resolved] : nil
         }
         return allFiles(under: resolved) ?? []
     }
@@ -47,7 +50,7 @@ struct MusicLibrary: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) else { return [] }
         if isDirectory.boolValue { return allFiles(under: resolved, isCancelled: isCancelled) }
-        return Self.isMP3(resolved) && MediaLibrary.isRegularFile(resolved) ? [resolved] : []
+        return Self.isMP3(resolved) && Self.isRegularFile(resolved) ? [resolved] : []
     }
 
     /// The path of `url` relative to the root (the `file:` of a song block).
@@ -83,12 +86,31 @@ struct MusicLibrary: Sendable {
             if isCancelled() { return nil }
             // A symlink inside the library that points out of it is not part of it.
             let resolved = url.resolvingSymlinksInPath().standardizedFileURL
-            if contains(resolved) && MediaLibrary.isRegularFile(resolved) { found.append((uri(for: resolved), resolved)) }
+            if contains(resolved) && Self.isRegularFile(resolved) { found.append((uri(for: resolved), resolved)) }
         }
         return found.sorted { $0.uri.compare($1.uri, options: [.numeric]) == .orderedAscending }.map(\.url)
     }
 
     private static func isMP3(_ url: URL) -> Bool {
         url.pathExtension.lowercased() == "mp3" && !url.lastPathComponent.hasPrefix(".")
+    }
+
+    /// The `.mp3` files directly inside `directory`, sorted by name: what `--media DIR`
+    /// queues. Only regular files (or links to them) count: a FIFO named `x.mp3` would block
+    /// whoever opens it.
+    static func topLevelFiles(in directory: URL) throws -> [URL] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        return names
+            .filter { $0.lowercased().hasSuffix(".mp3") && !$0.hasPrefix(".") }
+            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .map { directory.appendingPathComponent($0) }
+            .filter(isRegularFile)
+    }
+
+    /// Whether `url` is a regular file, after following symbolic links. `stat` never
+    /// blocks, unlike opening a FIFO or a device, so this is safe on any path.
+    static func isRegularFile(_ url: URL) -> Bool {
+        var info = stat()
+        return stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }

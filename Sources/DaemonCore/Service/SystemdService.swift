@@ -9,16 +9,15 @@ import Synchronization
 ///
 /// Outside systemd (`$NOTIFY_SOCKET` unset) every method does nothing.
 ///
-/// `@unchecked Sendable`: `lastStatus` belongs to `statusQueue`; `retained` and `watchdog`
-/// are written once, by ``didStart(player:controllerQueue:logger:)`` on the thread that starts
-/// the daemon, before any other use.
+/// `@unchecked Sendable`: `lastStatus`, `retained` and `watchdog` belong to `statusQueue`,
+/// which each use asserts.
 final class SystemdService: @unchecked Sendable {
     private let notifier: SystemdNotifier?
     private let watchdogPeriod: Double?
     private let statusQueue = DispatchQueue(label: "queueplayerd.systemd.status")
     /// The last `STATUS=` sent; touched only on `statusQueue`.
     private var lastStatus: String?
-    /// Set once, in `didStart`: observation tokens and the watchdog.
+    /// Set once, in `didStart`, on `statusQueue`: observation tokens and the watchdog.
     private var retained: [Any] = []
     private var watchdog: SystemdWatchdog?
 
@@ -37,6 +36,7 @@ final class SystemdService: @unchecked Sendable {
         let update: @Sendable (QueuePlayer) -> Void = { [self] player in
             let status = Self.status(of: player)
             statusQueue.async { [self] in
+                dispatchPrecondition(condition: .onQueue(statusQueue))
                 guard status != lastStatus else { return }
                 lastStatus = status
                 notifier.notify("STATUS=\(status)")
@@ -44,22 +44,28 @@ final class SystemdService: @unchecked Sendable {
         }
         let item = player.observe(\.currentItem, options: [.initial]) { player, _ in update(player) }
         let transport = player.observe(\.timeControlStatus, options: []) { player, _ in update(player) }
-        retained = [item, transport]
-        if let watchdogPeriod {
-            let watchdog = SystemdWatchdog(period: watchdogPeriod, notifier: notifier, player: player,
-                                           controllerQueue: controllerQueue, logger: logger)
-            watchdog.start()
+        let watchdog = watchdogPeriod.map {
+            SystemdWatchdog(period: $0, notifier: notifier, player: player, controllerQueue: controllerQueue, logger: logger)
+        }
+        watchdog?.start()
+        statusQueue.async { [self] in
+            retained = [item, transport]
             self.watchdog = watchdog
         }
     }
 
-    /// Called when a stop has been asked for (SIGTERM, SIGINT), before the output drains.
-    func willStop() {
+    /// Called when a stop has been asked for (SIGTERM, SIGINT), before the output drains;
+    /// returns once systemd has been told.
+    func willStop() async {
         guard let notifier else { return }
-        watchdog?.stop()
-        statusQueue.sync {
-            lastStatus = "Stopping"
-            notifier.notify("STOPPING=1\nSTATUS=Stopping")
+        await withCheckedContinuation { (told: CheckedContinuation<Void, Never>) in
+            statusQueue.async { [self] in
+                dispatchPrecondition(condition: .onQueue(statusQueue))
+                watchdog?.stop()
+                lastStatus = "Stopping"
+                notifier.notify("STOPPING=1\nSTATUS=Stopping")
+                told.resume()
+            }
         }
     }
 

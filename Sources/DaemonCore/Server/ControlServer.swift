@@ -38,9 +38,10 @@ final class ControlServer: Sendable {
         return "/tmp/queueplayerd-\(getuid())/queueplayerd.sock"
     }
 
-    /// Starts listening; returns a description of where.
+    /// Starts listening; returns a description of where. Awaits the bind on the event loop
+    /// (never blocks the caller's thread).
     @discardableResult
-    func start(path: String) throws -> String {
+    func start(path: String) async throws -> String {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
@@ -54,14 +55,14 @@ final class ControlServer: Sendable {
                 }
             }
         if let fd = Self.socketFromSystemd() {
-            _ = try bootstrap.withBoundSocket(fd).wait()
+            _ = try await bootstrap.withBoundSocket(fd).get()
             return "the socket passed by systemd (fd \(fd))"
         }
         try Self.prepare(path)
         let previous = umask(0o177)
         defer { umask(previous) }
         do {
-            _ = try bootstrap.bind(unixDomainSocketPath: path).wait()
+            _ = try await bootstrap.bind(unixDomainSocketPath: path).get()
         } catch {
             throw SetupError(description: "cannot listen on \(path): \(error)")
         }

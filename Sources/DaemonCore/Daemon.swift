@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: its parts are `let`s made in `init`; `retained` (observation tokens)
 /// is appended to only while the daemon starts, on the thread that starts it, and never read.
-final class Daemon: @unchecked Sendable {
+public final class Daemon: @unchecked Sendable {
     /// How the daemon was asked to run.
     struct Configuration {
         /// Files to queue at start (from `--media` or the command line).
@@ -115,36 +115,35 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Sets everything up and serves: the socket listens and the queue is loaded.
-    private func start(socketPath: String) throws {
+    private func start(socketPath: String) async throws {
         if configuration.exitWhenFinished && configuration.files.isEmpty {
             logger.info("nothing to play")
             queueFinished.end()
             return
         }
         observePlayer()
-        connectLifecycle()
+        await connectLifecycle()
         watchSignals()
         // Clients' commands run on the controller's queue, so loading the queue there ahead of
         // them means no client sees it empty (a socket-activated daemon's first client is already
-        // waiting). It waits for the socket: a daemon that cannot listen plays nothing.
-        let socketReady = DispatchSemaphore(value: 0)
+        // waiting). The queue is held (suspended) from before the socket listens until the load
+        // is in front of every client's command; a daemon that cannot listen loads nothing (nor
+        // saves over the saved queue), and the queue is let go for the parts' teardown.
         let listening = Atomic<Bool>(false)
         controller.queue.async { [self] in
-            socketReady.wait()
             if listening.load(ordering: .acquiring) { loadQueue() }
         }
-        // On failure the daemon stops with the error: the queue is never loaded (nor saved over),
-        // and the controller's queue is let go for the parts' teardown.
+        controller.queue.suspend()
         let location: String
         do {
-            location = try server.start(path: socketPath)
+            location = try await server.start(path: socketPath)
         } catch {
-            socketReady.signal()
+            controller.queue.resume()
             throw error
         }
         listening.store(true, ordering: .releasing)
-        socketReady.signal()
-        controller.queue.sync {}
+        controller.queue.resume()
+        await controller.onQueue {}
         logger.info("control socket: \(location)")
         feeds.start()
         systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
@@ -217,8 +216,8 @@ final class Daemon: @unchecked Sendable {
         retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks]
     }
 
-    private func connectLifecycle() {
-        controller.queue.sync { [feeds] in
+    private func connectLifecycle() async {
+        await controller.onQueue { [self, feeds] in
             lifecycle.start()
             controller.application = lifecycle
             controller.remoteNotification = { feeds.handleRemoteNotification($0) }
@@ -278,7 +277,7 @@ final class Daemon: @unchecked Sendable {
         if let stateKeeper {
             part(DaemonPart("state keeper") { await controller.onQueue { stateKeeper.saveBeforeExit() } })
         }
-        part(DaemonPart("control server", start: { [self] in try start(socketPath: socketPath) }) {
+        part(DaemonPart("control server", start: { [self] in try await start(socketPath: socketPath) }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
         // Before the control server's event loop goes: the HTTP client runs on it.
@@ -288,7 +287,7 @@ final class Daemon: @unchecked Sendable {
         }
         part(DaemonPart("systemd") {
             logger.info("stopping")
-            systemd.willStop()
+            await systemd.willStop()
         })
         if configuration.exitWhenFinished { part(queueFinished, endsTheDaemon: true) }
         var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

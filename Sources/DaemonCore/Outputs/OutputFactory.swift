@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import Logging
 import QueuePlayer
@@ -20,7 +19,7 @@ enum OutputFactory {
         let choices = choices.isEmpty ? [.auto] : choices
         let decodeFormat = try fifoFormat(of: choices)
         for (index, choice) in choices.enumerated() where choices[..<index].contains(choice) {
-            throw ValidationError("--output \(choice) is given twice.")
+            throw DaemonOptionError("--output \(choice) is given twice.")
         }
         logRecoveries(logger: logger)
         var sinks: [any AudioSink] = []
@@ -43,14 +42,14 @@ enum OutputFactory {
         var found: OutputChoice.FIFOFormat?
         for case let .fifo(path, format) in choices {
             guard format.bits == 16 else {
-                throw ValidationError("--output fifo:\(path): the format \(format) has \(format.bits) bits; FIFO outputs write 16-bit samples (RATE:16:CHANNELS).")
+                throw DaemonOptionError("--output fifo:\(path): the format \(format) has \(format.bits) bits; FIFO outputs write 16-bit samples (RATE:16:CHANNELS).")
             }
             let audio = AudioFormat(sampleRate: format.sampleRate, channelCount: format.channels)
             guard MPG123Decoder.canDecode(to: audio) else {
-                throw ValidationError("--output fifo:\(path): cannot decode to \(format): the rate must be an MPEG rate (8000 to 48000, such as 44100 or 48000) and 1 or 2 channels.")
+                throw DaemonOptionError("--output fifo:\(path): cannot decode to \(format): the rate must be an MPEG rate (8000 to 48000, such as 44100 or 48000) and 1 or 2 channels.")
             }
             if let found, found != format {
-                throw ValidationError("--output fifo:\(path): every FIFO output must have the same format (\(found) and \(format)).")
+                throw DaemonOptionError("--output fifo:\(path): every FIFO output must have the same format (\(found) and \(format)).")
             }
             found = format
         }
@@ -95,7 +94,7 @@ enum OutputFactory {
                 guard !FileManager.default.fileExists(atPath: path),
                       FileManager.default.fileExists(atPath: directory.isEmpty ? "." : directory, isDirectory: &isDirectory),
                       isDirectory.boolValue else {
-                    throw ValidationError("--output fifo:\(path): \(error.reason)")
+                    throw DaemonOptionError("--output fifo:\(path): \(error.reason)")
                 }
                 logger.warning("output fifo:\(path): \(error.reason); the audio is dropped until the FIFO exists (a reader such as snapserver may create it)")
             }
@@ -106,7 +105,7 @@ enum OutputFactory {
             return NullAudioSink()
         case .alsa(let device):
             if case .failure(let error) = ALSAAudioSink.probe(device: device) {
-                throw ValidationError("--output alsa:\(device): \(error.reason)")
+                throw DaemonOptionError("--output alsa:\(device): \(error.reason)")
             }
             logger.info("output: ALSA device \(device), \(buffer)")
             return ALSAAudioSink(device: device, bufferTimeMicroseconds: bufferTimeMicroseconds)

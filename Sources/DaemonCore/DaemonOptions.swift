@@ -1,0 +1,54 @@
+import AppLifecycle
+import Foundation
+
+/// Everything the daemon can be told at start, as plain values: what the command line and the
+/// configuration file say, merged and checked by the executable, which then hands them to
+/// ``Daemon/run(options:)``.
+public struct DaemonOptions: Sendable {
+    /// `--media DIR`: its `.mp3` files are queued, sorted by name, replacing a saved queue.
+    public var media: String?
+    /// `--music-directory DIR`: the library clients add from.
+    public var musicDirectory: String?
+    /// `--socket PATH`; nil: ``Daemon/defaultSocketPath()``.
+    public var socket: String?
+    /// `--output`, in order; empty: `auto`.
+    public var outputs: [OutputChoice] = []
+    /// `--buffer-time`, milliseconds.
+    public var bufferTimeMilliseconds = Daemon.defaultBufferTimeMilliseconds
+    /// `--once`.
+    public var once = false
+    /// `--background-modes`.
+    public var backgroundMode: Application.BackgroundMode = .audio
+    /// `--background-time`, seconds.
+    public var backgroundTime = 180.0
+    /// `--no-state`.
+    public var noState = false
+    /// `--feed`, already checked.
+    public var feeds: [URL] = []
+    /// `--fetch-interval`, seconds; nil: `never`.
+    public var fetchInterval: Double? = 3600
+    /// `--auto-enqueue` / `--no-auto-enqueue`.
+    public var autoEnqueue = true
+    /// `--download-limit`; nil keeps all.
+    public var downloadLimit: Int?
+    /// `--min-free-space`, bytes.
+    public var minFreeSpace: Int64 = 256 << 20
+    /// `--max-download-size`, bytes.
+    public var maxDownloadSize: Int64 = 2 << 30
+    /// `--fetch-timeout`, seconds.
+    public var fetchTimeout = 30.0
+    /// FILE arguments, in order.
+    public var files: [String] = []
+
+    public init() {}
+}
+
+/// An option the daemon cannot use (an output that does not open, two FIFOs that disagree):
+/// the executable reports it as a usage error.
+public struct DaemonOptionError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
