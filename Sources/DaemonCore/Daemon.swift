@@ -37,7 +37,10 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private let player: QueuePlayer
-    private let controller: PlaybackController
+    private let partition: Partition
+    /// The partition's queue, where the life cycle, the idle events and the signal handlers live
+    /// too; only the composition root holds it (to hold it while the socket starts).
+    private let partitionQueue: DispatchQueue
     private let events: ControlEvents
     private let server: ControlServer
     private let lifecycle: LifecycleCoordinator
@@ -56,59 +59,60 @@ public final class Daemon: @unchecked Sendable {
 
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
         player = QueuePlayer(sink: outputs.sink, decoderFactory: MPG123DecoderFactory(outputFormat: outputs.decodeFormat))
-        let controllerQueue = DispatchQueue(label: "queueplayerd.controller")
-        events = ControlEvents(queue: controllerQueue)
-        controller = PlaybackController(queue: controllerQueue, player: player, library: library, events: events,
+        let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
+        self.partitionQueue = partitionQueue
+        events = ControlEvents(queue: partitionQueue)
+        partition = Partition(queue: partitionQueue, player: player, library: library, events: events,
                                         outputs: outputs.list,
                                         stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                         logger: logger)
-        server = ControlServer(controller: controller, events: events)
+        server = ControlServer(partition: partition, events: events, logger: logger)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
-                                      queue: controllerQueue)
+                                      queue: partitionQueue)
         lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
-        let controller = self.controller
+        let partition = self.partition
         stateKeeper = configuration.stateStore.map {
-            StateKeeper(store: $0, controller: controller, logger: logger)
+            StateKeeper(store: $0, partition: partition, logger: logger)
         }
-        let statusLine = StatusLine.isWanted ? StatusLine(controller: controller) : nil
+        let statusLine = StatusLine.isWanted ? StatusLine(partition: partition) : nil
         self.statusLine = statusLine
         let autoEnqueue = configuration.autoEnqueue
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, logger: logger) { [controller, lifecycle, logger] relativePath, file in
+                            host: lifecycle, logger: logger) { [partition, lifecycle, logger] relativePath, file in
             // iOS's handleEventsForBackgroundURLSession moment: a suspended daemon wakes into the
             // background, the library learns of the file (idle `update`, then `database`; the
             // update is a background task of its own), the queue gets it, and the daemon may
             // suspend again once the update is done.
-            controller.queue.async {
+            partition.perform { partition in
                 let wake = lifecycle.beginBackgroundWake(named: "transfer finished", allowance: 30)
                 defer { wake.end() }
                 do throws(MPDError) {
-                    _ = try controller.updater.start(in: controller.application, uri: relativePath, rereadAll: false)
+                    _ = try partition.updater.start(in: partition.application, uri: relativePath, rereadAll: false)
                 } catch {
                     logger.warning("cannot add \(relativePath) to the library: \(error.message)")
                 }
-                if autoEnqueue { controller.append([file]) }
+                if autoEnqueue { partition.append([file]) }
             }
-        } deleted: { [controller, logger, musicDirectory = configuration.feeds.musicDirectory] relativePath in
+        } deleted: { [partition, logger, musicDirectory = configuration.feeds.musicDirectory] relativePath in
             // The queue and the library forget it: its entries leave the queue (it is never the
             // one playing), and its directory is scanned again.
-            controller.queue.async {
+            partition.perform { partition in
                 if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
-                    controller.removeAll(playing: file)
+                    partition.removeAll(playing: file)
                 }
                 do throws(MPDError) {
-                    _ = try controller.updater.start(in: controller.application, uri: (relativePath as NSString).deletingLastPathComponent,
+                    _ = try partition.updater.start(in: partition.application, uri: (relativePath as NSString).deletingLastPathComponent,
                                                      rereadAll: false)
                 } catch {
                     logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
                 }
             }
-        } transfersChanged: { [controller, events] in
+        } transfersChanged: { [partition, events] in
             // `status` and the status line show the downloads running: a kept `status` goes, and
             // the status line redraws, when their number changes.
             events.statusSnapshot.invalidate()
-            if let statusLine { controller.queue.async { statusLine.contentChanged() } }
+            if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
         }
         self.configuration = configuration
         self.logger = logger
@@ -124,40 +128,40 @@ public final class Daemon: @unchecked Sendable {
         observePlayer()
         await connectLifecycle()
         watchSignals()
-        // Clients' commands run on the controller's queue, so loading the queue there ahead of
+        // Clients' commands run on the partition's queue, so loading the queue there ahead of
         // them means no client sees it empty (a socket-activated daemon's first client is already
         // waiting). The queue is held (suspended) from before the socket listens until the load
         // is in front of every client's command; a daemon that cannot listen loads nothing (nor
         // saves over the saved queue), and the queue is let go for the parts' teardown.
         let listening = Atomic<Bool>(false)
-        controller.queue.async { [self] in
+        partitionQueue.suspend()
+        partition.perform { [self] _ in
             if listening.load(ordering: .acquiring) { loadQueue() }
         }
-        controller.queue.suspend()
         let location: String
         do {
             location = try await server.start(path: socketPath)
         } catch {
-            controller.queue.resume()
+            partitionQueue.resume()
             throw error
         }
         listening.store(true, ordering: .releasing)
-        controller.queue.resume()
-        await controller.onQueue {}
+        partitionQueue.resume()
+        await partition.run { _ in }
         logger.info("control socket: \(location)")
         feeds.start()
-        systemd.didStart(player: player, controllerQueue: controller.queue, logger: logger)
+        systemd.didStart(player: player, partition: partition, logger: logger)
     }
 
-    /// Restores the saved queue, or queues the configured files. On the controller's queue.
+    /// Restores the saved queue, or queues the configured files. On the partition's queue.
     private func loadQueue() {
         let restored = !configuration.filesAreExplicit && (stateKeeper?.restore() ?? false)
         if !restored {
-            controller.append(configuration.files)
-            if !configuration.files.isEmpty { controller.startPlayback(at: 0) }
+            partition.append(configuration.files)
+            if !configuration.files.isEmpty { partition.startPlayback(at: 0) }
         }
         stateKeeper?.start(events: events)
-        controller.updater.buildIfNeeded(in: controller.application)
+        partition.updater.buildIfNeeded(in: partition.application)
         statusLine?.follow(events)
         statusLine?.show()
     }
@@ -166,10 +170,10 @@ public final class Daemon: @unchecked Sendable {
         let logger = logger
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
-        ) { [controller] note in
+        ) { [partition] note in
             let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
             logger.error("cannot play: \(error)")
-            controller.queue.async { controller.lastError = error }
+            partition.perform { $0.lastError = error }
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
@@ -187,8 +191,8 @@ public final class Daemon: @unchecked Sendable {
                 hasPlayed.store(true, ordering: .relaxed)
                 Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
             } else if configuration.exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
-                // Checked after the controller's current command: `play N` empties the player for a moment.
-                controller.queue.async { [self] in
+                // Checked after the partition's current command: `play N` empties the player for a moment.
+                partition.perform { [self] _ in
                     guard player.currentItem == nil && player.items().isEmpty else { return }
                     logger.info("the queue has finished")
                     // At once, as the old exit did: no "Stopped" drawn while the parts stop.
@@ -217,11 +221,11 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func connectLifecycle() async {
-        await controller.onQueue { [self, feeds] in
+        await partition.run { [self, feeds] partition in
             lifecycle.start()
-            controller.application = lifecycle
-            controller.remoteNotification = { feeds.handleRemoteNotification($0) }
-            controller.transferCount = { feeds.transfers?.activeCount ?? 0 }
+            partition.application = lifecycle
+            partition.remoteNotification = { feeds.handleRemoteNotification($0) }
+            partition.transferCount = { feeds.transfers?.activeCount ?? 0 }
         }
         let application = lifecycle.application
         let center = application.notificationCenter
@@ -242,11 +246,11 @@ public final class Daemon: @unchecked Sendable {
         })
     }
 
-    /// SIGUSR1, SIGUSR2 and SIGHUP (the feeds file read again), in order, on the controller's
+    /// SIGUSR1, SIGUSR2 and SIGHUP (the feeds file read again), in order, on the partition's
     /// queue. SIGTERM and SIGINT are the service group's (``run()``).
     private func watchSignals() {
-        // Signals are handled on the controller's queue, where the application lives.
-        let signals = SignalWatcher(queue: controller.queue)
+        // Signals are handled on the partition's queue, where the application lives.
+        let signals = SignalWatcher(queue: partitionQueue)
         signals.watch(SIGUSR1) { [lifecycle] in lifecycle.enterBackground() }
         signals.watch(SIGUSR2) { [lifecycle] in lifecycle.enterForeground() }
         signals.watch(SIGHUP) { [feeds] in feeds.reloadSubscriptions() }
@@ -258,7 +262,7 @@ public final class Daemon: @unchecked Sendable {
     /// (`--once`), then tears them down, last part first; returns once all are down (the daemon
     /// exits 0). Throws if the daemon cannot start (the control socket cannot listen).
     func run(socketPath: String) async throws {
-        let (player, controller, server, systemd, logger) = (player, controller, server, systemd, logger)
+        let (player, partition, server, systemd, logger) = (player, partition, server, systemd, logger)
         var parts: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func part(_ service: DaemonPart, endsTheDaemon: Bool = false) {
             parts.append(.init(service: service, successTerminationBehavior: endsTheDaemon ? .gracefullyShutdownGroup : .cancelGroup,
@@ -275,7 +279,7 @@ public final class Daemon: @unchecked Sendable {
             }
         })
         if let stateKeeper {
-            part(DaemonPart("state keeper") { await controller.onQueue { stateKeeper.saveBeforeExit() } })
+            part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })
         }
         part(DaemonPart("control server", start: { [self] in try await start(socketPath: socketPath) }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
@@ -283,7 +287,7 @@ public final class Daemon: @unchecked Sendable {
         // Before the control server's event loop goes: the HTTP client runs on it.
         part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
         if let statusLine {
-            part(DaemonPart("status line") { await controller.onQueue { statusLine.hide() } })
+            part(DaemonPart("status line") { await partition.run { _ in statusLine.hide() } })
         }
         part(DaemonPart("systemd") {
             logger.info("stopping")
@@ -296,17 +300,5 @@ public final class Daemon: @unchecked Sendable {
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(2)
         try await ServiceGroup(configuration: group).run()
-    }
-}
-
-extension PlaybackController {
-    /// Runs `body` on the controller's queue and waits for it without blocking a thread.
-    fileprivate func onQueue(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            queue.async {
-                body()
-                done.resume()
-            }
-        }
     }
 }

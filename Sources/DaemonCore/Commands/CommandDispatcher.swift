@@ -9,38 +9,38 @@ protocol CommandHandler {
 
 /// Hands each command a session passes on to the handler of its subject.
 ///
-/// Before a command runs, the controller catches up with the player (a song that started
+/// Before a command runs, the partition catches up with the player (a song that started
 /// by itself is accounted for first), so every command sees the queue as it is heard.
-/// Confined to the controller's queue, as every handler is.
+/// Confined to the partition's queue, as every handler is.
 final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
-    private unowned let controller: PlaybackController
+    private unowned let partition: Partition
     private let messages: MessageCommands
     private let handlers: [any CommandHandler]
 
-    init(controller: PlaybackController) {
-        self.controller = controller
-        messages = MessageCommands(events: controller.events) { [unowned controller] text in
-            controller.remoteNotification(text)
+    init(partition: Partition) {
+        self.partition = partition
+        messages = MessageCommands(events: partition.events) { [unowned partition] text in
+            partition.remoteNotification(text)
         }
         handlers = [
-            PlayerCommands(controller: controller),
-            QueueCommands(controller: controller),
-            PlaylistCommands(controller: controller, playlists: controller.storedPlaylists),
+            PlayerCommands(partition: partition),
+            QueueCommands(partition: partition),
+            PlaylistCommands(partition: partition, playlists: partition.storedPlaylists),
             messages,
-            OutputCommands(controller: controller),
-            LibraryCommands(controller: controller),
-            PictureCommands(controller: controller),
+            OutputCommands(partition: partition),
+            LibraryCommands(partition: partition),
+            PictureCommands(partition: partition),
         ]
     }
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
-        dispatchPrecondition(condition: .onQueue(controller.queue))
-        controller.syncWithPlayer()
+        partition.assertOwned()
+        partition.syncWithPlayer()
         // Whatever a command changes, a kept `status` or `currentsong` may no longer say.
         defer {
             switch command {
             case .status, .currentsong: break
-            default: controller.events.statusSnapshot.invalidate()
+            default: partition.events.statusSnapshot.invalidate()
             }
         }
         for handler in handlers {

@@ -4,19 +4,19 @@ import MPDProtocol
 /// The music database (MPD's `DatabaseCommands.cxx`, `FileCommands.cxx`, `OtherCommands.cxx`):
 /// browsing, searching, listing tag values, counting, and keeping it up to date.
 struct LibraryCommands: CommandHandler {
-    unowned let controller: PlaybackController
+    unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let controller = controller
-        let database = controller.updater.database
+        let partition = partition
+        let database = partition.updater.database
         var reply = Reply()
         switch command {
         case .update(let uri), .rescan(let uri):
             let rereadAll: Bool
             if case .rescan = command { rereadAll = true } else { rereadAll = false }
-            reply.append("updating_db", try controller.updater.start(in: controller.application, uri: uri, rereadAll: rereadAll))
+            reply.append("updating_db", try partition.updater.start(in: partition.application, uri: uri, rereadAll: rereadAll))
         case .config:
-            reply.append("music_directory", controller.library.root.path)
+            reply.append("music_directory", partition.library.root.path)
         case .lsinfo(let uri):
             guard let listing = database.listing(of: uri) else { throw MPDError(.noExist, "No such directory") }
             for directory in listing.directories {
@@ -26,13 +26,13 @@ struct LibraryCommands: CommandHandler {
             for song in listing.songs { reply.append(song.info) }
             if SongDatabase.trimmed(uri).isEmpty {
                 // At the root, mpd also shows the stored playlists.
-                for playlist in (try? controller.storedPlaylists.list()) ?? [] {
+                for playlist in (try? partition.storedPlaylists.list()) ?? [] {
                     reply.append("playlist", playlist.name)
                     reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: Int64(playlist.lastModified.timeIntervalSince1970)))
                 }
             }
         case .listall(let uri), .listallinfo(let uri):
-            let (songs, blocks) = (controller.updater.songsInOrder, controller.updater.blocksInOrder)
+            let (songs, blocks) = (partition.updater.songsInOrder, partition.updater.blocksInOrder)
             guard let found = Self.indices(of: songs, under: uri, in: database) else { throw MPDError(.noExist, "No such directory") }
             let withInfo: Bool
             if case .listallinfo = command { withInfo = true } else { withInfo = false }
@@ -53,7 +53,7 @@ struct LibraryCommands: CommandHandler {
             try listFiles(uri, into: &reply)
         case .list(let key, let filter, let groups):
             var previous: [String]?
-            for row in controller.updater.distinctValues(of: key, filter: filter, groups: groups) {
+            for row in partition.updater.distinctValues(of: key, filter: filter, groups: groups) {
                 // A group value is printed where it changes, as mpd prints them.
                 let kept = previous.map { zip($0.prefix(groups.count), row.prefix(groups.count)).prefix { $0 == $1 }.count } ?? 0
                 for index in kept..<row.count {
@@ -62,17 +62,17 @@ struct LibraryCommands: CommandHandler {
                 previous = row
             }
         case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
-            let (songs, blocks) = (controller.updater.songsInOrder, controller.updater.blocksInOrder)
+            let (songs, blocks) = (partition.updater.songsInOrder, partition.updater.blocksInOrder)
             var found = songs.indices.filter { filter.matches(songs[$0]) }
             if let sort { found.sort { Self.precedes(songs[$0], songs[$1], sort) } }
             if let window { found = Array(found[try window.positionsForListing(queueLength: found.count)]) }
             for index in found { reply.append(blocks[index]) }
         case .findadd(let filter, let position), .searchadd(let filter, let position):
-            let files = controller.updater.songsInOrder.filter(filter.matches).map { controller.library.root.appendingPathComponent($0.uri) }
-            let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
-            controller.insert(files, at: at)
+            let files = partition.updater.songsInOrder.filter(filter.matches).map { partition.library.root.appendingPathComponent($0.uri) }
+            let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
+            partition.insert(files, at: at)
         case .count(let filter, let group):
-            let songs = controller.updater.songsInOrder.filter { filter?.matches($0) ?? true }
+            let songs = partition.updater.songsInOrder.filter { filter?.matches($0) ?? true }
             if let group {
                 let groups = Dictionary(grouping: songs) { $0.values(of: group).first ?? "" }
                 for value in groups.keys.sorted() {
@@ -87,10 +87,10 @@ struct LibraryCommands: CommandHandler {
             reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == .artist }.map(\.value) }).count)
             reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == .album }.map(\.value) }).count)
             reply.append("songs", songs.count)
-            reply.append("uptime", controller.updater.uptime)
+            reply.append("uptime", partition.updater.uptime)
             reply.append("db_playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
             reply.append("db_update", Int(database.updated))
-            reply.append("playtime", Int(controller.playedSeconds.rounded()))
+            reply.append("playtime", Int(partition.playedSeconds.rounded()))
         case .urlhandlers:
             break
         case .decoders:
@@ -135,7 +135,7 @@ struct LibraryCommands: CommandHandler {
 
     /// `listfiles`: what the file system holds in a directory of the music directory, songs or not.
     private func listFiles(_ uri: String, into reply: inout Reply) throws(MPDError) {
-        let library = controller.library
+        let library = partition.library
         let relative = SongDatabase.trimmed(uri)
         guard SongFilter.isSafeRelativeURI(relative) else { throw MPDError(.noExist, "No such directory") }
         let directory = library.root.appendingPathComponent(relative).resolvingSymlinksInPath().standardizedFileURL

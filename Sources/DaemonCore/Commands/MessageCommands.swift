@@ -9,7 +9,7 @@ import MPDProtocol
 /// has (they count from 1), and never gets a `message` idle event.
 ///
 /// A reference type: the hub is the daemon's one set of channels. Confined to the
-/// controller's queue, like every handler.
+/// partition's queue, like every handler.
 final class MessageCommands: CommandHandler, @unchecked Sendable {
     /// The daemon's own place in the hub.
     static let daemonClient: MessageHub.ClientID = 0
@@ -20,7 +20,7 @@ final class MessageCommands: CommandHandler, @unchecked Sendable {
     private let events: ControlEvents
     private let daemonMessage: (String) -> Void
 
-    /// `daemonMessage` gets the text of each message sent to ``daemonChannel``, on the controller's queue.
+    /// `daemonMessage` gets the text of each message sent to ``daemonChannel``, on the partition's queue.
     init(events: ControlEvents, daemonMessage: @escaping (String) -> Void) {
         self.events = events
         self.daemonMessage = daemonMessage

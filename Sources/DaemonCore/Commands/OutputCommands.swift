@@ -3,14 +3,14 @@ import MPDProtocol
 /// The audio outputs and partitions (MPD's `OutputCommands.cxx`, `PartitionCommands.cxx`):
 /// the outputs `--output` gave, one partition.
 struct OutputCommands: CommandHandler {
-    unowned let controller: PlaybackController
+    unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let controller = controller
+        let partition = partition
         var reply = Reply()
         switch command {
         case .outputs:
-            let outputs = controller.outputs
+            let outputs = partition.outputs
             for (id, output) in outputs.outputs.enumerated() {
                 reply.append("outputid", id)
                 reply.append("outputname", output.name)
@@ -22,18 +22,18 @@ struct OutputCommands: CommandHandler {
             switch command {
             case .enableoutput: enable = true
             case .disableoutput: enable = false
-            default: enable = !(controller.outputs.outputs.indices.contains(id) && controller.outputs.isEnabled(id))
+            default: enable = !(partition.outputs.outputs.indices.contains(id) && partition.outputs.isEnabled(id))
             }
-            let wasPlayable = controller.outputEnabled
-            guard try controller.outputs.setEnabled(enable, id: id) else { break }
+            let wasPlayable = partition.outputEnabled
+            guard try partition.outputs.setEnabled(enable, id: id) else { break }
             // With no output enabled the player cannot play: it holds its place. Others switch
             // without touching the player: the render thread applies it between two writes.
-            if wasPlayable && !controller.outputEnabled {
-                controller.player.pause()
-            } else if !wasPlayable && controller.outputEnabled && controller.playState == .pause {
-                controller.player.play()
+            if wasPlayable && !partition.outputEnabled {
+                partition.player.pause()
+            } else if !wasPlayable && partition.outputEnabled && partition.playState == .pause {
+                partition.player.play()
             }
-            controller.events.post([.output])
+            partition.events.post([.output])
         case .listpartitions:
             reply.append("partition", "default")
         case .partition(let name):

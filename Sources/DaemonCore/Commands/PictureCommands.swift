@@ -11,17 +11,17 @@ import QueuePlayer
 /// per chunk, so the last embedded picture read is kept (while its file is unchanged)
 /// rather than parsed again for every chunk.
 ///
-/// Confined to the controller's queue, as every handler is.
+/// Confined to the partition's queue, as every handler is.
 final class PictureCommands: CommandHandler {
-    private unowned let controller: PlaybackController
+    private unowned let partition: Partition
     /// The last embedded picture read, by file version; nil picture: the file has none.
     private var lastPicture: (path: String, modified: Int64, size: Int64, picture: ID3Picture?)?
 
     /// The cover files `albumart` looks for, in MPD 0.23's order.
     static let coverNames = ["cover.png", "cover.jpg", "cover.tiff", "cover.bmp"]
 
-    init(controller: PlaybackController) {
-        self.controller = controller
+    init(partition: Partition) {
+        self.partition = partition
     }
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
@@ -36,7 +36,7 @@ final class PictureCommands: CommandHandler {
     }
 
     private func albumArt(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {
-        let library = controller.library
+        let library = partition.library
         // MPD looks in the directory the URI names as its parent; the song need not exist.
         guard let song = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
         let directory = song.deletingLastPathComponent()
@@ -53,7 +53,7 @@ final class PictureCommands: CommandHandler {
     }
 
     private func embeddedPicture(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {
-        let library = controller.library
+        let library = partition.library
         guard let path = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
         let song = path.resolvingSymlinksInPath().standardizedFileURL
         guard library.contains(song) else { throw MPDError(.permission, "Access denied") }
@@ -84,7 +84,7 @@ final class PictureCommands: CommandHandler {
 }
 
 /// A cover file opened for reading: only a regular file (opening a FIFO named `cover.jpg`
-/// must not block the controller's queue, hence `O_NONBLOCK` and `fstat` before reading).
+/// must not block the partition's queue, hence `O_NONBLOCK` and `fstat` before reading).
 private final class CoverFile {
     private let descriptor: Int32
     let size: Int

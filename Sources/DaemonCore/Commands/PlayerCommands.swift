@@ -7,58 +7,58 @@ import QueuePlayer
 /// Commands that act on the player wake a suspended daemon once their arguments and the
 /// player's state allow them, as a remote command wakes a suspended app.
 struct PlayerCommands: CommandHandler {
-    unowned let controller: PlaybackController
+    unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let controller = controller
-        let player = controller.player
+        let partition = partition
+        let player = partition.player
         switch command {
         case .play(let position):
             try play(position)
         case .playid(let id):
-            try play(try id.map { id throws(MPDError) in try controller.position(ofID: id) })
+            try play(try id.map { id throws(MPDError) in try partition.position(ofID: id) })
         case .pause(let flag):
-            guard controller.playState != .stop else { return .empty }
-            controller.application.commandNeedsPlayer()
-            let pause = flag ?? (controller.playState == .play)
-            if pause { player.pause() } else if controller.outputEnabled { player.play() }
+            guard partition.playState != .stop else { return .empty }
+            partition.application.commandNeedsPlayer()
+            let pause = flag ?? (partition.playState == .play)
+            if pause { player.pause() } else if partition.outputEnabled { player.play() }
         case .next:
-            try controller.next()
+            try partition.next()
         case .previous:
-            try controller.previous()
+            try partition.previous()
         case .stop:
-            controller.application.commandNeedsPlayer()
-            controller.stop()
+            partition.application.commandNeedsPlayer()
+            partition.stop()
         case .seekcur(let target):
-            guard controller.playState != .stop, let position = controller.currentPosition else { throw MPDError.notPlaying }
-            try controller.seek(position: position, seconds: max(0, target.seconds(from: player.currentTime().seconds)))
+            guard partition.playState != .stop, let position = partition.currentPosition else { throw MPDError.notPlaying }
+            try partition.seek(position: position, seconds: max(0, target.seconds(from: player.currentTime().seconds)))
         case .seek(let position, let seconds):
-            try controller.seek(position: position, seconds: seconds)
+            try partition.seek(position: position, seconds: seconds)
         case .seekid(let id, let seconds):
-            try controller.seek(position: try controller.position(ofID: id), seconds: seconds)
+            try partition.seek(position: try partition.position(ofID: id), seconds: seconds)
         case .status:
-            return controller.reply(keeping: .status) { StatusReport(controller: controller).reply() }
+            return partition.reply(keeping: .status) { StatusReport(partition: partition).reply() }
         case .currentsong:
-            return controller.reply(keeping: .currentSong) {
-                guard let position = controller.selectedPosition else { return .empty }
+            return partition.reply(keeping: .currentSong) {
+                guard let position = partition.selectedPosition else { return .empty }
                 var reply = Reply()
-                reply.append(controller.songInfo(at: position))
+                reply.append(partition.songInfo(at: position))
                 return reply
             }
         case .repeat(let on):
-            controller.setModes { $0.setRepeat(on) }
+            partition.setModes { $0.setRepeat(on) }
         case .random(let on):
-            let playing = controller.playState != .stop
-            controller.setModes { $0.setRandom(on, keepingCurrent: playing) }
+            let playing = partition.playState != .stop
+            partition.setModes { $0.setRandom(on, keepingCurrent: playing) }
         case .single(let mode):
-            controller.setModes { $0.setSingle(mode) }
+            partition.setModes { $0.setSingle(mode) }
         case .consume(let mode):
-            controller.setModes { $0.setConsume(mode) }
+            partition.setModes { $0.setConsume(mode) }
         case .crossfade(let seconds):
             guard seconds == 0 else { throw MPDError(.argument, "Cross-fading is not supported: queueplayerd is gapless") }
         case .mixrampdb(let decibels):
-            controller.mixrampdb = decibels
-            controller.events.post([.options])
+            partition.mixrampdb = decibels
+            partition.events.post([.options])
         case .mixrampdelay(let seconds):
             // MixRamp needs cross-fading; only "off" (nan, or a negative delay) can be honoured.
             if let seconds, seconds >= 0 { throw MPDError(.argument, "MixRamp is not supported: queueplayerd is gapless") }
@@ -73,12 +73,12 @@ struct PlayerCommands: CommandHandler {
             reply.append("replay_gain_mode", "off")
             return reply
         case .setvol(let percent):
-            controller.setVolume(percent)
+            partition.setVolume(percent)
         case .volume(let change):
-            controller.setVolume(min(max(controller.volume + change, 0), 100))
+            partition.setVolume(min(max(partition.volume + change, 0), 100))
         case .getvol:
             var reply = Reply()
-            reply.append("volume", controller.volume)
+            reply.append("volume", partition.volume)
             return reply
         default:
             return nil
@@ -87,24 +87,24 @@ struct PlayerCommands: CommandHandler {
     }
 
     private func play(_ position: Int?) throws(MPDError) {
-        let controller = controller
+        let partition = partition
         if let position {
-            guard position >= 0, position < controller.playQueue.count else { throw MPDError.badSongIndex }
-            controller.application.commandNeedsPlayer()
-            controller.startPlayback(at: position)
+            guard position >= 0, position < partition.playQueue.count else { throw MPDError.badSongIndex }
+            partition.application.commandNeedsPlayer()
+            partition.startPlayback(at: position)
             return
         }
-        switch controller.playState {
+        switch partition.playState {
         case .play: return
         case .pause:
-            controller.application.commandNeedsPlayer()
-            if controller.outputEnabled { controller.player.play() }
+            partition.application.commandNeedsPlayer()
+            if partition.outputEnabled { partition.player.play() }
         case .stop:
-            guard !controller.playQueue.isEmpty else { return }
-            controller.application.commandNeedsPlayer()
+            guard !partition.playQueue.isEmpty else { return }
+            partition.application.commandNeedsPlayer()
             // The current song, or the first in play order (in random mode, a random one).
-            guard let position = controller.selectedPosition ?? controller.playQueue.firstPosition else { return }
-            controller.startPlayback(at: min(position, controller.playQueue.count - 1))
+            guard let position = partition.selectedPosition ?? partition.playQueue.firstPosition else { return }
+            partition.startPlayback(at: min(position, partition.playQueue.count - 1))
         }
     }
 }

@@ -3,21 +3,21 @@ import MPDProtocol
 
 /// Stored playlists (MPD's `PlaylistCommands.cxx`) over ``StoredPlaylists``.
 struct PlaylistCommands: CommandHandler {
-    unowned let controller: PlaybackController
+    unowned let partition: Partition
     let playlists: StoredPlaylists
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let controller = controller
+        let partition = partition
         var reply = Reply()
         switch command {
         case .save(let name, let mode):
-            try playlists.save(controller.playQueue.entries.map(\.song.uri), as: name, mode: mode)
+            try playlists.save(partition.playQueue.entries.map(\.song.uri), as: name, mode: mode)
         case .load(let name, let range, let position):
             let uris = try playlists.songs(in: name)
             let window = try range.positionsForListing(queueLength: uris.count)
-            let files = uris[window].compactMap { uri in controller.library.files(for: uri)?.first }
-            let at = try position?.insertionIndex(queueLength: controller.playQueue.count, current: controller.selectedPosition)
-            controller.insert(files, at: at)
+            let files = uris[window].compactMap { uri in partition.library.files(for: uri)?.first }
+            let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
+            partition.insert(files, at: at)
             return reply
         case .listplaylists:
             for info in try playlists.list() {
@@ -32,18 +32,18 @@ struct PlaylistCommands: CommandHandler {
         case .listplaylistinfo(let name, let range):
             let uris = try playlists.songs(in: name)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] {
-                if let file = controller.library.files(for: uri)?.first {
-                    reply.append(QueuedSong(url: file, library: controller.library, index: controller.songIndex).info)
+                if let file = partition.library.files(for: uri)?.first {
+                    reply.append(QueuedSong(url: file, library: partition.library, index: partition.songIndex).info)
                 } else {
                     reply.append("file", uri)
                 }
             }
             return reply
         case .playlistadd(let name, let uri, let position):
-            guard let files = controller.library.files(for: uri), !files.isEmpty else {
+            guard let files = partition.library.files(for: uri), !files.isEmpty else {
                 throw MPDError(.noExist, "No such directory")
             }
-            try playlists.add(files.map(controller.library.uri(for:)), to: name, at: position)
+            try playlists.add(files.map(partition.library.uri(for:)), to: name, at: position)
         case .playlistclear(let name):
             try playlists.clear(name)
         case .playlistdelete(let name, let range):
@@ -59,7 +59,7 @@ struct PlaylistCommands: CommandHandler {
         default:
             return nil
         }
-        controller.events.post([.storedPlaylist])
+        partition.events.post([.storedPlaylist])
         return reply
     }
 }

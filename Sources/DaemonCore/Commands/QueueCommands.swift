@@ -4,62 +4,62 @@ import MPDProtocol
 /// The queue: adding, removing, moving, priorities, and reading it back by position, id or
 /// version (MPD's `QueueCommands.cxx`).
 struct QueueCommands: CommandHandler {
-    unowned let controller: PlaybackController
+    unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let controller = controller
-        let queue = controller.playQueue
+        let partition = partition
+        let queue = partition.playQueue
         switch command {
         case .add(let uri, let position):
             let files = try files(uri, orError: .noSuchDirectory)
-            controller.insert(files, at: try position?.insertionIndex(queueLength: queue.count, current: controller.selectedPosition))
+            partition.insert(files, at: try position?.insertionIndex(queueLength: queue.count, current: partition.selectedPosition))
         case .addid(let uri, let position):
             let files = try files(uri, orError: MPDError(.noExist, "No such song"))
             guard files.count == 1 else { throw MPDError(.noExist, "No such song") }
-            let at = try position?.insertionIndex(queueLength: queue.count, current: controller.selectedPosition)
+            let at = try position?.insertionIndex(queueLength: queue.count, current: partition.selectedPosition)
             var reply = Reply()
-            reply.append("Id", controller.insert(files, at: at)[0])
+            reply.append("Id", partition.insert(files, at: at)[0])
             return reply
         case .clear:
-            controller.clear()
+            partition.clear()
         case .delete(let range):
-            controller.remove(try range.positionsForDeletion(queueLength: queue.count))
+            partition.remove(try range.positionsForDeletion(queueLength: queue.count))
         case .deleteid(let id):
-            let position = try controller.position(ofID: id)
-            controller.remove(position..<position + 1)
+            let position = try partition.position(ofID: id)
+            partition.remove(position..<position + 1)
         case .move(let range, let destination):
             let moving = try range.positionsForDeletion(queueLength: queue.count)
-            let to = try destination.moveDestination(queueLength: queue.count, current: controller.selectedPosition, moving: moving)
-            try controller.edit { queue throws(MPDError) in queue.move(moving, to: to) }
+            let to = try destination.moveDestination(queueLength: queue.count, current: partition.selectedPosition, moving: moving)
+            try partition.edit { queue throws(MPDError) in queue.move(moving, to: to) }
         case .moveid(let id, let destination):
-            let from = try controller.position(ofID: id)
-            let to = try destination.moveDestination(queueLength: queue.count, current: controller.selectedPosition,
+            let from = try partition.position(ofID: id)
+            let to = try destination.moveDestination(queueLength: queue.count, current: partition.selectedPosition,
                                                      moving: from..<from + 1)
-            try controller.edit { queue throws(MPDError) in queue.move(from..<from + 1, to: to) }
+            try partition.edit { queue throws(MPDError) in queue.move(from..<from + 1, to: to) }
         case .swap(let first, let second):
             guard first < queue.count, second < queue.count else { throw MPDError.badSongIndex }
-            try controller.edit { queue throws(MPDError) in queue.swapAt(first, second) }
+            try partition.edit { queue throws(MPDError) in queue.swapAt(first, second) }
         case .swapid(let first, let second):
-            let (a, b) = (try controller.position(ofID: first), try controller.position(ofID: second))
-            try controller.edit { queue throws(MPDError) in queue.swapAt(a, b) }
+            let (a, b) = (try partition.position(ofID: first), try partition.position(ofID: second))
+            try partition.edit { queue throws(MPDError) in queue.swapAt(a, b) }
         case .shuffle(let range):
             let positions = try range.positionsForListing(queueLength: queue.count)
-            try controller.edit { queue throws(MPDError) in queue.shuffle(positions) }
+            try partition.edit { queue throws(MPDError) in queue.shuffle(positions) }
         case .prio(let priority, let ranges):
             let resolved = try ranges.map { range throws(MPDError) in try range.positionsForListing(queueLength: queue.count) }
-            try controller.edit { queue throws(MPDError) in
+            try partition.edit { queue throws(MPDError) in
                 for positions in resolved { queue.setPriority(priority, for: positions) }
             }
         case .prioid(let priority, let ids):
-            let positions = try ids.map { id throws(MPDError) in try controller.position(ofID: id) }
-            try controller.edit { queue throws(MPDError) in
+            let positions = try ids.map { id throws(MPDError) in try partition.position(ofID: id) }
+            try partition.edit { queue throws(MPDError) in
                 for position in positions { queue.setPriority(priority, for: position..<position + 1) }
             }
         case .playlistinfo(let range):
             return songs(try range.positionsForListing(queueLength: queue.count))
         case .playlistid(let id):
             guard let id else { return songs(0..<queue.count) }
-            let position = try controller.position(ofID: id)
+            let position = try partition.position(ofID: id)
             return songs(position..<position + 1)
         case .plchanges(let version, let range):
             let window = try range.positionsForListing(queueLength: queue.count)
@@ -83,12 +83,12 @@ struct QueueCommands: CommandHandler {
     /// The song blocks of the entries at `positions`.
     private func songs(_ positions: some Sequence<Int>) -> Reply {
         var reply = Reply()
-        for position in positions { reply.append(controller.songInfo(at: position)) }
+        for position in positions { reply.append(partition.songInfo(at: position)) }
         return reply
     }
 
     private func files(_ uri: String, orError error: MPDError) throws(MPDError) -> [URL] {
-        guard let files = controller.library.files(for: uri), !files.isEmpty else { throw error }
+        guard let files = partition.library.files(for: uri), !files.isEmpty else { throw error }
         return files
     }
 }

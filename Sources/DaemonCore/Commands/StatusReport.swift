@@ -3,19 +3,19 @@ import QueuePlayer
 
 /// The `status` reply, in mpd 0.23's order of lines.
 struct StatusReport {
-    let controller: PlaybackController
+    let partition: Partition
 
     func reply() -> Reply {
-        let controller = controller
-        let player = controller.player
+        let partition = partition
+        let player = partition.player
         // First: reading the time brings the player's timeline up to date, so an item that
-        // has just ended is not reported as current with its time reset; then the controller
+        // has just ended is not reported as current with its time reset; then the partition
         // catches up with it, and only then is the queue read.
         let elapsed = player.currentTime().seconds
-        controller.syncWithPlayer()
-        let queue = controller.playQueue
+        partition.syncWithPlayer()
+        let queue = partition.playQueue
         var reply = Reply()
-        reply.append("volume", controller.volume)
+        reply.append("volume", partition.volume)
         reply.append("repeat", queue.repeats ? 1 : 0)
         reply.append("random", queue.random ? 1 : 0)
         reply.append("single", queue.single.rawValue)
@@ -23,11 +23,11 @@ struct StatusReport {
         reply.append("partition", "default")
         reply.append("playlist", Int(queue.version))
         reply.append("playlistlength", queue.count)
-        let decibels = controller.mixrampdb
+        let decibels = partition.mixrampdb
         reply.append("mixrampdb", decibels == decibels.rounded() ? String(Int(decibels)) : String(decibels))
-        let state = controller.playState
+        let state = partition.playState
         reply.append("state", state.rawValue)
-        let position = controller.selectedPosition
+        let position = partition.selectedPosition
         if let position {
             reply.append("song", position)
             reply.append("songid", queue.entries[position].id)
@@ -44,17 +44,17 @@ struct StatusReport {
             reply.append("nextsong", next)
             reply.append("nextsongid", queue.entries[next].id)
         }
-        if let job = controller.runningUpdateJob { reply.append("updating_db", job) }
+        if let job = partition.runningUpdateJob { reply.append("updating_db", job) }
         // Podcast episodes downloading (issue 13), only while any is.
-        let transfers = controller.transferCount()
+        let transfers = partition.transferCount()
         if transfers > 0 { reply.append("transfers", transfers) }
         // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
         if player.reasonForWaitingToPlay == .outputUnavailable {
             reply.append("error", "audio output unavailable; retrying")
-        } else if let error = controller.lastError {
+        } else if let error = partition.lastError {
             reply.append("error", error)
         }
-        for (key, value) in controller.application.statusFields { reply.append(key, value) }
+        for (key, value) in partition.application.statusFields { reply.append(key, value) }
         return reply
     }
 }

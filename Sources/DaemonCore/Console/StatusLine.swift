@@ -13,48 +13,48 @@ import QueuePlayer
 /// state, which ``ControlEvents`` reports (``follow(_:)``), so an idle daemon on a
 /// terminal does not wake up ten times a second to draw the same line.
 ///
-/// State owned by the controller's queue (every method is called there).
+/// State owned by the partition's queue (every method is called there).
 final class StatusLine: @unchecked Sendable {
     /// Redraws per second, at most.
     static let maximumRate = 10
 
-    private let controller: PlaybackController
+    private let partition: Partition
     private var timer: (any DispatchSourceTimer)?
     private var isShown = false
     private var lastText: String?
 
-    init(controller: PlaybackController) {
-        self.controller = controller
+    init(partition: Partition) {
+        self.partition = partition
     }
 
     /// True if stdout is a terminal, where a status line belongs.
     static var isWanted: Bool { Console.outputIsTerminal }
 
     /// Redraws after every change a command or the player reports (delivered on the
-    /// controller's queue once a command's changes are all made): pause, play, stop, a seek,
+    /// partition's queue once a command's changes are all made): pause, play, stop, a seek,
     /// a new song, the queue. Starts or stops the timer to match.
     func follow(_ events: ControlEvents) {
         events.subscribe(self) { [self] _ in refresh() }
     }
 
-    /// Shows the line and keeps it current. Call on the controller's queue.
+    /// Shows the line and keeps it current. Call on the partition's queue.
     func show() {
-        dispatchPrecondition(condition: .onQueue(controller.queue))
+        partition.assertOwned()
         guard !isShown else { return }
         isShown = true
         refresh()
     }
 
     /// Redraws for a change that no control event reports (a podcast download started or
-    /// ended): paused, the line has no timer to notice it. Call on the controller's queue.
+    /// ended): paused, the line has no timer to notice it. Call on the partition's queue.
     func contentChanged() {
-        dispatchPrecondition(condition: .onQueue(controller.queue))
+        partition.assertOwned()
         refresh()
     }
 
-    /// Removes the line and stops its timer. Call on the controller's queue.
+    /// Removes the line and stops its timer. Call on the partition's queue.
     func hide() {
-        dispatchPrecondition(condition: .onQueue(controller.queue))
+        partition.assertOwned()
         isShown = false
         stopTimer()
         lastText = nil
@@ -64,8 +64,9 @@ final class StatusLine: @unchecked Sendable {
     /// Draws the line if its text changed, and runs the timer only while the player plays.
     private func refresh() {
         guard isShown else { return }
+        partition.syncWithPlayer()
         redraw()
-        if controller.playState == .play { startTimer() } else { stopTimer() }
+        if partition.playState == .play { startTimer() } else { stopTimer() }
     }
 
     /// While playing, the text changes when the elapsed time passes a whole second: the timer
@@ -73,7 +74,7 @@ final class StatusLine: @unchecked Sendable {
     /// rather than ten times.
     private func startTimer() {
         guard timer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+        let timer = partition.makeTimer()
         timer.setEventHandler { [self] in
             redraw()
             setTimer()
@@ -85,7 +86,7 @@ final class StatusLine: @unchecked Sendable {
 
     private func setTimer() {
         guard let timer else { return }
-        let elapsed = controller.player.currentTime().seconds
+        let elapsed = partition.player.currentTime().seconds
         let untilNextSecond = elapsed.rounded(.down) + 1 - elapsed + 0.005
         let wait = max(untilNextSecond, 1 / Double(Self.maximumRate))
         timer.schedule(deadline: .now() + .nanoseconds(Int(wait * 1e9)), leeway: .milliseconds(5))
@@ -97,7 +98,7 @@ final class StatusLine: @unchecked Sendable {
     }
 
     private func redraw() {
-        let text = Self.text(for: controller)
+        let text = Self.text(for: partition)
         guard text != lastText else { return }
         lastText = text
         Console.drawStatusLine(text)
@@ -105,19 +106,20 @@ final class StatusLine: @unchecked Sendable {
 
     /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`, with
     /// `  downloads: 2` after it while podcast episodes download.
-    static func text(for controller: PlaybackController) -> String {
-        let transfers = controller.transferCount()
-        return playback(for: controller) + (transfers > 0 ? "  downloads: \(transfers)" : "")
+    static func text(for partition: Partition) -> String {
+        let transfers = partition.transferCount()
+        return playback(for: partition) + (transfers > 0 ? "  downloads: \(transfers)" : "")
     }
 
-    private static func playback(for controller: PlaybackController) -> String {
+    private static func playback(for partition: Partition) -> String {
         // First: reading the time brings the player's timeline up to date (see `status`).
-        let seconds = controller.player.currentTime().seconds
-        let count = controller.queuedFiles.count
-        guard let position = controller.currentPosition, let item = controller.player.currentItem else {
+        let seconds = partition.player.currentTime().seconds
+        partition.syncWithPlayer()
+        let count = partition.queuedFiles.count
+        guard let position = partition.currentPosition, let item = partition.player.currentItem else {
             return "Stopped  [0/\(count)]"
         }
-        let state = controller.playState == .play ? "Playing" : "Paused"
+        let state = partition.playState == .play ? "Playing" : "Paused"
         let name = item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent
         let elapsed = clock(seconds)
         let duration = item.duration.map { clock($0.seconds) } ?? "-:--"

@@ -4,12 +4,12 @@ import MPDProtocol
 /// order and their song blocks, index for index.
 ///
 /// Sorting 10,000 URIs the way mpd orders them costs about 100 ms, and rendering their
-/// blocks a few tens more: far more than a search. Done on the controller's queue at the
+/// blocks a few tens more: far more than a search. Done on the partition's queue at the
 /// first query after an update, that held every client and the player's control for as
 /// long; ``LibraryUpdater`` builds the index on a utility queue as soon as a database is
 /// installed, and a query that comes first builds it itself, as before.
 ///
-/// Immutable, so `Sendable`: it is built on one thread and handed to the controller's.
+/// Immutable, so `Sendable`: it is built on one thread and handed to the partition's.
 final class LibraryIndex: Sendable {
     /// The songs sorted by URI (``SongDatabase/sorted``), as `find`, `search`, `count` and
     /// `listall` go through them.

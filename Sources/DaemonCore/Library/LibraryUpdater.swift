@@ -6,18 +6,18 @@ import QueuePlayer
 import Synchronization
 
 /// Keeps the ``SongDatabase`` of the music directory: loads it at start, and on `update`
-/// (or `rescan`) walks the directory in a background task, off the controller's queue.
+/// (or `rescan`) walks the directory in a background task, off the partition's queue.
 ///
 /// An update (of the whole library, or of one file or directory as `update URI` asks)
 /// re-reads the tags only of files whose size or modification time changed (`rescan`: of
 /// every file), keeps the rest, drops what vanished, and hands the new
-/// database to the controller's queue in one piece; `database` is reported when anything
+/// database to the partition's queue in one piece; `database` is reported when anything
 /// changed, and the database is saved (temporary file, rename) under the state directory.
 /// A scan cut short by the background time is logged and its partial result discarded:
 /// the next `update` does it again. At start, a saved database for the same music
 /// directory is used as it is; without one, it is built quietly (``buildIfNeeded()``).
 ///
-/// Confined to the controller's queue, but for the scan, which runs on a global utility queue.
+/// Confined to the partition's queue, but for the scan, which runs on a global utility queue.
 final class LibraryUpdater: @unchecked Sendable {
     private let library: MusicLibrary
     private let songIndex: SongIndex
@@ -66,7 +66,7 @@ final class LibraryUpdater: @unchecked Sendable {
     var blocksInOrder: [SongBlock] { index.blocks }
 
     /// Builds the index of the database just installed on a utility queue, and hands it to
-    /// the controller's queue unless another database was installed meanwhile.
+    /// the partition's queue unless another database was installed meanwhile.
     private func prepareIndex() {
         let (database, version) = (database, version)
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -116,7 +116,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// Builds the database if none was saved, quietly: no job number, no idle event (a
     /// client that connects meanwhile finds it filling). It runs as a background task of
     /// `application`, so a daemon suspended meanwhile stops it (the next `update` builds).
-    /// Call once, on the controller's queue.
+    /// Call once, on the partition's queue.
     func buildIfNeeded(in application: any ApplicationContext) {
         guard database.updated == 0 else { return }
         let activity = application.beginBackgroundActivity(named: "build the song database")
@@ -164,7 +164,7 @@ final class LibraryUpdater: @unchecked Sendable {
         let activity: BackgroundActivity
     }
 
-    /// Starts the first queued job, if none runs. On the controller's queue.
+    /// Starts the first queued job, if none runs. On the partition's queue.
     private func runNext() {
         guard current == nil, !pending.isEmpty else { return }
         let job = pending.removeFirst()

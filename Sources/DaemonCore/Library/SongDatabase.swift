@@ -4,7 +4,7 @@ import MPDProtocol
 /// The music directory's songs with their tags: MPD's database, as `lsinfo`, `find`,
 /// `search`, `list`, `count` and `stats` read it.
 ///
-/// A value: ``LibraryUpdater`` builds a new one off the controller's queue and hands it
+/// A value: ``LibraryUpdater`` builds a new one off the partition's queue and hands it
 /// over whole, so a command never sees half an update. It is saved as JSON under the state
 /// directory and loaded at start; an update re-reads only the files whose size or
 /// modification time changed.

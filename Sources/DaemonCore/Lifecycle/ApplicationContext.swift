@@ -1,10 +1,10 @@
 import FeedFetch
 import Synchronization
 
-/// What the controller and the state keeper need from the application they run
+/// What the partition and the state keeper need from the application they run
 /// in: waking it for a command, its state for `status`, and background tasks.
 ///
-/// Every method is called on the controller's queue.
+/// Every method is called on the partition's queue.
 protocol ApplicationContext: AnyObject, Sendable {
     /// A command that needs the player is about to run: a suspended daemon wakes.
     func commandNeedsPlayer()

@@ -9,7 +9,7 @@ import Synchronization
 /// Connects the daemon's ``Application`` to its player: what entering the
 /// background, coming back, suspending and waking do to playback and output.
 ///
-/// Lives on the controller's queue, as the application does; the periodic time
+/// Lives on the partition's queue, as the application does; the periodic time
 /// observer reads ``isInBackground`` from its own queue, and the feed fetcher begins its
 /// tasks through ``beginBackgroundFetch(named:allowance:expirationHandler:)``, which hops there.
 final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unchecked Sendable {

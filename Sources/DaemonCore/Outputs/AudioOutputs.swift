@@ -2,12 +2,12 @@ import MPDProtocol
 import QueuePlayer
 
 /// The daemon's audio outputs as `outputs` lists them: ids (their order on the command line),
-/// names, plugins, and which are enabled. Owned by the controller's queue.
+/// names, plugins, and which are enabled. Owned by the partition's queue.
 ///
 /// With several outputs, switching one is a bit in the ``MultiOutputSink`` the render thread
 /// reads at its next write: the others play on without a gap and the position is kept. With
 /// one output there is nothing to switch it to, so disabling it pauses the player instead
-/// (``PlaybackController/outputEnabled``), as before several outputs existed.
+/// (``Partition/outputEnabled``), as before several outputs existed.
 final class AudioOutputs {
     struct Output {
         var name: String

@@ -9,7 +9,7 @@ import MPDProtocol
 /// temporary file and renamed over the old one, so a crash leaves the old list or the new,
 /// never half of one. Errors are the `ACK`s MPD sends for the same cases.
 ///
-/// It does its own file I/O and keeps no state: the daemon calls it on its controller queue.
+/// It does its own file I/O and keeps no state: the daemon calls it on its partition queue.
 struct StoredPlaylists: Sendable {
     /// The most songs one stored playlist may hold (MPD's `max_playlist_length` default).
     static let maximumLength = 16_384

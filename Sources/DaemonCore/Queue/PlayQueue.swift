@@ -3,7 +3,7 @@ import MPDProtocol
 /// MPD's play queue as a value: songs with stable ids, the queue version every change
 /// bumps, the play modes, and the one rule that says which song comes after the current one.
 ///
-/// It knows nothing of the player: the controller asks it what comes next (to hand the
+/// It knows nothing of the player: the partition asks it what comes next (to hand the
 /// render thread the next item ahead of time, for the gapless hand-over) and tells it when
 /// a song started (``songStarted(position:)``, where consume and the one-shot modes act).
 ///

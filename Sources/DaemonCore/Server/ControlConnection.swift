@@ -1,4 +1,4 @@
-import Dispatch
+import Logging
 import MPDProtocol
 import NIOCore
 import Synchronization
@@ -9,30 +9,32 @@ import Synchronization
 /// Nothing here blocks the event loop, and one client cannot hold up the others:
 /// * Requests are taken from the session a step at a time (``ClientSession/step(answering:)``).
 ///   Lines the session answers itself are answered here, on the event loop, several to a step,
-///   and so are `status` and `currentsong` while the controller's kept replies hold
+///   and so are `status` and `currentsong` while the partition's kept replies hold
 ///   (``StatusSnapshot``); the replies of a turn go out as one write. A command that needs the
-///   player, or a command list holding one, runs on the controller's queue (`async`; an
-///   expensive one through the ``ExpensiveCommandGate``, so that commands of other clients
-///   wait for at most one of those); a list of protocol-level commands only (a long list of
-///   `ping`s) on a background queue, so it holds neither the loop nor the controller.
+///   player, or a command list holding one, runs on the partition's queue (an expensive one
+///   through the ``ExpensiveCommandGate``, so that commands of other clients wait for at most
+///   one of those); a list of protocol-level commands only (a long list of `ping`s) on a
+///   background queue, so it holds neither the loop nor the partition. Where is the
+///   ``ConnectionScheduler``'s to say.
 ///   Meanwhile the session is lent to that work item; the reply is written back on the event
 ///   loop, and only then is the client's next request taken, so its replies keep their order.
 ///   A client that pipelines cheap commands has the ones it already sent run in the same work
 ///   item, a few dozen at a time (``runFollowing(_:after:executor:)``), as mpd runs every
-///   complete line it has read at once: one hop to the controller's queue and back per batch,
+///   complete line it has read at once: one hop to the partition's queue and back per batch,
 ///   not per command.
 /// * Backpressure: a request is taken only while the channel is writable, i.e. while the
 ///   client's unread output is below the channel's high water mark. A client that does not
 ///   read its replies therefore has at most that plus one reply waiting, and none of its
-///   further commands run. Past ``maxOutputBufferSize`` (a single reply that large) it is
-///   disconnected, as mpd drops a client whose output buffer overflows.
+///   further commands run. Past ``maxOutputBufferSize`` of writes not yet taken by the socket
+///   (a single reply that large) it is disconnected, as mpd drops a client whose output
+///   buffer overflows, and the log says so.
 /// * Input is read only when the session has no complete line left (the pipeline's `read`
 ///   is held back until then), at most ``readSize`` bytes per turn of the event loop, so a
 ///   client that floods commands takes turns with the others and its input stays bounded.
 ///
-/// `@unchecked Sendable`: its mutable state belongs to the channel's event loop; the work
-/// items that run elsewhere take the lent session with them and come back with `execute`.
-final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
+/// Its state belongs to the channel's event loop: work that runs elsewhere takes the lent
+/// session with it and comes back through a `NIOLoopBound` reference, which checks the loop.
+final class ControlConnection: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -44,21 +46,24 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// past it is disconnected. With backpressure only a single reply that large gets there.
     static let maxOutputBufferSize = 8 * 1024 * 1024
 
-    /// The most pipelined requests one work item on the controller's queue runs, and the most
+    /// The most pipelined requests one work item on the partition's queue runs, and the most
     /// reply bytes it gathers: what keeps a flooding client from holding the queue (a few µs
     /// per cheap command in a release build, so well under a millisecond per batch) or running
     /// far ahead of what it reads.
     static let batchLimit = 128
     static let batchOutputLimit = 32 * 1024
 
-    /// Where lists of protocol-level commands run: off the event loop and off the controller.
-    private static let protocolQueue = DispatchQueue(label: "queueplayerd.control.protocol", attributes: .concurrent)
-
     // Everything below is touched only on the channel's event loop.
-    private let controller: PlaybackController
+    private let partition: Partition
     private let events: ControlEvents
-    private let gate: ExpensiveCommandGate
+    private let scheduler: any ConnectionScheduler
+    private let logger: Logger
+    private let outputLimit: Int
     private var context: ChannelHandlerContext?
+    /// This handler, for closures that come back to the loop (checked there).
+    private var bound: NIOLoopBound<ControlConnection>?
+    /// Bytes written to the channel that the socket has not taken yet.
+    private var unsentBytes = 0
     /// The client's protocol state; nil while it is lent to a command running off the loop.
     private var session: ClientSession? = ClientSession()
     /// Changes reported while the session was lent, delivered when it comes back.
@@ -80,18 +85,23 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// This client's number (``ClientSession/clientID``).
     private let clientID = ControlConnection.nextClientID.wrappingAdd(1, ordering: .relaxed).oldValue
 
-    /// Answers `status` and `currentsong` on the event loop while the controller's kept replies
+    /// Answers `status` and `currentsong` on the event loop while the partition's kept replies
     /// hold (``StatusSnapshot``).
     private let answerInline: (Command, CommandContext) -> String?
 
-    init(controller: PlaybackController, events: ControlEvents, gate: ExpensiveCommandGate) {
+    /// - Parameter outputLimit: the unsent output past which the client is dropped
+    ///   (``maxOutputBufferSize``; tests give a smaller one).
+    init(partition: Partition, events: ControlEvents, scheduler: any ConnectionScheduler, logger: Logger,
+         outputLimit: Int = ControlConnection.maxOutputBufferSize) {
         let snapshot = events.statusSnapshot
         answerInline = { command, context in
-            snapshot.answer(command, context: context) { controller.playerConditions }
+            snapshot.answer(command, context: context) { partition.playerConditions }
         }
-        self.controller = controller
+        self.partition = partition
         self.events = events
-        self.gate = gate
+        self.scheduler = scheduler
+        self.logger = logger
+        self.outputLimit = outputLimit
         session?.clientID = clientID
     }
 
@@ -100,8 +110,10 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
         let loop = context.eventLoop
-        events.subscribe(self, client: clientID) { [self] changed in
-            loop.execute { self.notify(changed) }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        self.bound = bound
+        events.subscribe(self, client: clientID) { [scheduler] changed in
+            scheduler.hop(to: loop) { bound.value.notify(changed) }
         }
         write(ClientSession.greeting)
         flush(context)
@@ -110,9 +122,10 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         events.unsubscribe(self)
-        let (controller, client) = (controller, clientID)
-        controller.queue.async { controller.clientDidDisconnect(client) }
+        let (partition, client) = (partition, clientID)
+        partition.perform { $0.clientDidDisconnect(client) }
         self.context = nil
+        bound = nil
         context.fireChannelInactive()
     }
 
@@ -120,11 +133,12 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
         var buffer = unwrapInboundIn(data)
         wantsInput = false
         guard session != nil else {
-            inputWhileLent = inputWhileLent ?? context.channel.allocator.buffer(capacity: buffer.readableBytes)
-            inputWhileLent!.writeBuffer(&buffer)
+            var kept = inputWhileLent ?? context.channel.allocator.buffer(capacity: buffer.readableBytes)
+            kept.writeBuffer(&buffer)
+            inputWhileLent = kept
             return
         }
-        session!.append(buffer.readableBytesView)
+        session?.append(buffer.readableBytesView)
         pump()
     }
 
@@ -148,16 +162,18 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// Takes requests from the session while the client takes its replies: answers those the
     /// session handles, hands the next one that needs more off the loop, or asks for input.
     private func pump() {
-        guard let context, !isClosing, session != nil else { return }
+        guard let context, !isClosing else { return }
         let channel = context.channel
         while channel.isWritable {
-            if session!.hasPendingWork {
+            guard let current = session else { return }
+            if current.hasPendingWork {
                 // A batch stopped before this work (``runFollowing``): it runs where it belongs.
                 flush(context)
-                lend(needsExecutor: session!.pendingWorkNeedsExecutor)
+                lend(needsExecutor: current.pendingWorkNeedsExecutor)
                 return
             }
-            switch session!.step(answering: answerInline) {
+            guard let step = session?.step(answering: answerInline) else { return }
+            switch step {
             case .needsInput:
                 wantsInput = true
                 flush(context)
@@ -180,43 +196,44 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// Runs the session's pending work off the event loop, and takes the session back with
     /// the reply on the loop.
     private func lend(needsExecutor: Bool) {
-        guard let context, let lent = session else { return }
+        guard let context, let bound, let lent = session else { return }
         session = nil
-        let loop = context.eventLoop
-        let controller = controller
-        let work: @Sendable () -> Void = { [self] in
+        let partition = partition
+        let placement: ConnectionWorkPlacement = !needsExecutor ? .protocolOnly : lent.isPendingWorkExpensive ? .expensive : .partition
+        scheduler.run(placement, on: context.eventLoop, {
             var session = lent
             var actions: [SessionAction]
-            if needsExecutor && !lent.isPendingWorkExpensive {
-                actions = session.runPending(executor: controller)
-                Self.runFollowing(&session, after: &actions, executor: controller)
-            } else if needsExecutor {
-                actions = session.runPending(executor: controller)
-            } else {
+            switch placement {
+            case .partition:
+                actions = session.runPending(executor: partition)
+                Self.runFollowing(&session, after: &actions, executor: partition)
+            case .expensive:
+                actions = session.runPending(executor: partition)
+            case .protocolOnly:
                 actions = session.runPending { command, _ throws(MPDError) in
-                    preconditionFailure("\(command.name) needs the controller's queue")
+                    preconditionFailure("\(command.name) needs the partition's queue")
                 }
             }
-            let (returned, replies) = (session, actions)
-            loop.execute { self.takeBack(returned, replies) }
-        }
-        if !needsExecutor {
-            Self.protocolQueue.async(execute: work)
-        } else if lent.isPendingWorkExpensive {
-            gate.submit(work)
-        } else {
-            controller.queue.async(execute: work)
-        }
+            return LentWork(session: session, actions: actions)
+        }, deliver: { done in
+            bound.value.takeBack(done.session, done.actions)
+        })
     }
 
-    /// Runs the requests that follow a cheap command in the session's input, on the controller's
+    /// A lent session coming back, with what its work answered.
+    private struct LentWork: Sendable {
+        var session: ClientSession
+        var actions: [SessionAction]
+    }
+
+    /// Runs the requests that follow a cheap command in the session's input, on the partition's
     /// queue, up to ``batchLimit`` of them and ``batchOutputLimit`` bytes of replies, adding
     /// their text replies (merged into one write) to `actions`. It stops at the first request that
     /// runs elsewhere, expensive work (the gate) or a list of protocol-level commands, which is
     /// left pending for the loop to hand on; and when the client idles, closes or has no
     /// complete line left.
     private static func runFollowing(_ session: inout ClientSession, after actions: inout [SessionAction],
-                                     executor: PlaybackController) {
+                                     executor: Partition) {
         guard actions.count == 1, case .send(var text) = actions[0] else { return }
         var rest: [SessionAction] = []
         batch: for _ in 1..<batchLimit {
@@ -244,26 +261,27 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {
+        // The client went away while its work ran: nothing is written, the session is dropped.
+        guard context != nil else { return }
         session = returned
         perform(actions)
-        if var input = inputWhileLent {
+        if let input = inputWhileLent {
             inputWhileLent = nil
-            session!.append(input.readSlice(length: input.readableBytes)!.readableBytesView)
+            session?.append(input.readableBytesView)
         }
         if !changedWhileLent.isEmpty {
             let changed = changedWhileLent
             changedWhileLent = []
-            perform(session!.notify(changed))
+            perform(session?.notify(changed) ?? [])
         }
         pump()
     }
 
     private func notify(_ changed: Set<Subsystem>) {
-        guard session != nil else {
+        guard let actions = session?.notify(changed) else {
             changedWhileLent.formUnion(changed)
             return
         }
-        let actions = session!.notify(changed)
         perform(actions)
         if let context, !actions.isEmpty { flush(context) }
     }
@@ -286,8 +304,10 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
             case .send(let text):
                 write(text)
             case .sendBytes(let bytes):
-                output = output ?? context.channel.allocator.buffer(capacity: bytes.count)
-                output!.writeBytes(bytes)
+                var buffer = output ?? context.channel.allocator.buffer(capacity: bytes.count)
+                output = nil
+                buffer.writeBytes(bytes)
+                output = buffer
             case .close:
                 close(context)
                 return
@@ -298,12 +318,16 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
     /// Writes and flushes the gathered replies, then drops the client if what the socket did
     /// not take is past the limit.
     private func flush(_ context: ChannelHandlerContext) {
-        guard let pending = output else { return }
+        guard let pending = output, let bound else { return }
         output = nil
-        context.writeAndFlush(wrapOutboundOut(pending), promise: nil)
-        if !isClosing, let unsent = try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
-           unsent > Self.maxOutputBufferSize {
+        let count = pending.readableBytes
+        unsentBytes += count
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in bound.value.unsentBytes -= count }
+        context.writeAndFlush(wrapOutboundOut(pending), promise: written)
+        if !isClosing, unsentBytes > outputLimit {
             isClosing = true
+            logger.warning("client \(clientID): \(unsentBytes) bytes of replies unread, past the limit of \(outputLimit); disconnected")
             context.close(promise: nil)
         }
     }
@@ -321,9 +345,9 @@ final class ControlConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     private func write(_ text: String) {
         guard let context else { return }
-        if output == nil {
-            output = context.channel.allocator.buffer(capacity: max(text.utf8.count, 1024))
-        }
-        output!.writeString(text)
+        var buffer = output ?? context.channel.allocator.buffer(capacity: max(text.utf8.count, 1024))
+        output = nil
+        buffer.writeString(text)
+        output = buffer
     }
 }

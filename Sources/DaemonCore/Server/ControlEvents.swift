@@ -5,7 +5,7 @@ import Synchronization
 /// Carries changes of the daemon's state to every connected client's idle
 /// bookkeeping (MPD's "idle events").
 ///
-/// Changes are gathered and handed out once the controller's current work is
+/// Changes are gathered and handed out once the partition's current work is
 /// done, so what one command changes arrives in one idle reply, as with mpd
 /// (`clear` while playing: `changed: playlist` and `changed: player` together).
 final class ControlEvents: Sendable {
@@ -26,7 +26,7 @@ final class ControlEvents: Sendable {
     /// posted here makes them stale at once, before the idle replies go out.
     let statusSnapshot = StatusSnapshot()
 
-    /// Creates a carrier that delivers after the work running on `queue` (the controller's).
+    /// Creates a carrier that delivers after the work running on `queue` (the partition's).
     init(queue: DispatchQueue) {
         self.queue = queue
     }

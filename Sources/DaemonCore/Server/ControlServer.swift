@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
@@ -19,14 +20,16 @@ final class ControlServer: Sendable {
     /// The control socket's event loop (one thread). The feeds' HTTP client runs on it too:
     /// neither ever blocks it.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let controller: PlaybackController
+    private let partition: Partition
     private let events: ControlEvents
-    private let gate: ExpensiveCommandGate
+    private let scheduler: PartitionScheduler
+    private let logger: Logger
 
-    init(controller: PlaybackController, events: ControlEvents) {
-        self.controller = controller
+    init(partition: Partition, events: ControlEvents, logger: Logger) {
+        self.partition = partition
         self.events = events
-        gate = ExpensiveCommandGate(queue: controller.queue)
+        self.logger = logger
+        scheduler = PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition))
     }
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
@@ -49,9 +52,10 @@ final class ControlServer: Sendable {
             // The high water mark is where a client's unread replies stop its commands (ControlConnection).
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
             .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: ControlConnection.readSize))
-            .childChannelInitializer { [controller, events, gate] channel in
+            .childChannelInitializer { [partition, events, scheduler, logger] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ControlConnection(controller: controller, events: events, gate: gate))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ControlConnection(partition: partition, events: events, scheduler: scheduler, logger: logger))
                 }
             }
         if let fd = Self.socketFromSystemd() {

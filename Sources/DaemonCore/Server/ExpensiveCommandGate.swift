@@ -1,9 +1,9 @@
 import Dispatch
 import Synchronization
 
-/// Lets one expensive command at a time onto the controller's queue.
+/// Lets one expensive command at a time onto the partition's queue.
 ///
-/// The controller's queue is serial and first come, first served: a `status` sent while 20
+/// The partition's queue is serial and first come, first served: a `status` sent while 20
 /// clients each have a `playlistinfo` of a long queue waiting there would wait for all 20.
 /// Expensive work (``MPDProtocol/Command/isExpensive``: its cost grows with the queue or the
 /// library) waits here instead, in order, and enters the queue only when the previous
@@ -11,17 +11,17 @@ import Synchronization
 /// waits for at most one expensive command of another client.
 final class ExpensiveCommandGate: Sendable {
     private struct State {
-        /// Expensive work is on the controller's queue.
+        /// Expensive work is on the partition's queue.
         var isBusy = false
         var waiting: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
-    private let queue: DispatchQueue
+    private let partition: Partition
 
-    /// A gate in front of `queue` (the controller's).
-    init(queue: DispatchQueue) {
-        self.queue = queue
+    /// A gate in front of the partition's queue.
+    init(partition: Partition) {
+        self.partition = partition
     }
 
     /// Runs `work` on the queue once no other expensive work is there.
@@ -38,7 +38,7 @@ final class ExpensiveCommandGate: Sendable {
     }
 
     private func run(_ work: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
+        partition.perform { [self] _ in
             work()
             let next = state.withLock { state -> (@Sendable () -> Void)? in
                 guard !state.waiting.isEmpty else {

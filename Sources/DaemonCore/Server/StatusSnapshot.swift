@@ -3,14 +3,14 @@ import MPDProtocol
 import QueuePlayer
 import Synchronization
 
-/// The last `status` and `currentsong` replies the controller rendered, kept so that the
+/// The last `status` and `currentsong` replies the partition rendered, kept so that the
 /// control socket's event loop can answer these two — the commands clients poll, and the ones
-/// a client hammering the daemon sends — without a hop to the controller's queue.
+/// a client hammering the daemon sends — without a hop to the partition's queue.
 ///
 /// Why: a hop costs two thread wake-ups, and rendering a reply costs a few dozen `String`
 /// appends; mpd answers a `status` in a few hundred nanoseconds. The event loop reads a
 /// snapshot instead, under a lock held for a copy of two references, so it never waits for
-/// the controller's work.
+/// the partition's work.
 ///
 /// A reply is kept only while it cannot change by itself: stopped, in the foreground. Playing,
 /// the elapsed time moves with the device's clock, which only the player reads; paused, the
@@ -20,16 +20,16 @@ import Synchronization
 /// could have learnt of:
 /// * nothing was invalidated since it was rendered: every change reported to clients
 ///   (``ControlEvents/post(_:)``, at the moment of the change, not when the idle replies go
-///   out), every command the controller runs, a new `error`, an application state change,
+///   out), every command the partition runs, a new `error`, an application state change,
 ///   a download that starts or ends;
 /// * the player's current item, time control status and waiting reason are what they were
 ///   then (they change on the player's threads);
 /// * it is younger than ``maximumAge``, a bound on anything missed.
 ///
-/// Thread-safe: the state is owned by its `Mutex`. Replies are stored on the controller's
+/// Thread-safe: the state is owned by its `Mutex`. Replies are stored on the partition's
 /// queue and read on the event loop.
 final class StatusSnapshot: Sendable {
-    /// What the replies were rendered against, besides the controller's own state (items
+    /// What the replies were rendered against, besides the partition's own state (items
     /// compare by identity: ``PlayerItem``'s `==`).
     struct Conditions: Equatable, Sendable {
         var item: PlayerItem?
@@ -97,7 +97,7 @@ final class StatusSnapshot: Sendable {
 
     /// The kept reply to `command` (`status`, or `currentsong` for a client with every tag
     /// type enabled), if it still holds under the player's `conditions` (read just now); nil:
-    /// ask the controller. For ``ClientSession/step(answering:)`` on the event loop.
+    /// ask the partition. For ``ClientSession/step(answering:)`` on the event loop.
     func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions) -> String? {
         switch command {
         case .status:
@@ -109,8 +109,8 @@ final class StatusSnapshot: Sendable {
         }
     }
 
-    /// The kept reply of `kind` if it is still what the controller would say under
-    /// `conditions` (read just now); nil: ask the controller.
+    /// The kept reply of `kind` if it is still what the partition would say under
+    /// `conditions` (read just now); nil: ask the partition.
     func reply(_ kind: Kind, conditions: @autoclosure () -> Conditions) -> String? {
         let kept = state.withLock { $0.kept }
         guard let kept else { return nil }

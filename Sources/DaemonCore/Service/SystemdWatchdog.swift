@@ -12,7 +12,7 @@ import Glibc
 ///
 /// Each period, in two steps on its own queue and never waiting: first it sends its probes,
 /// then, three quarters of a period later, it reads what they found and pings only if
-/// - the controller's queue (the control socket's commands) ran the probe's block;
+/// - the partition's queue (the control socket's commands) ran the probe's block;
 /// - the player's control queue answered `currentTime()`;
 /// - while the player is playing, the audible time moved: if it stands still for a whole
 ///   period (at least a second), the render thread or the output is taken to be hung. Not
@@ -53,26 +53,26 @@ final class SystemdWatchdog: @unchecked Sendable {
     private let stallLimit: Double
     private let notifier: SystemdNotifier
     private let player: QueuePlayer
-    private let controllerQueue: DispatchQueue
+    private let partition: Partition
     private let probeQueue = DispatchQueue(label: "queueplayerd.watchdog.probe")
     private let logger: Logger
     /// The watchdog's own queue: its timer and ``Checks``.
     private let queue = DispatchQueue(label: "queueplayerd.watchdog")
     private var checks = Checks()
-    private let controllerProbeOutstanding = Atomic<Bool>(false)
+    private let partitionProbeOutstanding = Atomic<Bool>(false)
     private let playerProbeOutstanding = Atomic<Bool>(false)
     /// The last answer of the player's probe, and whether it came since the probes were sent.
     private let playerAnswer = Mutex<Sample?>(nil)
-    private let controllerAnswered = Atomic<Bool>(false)
+    private let partitionAnswered = Atomic<Bool>(false)
     /// The output failed and the player retries it: the audible time may stand still.
     private let outputFailing = Atomic<Bool>(false)
 
-    init(period: Double, notifier: SystemdNotifier, player: QueuePlayer, controllerQueue: DispatchQueue, logger: Logger) {
+    init(period: Double, notifier: SystemdNotifier, player: QueuePlayer, partition: Partition, logger: Logger) {
         self.period = period
         self.stallLimit = max(period * 0.9, 1.0)
         self.notifier = notifier
         self.player = player
-        self.controllerQueue = controllerQueue
+        self.partition = partition
         self.logger = logger
     }
 
@@ -110,12 +110,12 @@ final class SystemdWatchdog: @unchecked Sendable {
     /// three quarters of a period to answer.
     private func sendProbes() {
         dispatchPrecondition(condition: .onQueue(queue))
-        controllerAnswered.store(false, ordering: .relaxed)
+        partitionAnswered.store(false, ordering: .relaxed)
         playerAnswer.withLock { $0 = nil }
-        if !controllerProbeOutstanding.exchange(true, ordering: .acquiringAndReleasing) {
-            controllerQueue.async { [self] in
-                controllerProbeOutstanding.store(false, ordering: .releasing)
-                controllerAnswered.store(true, ordering: .releasing)
+        if !partitionProbeOutstanding.exchange(true, ordering: .acquiringAndReleasing) {
+            partition.perform { [self] _ in
+                partitionProbeOutstanding.store(false, ordering: .releasing)
+                partitionAnswered.store(true, ordering: .releasing)
             }
         }
         if !playerProbeOutstanding.exchange(true, ordering: .acquiringAndReleasing) {
@@ -141,8 +141,8 @@ final class SystemdWatchdog: @unchecked Sendable {
     private func check() {
         dispatchPrecondition(condition: .onQueue(queue))
         var problem: String?
-        if !controllerAnswered.load(ordering: .acquiring) {
-            problem = "the control queue does not answer"
+        if !partitionAnswered.load(ordering: .acquiring) {
+            problem = "the partition's queue does not answer"
         }
         if let sample = playerAnswer.withLock({ $0 }) {
             let now = monotonicNow()

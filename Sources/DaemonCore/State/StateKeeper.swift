@@ -9,8 +9,8 @@ import QueuePlayer
 /// change, every few seconds while playing, and when the daemon stops; and
 /// brings it back when the daemon starts.
 ///
-/// Lives on the controller's queue. Each save snapshots the state there and
-/// writes it on a queue of its own, inside a background task of the controller's application,
+/// Lives on the partition's queue. Each save snapshots the state there and
+/// writes it on a queue of its own, inside a background task of the partition's application,
 /// so a save that began just before the daemon went to the background still finishes.
 ///
 /// A state counts as saved only once its write succeeded. A failed write (a full disk, a
@@ -24,7 +24,7 @@ final class StateKeeper: @unchecked Sendable {
     static let retryDelays: [Double] = [1, 2, 4, 8, 16, 30]
 
     private let store: StateStore
-    private let controller: PlaybackController
+    private let partition: Partition
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
     /// The state on disk, as far as this daemon knows (restored, or written successfully).
@@ -41,9 +41,9 @@ final class StateKeeper: @unchecked Sendable {
     private var isStarted = false
     private var transport: Observation?
 
-    init(store: StateStore, controller: PlaybackController, logger: Logger) {
+    init(store: StateStore, partition: Partition, logger: Logger) {
         self.store = store
-        self.controller = controller
+        self.partition = partition
         self.logger = logger
     }
 
@@ -52,7 +52,7 @@ final class StateKeeper: @unchecked Sendable {
     /// Loads the saved state, if any, and puts the queue back as it was: the same
     /// item at the same position, playing or paused. Files that vanished are dropped.
     /// Returns false if there was nothing to restore (no usable state, or none of its
-    /// files left). Call on the controller's queue.
+    /// files left). Call on the partition's queue.
     func restore() -> Bool {
         switch store.load() {
         case .none:
@@ -61,7 +61,7 @@ final class StateKeeper: @unchecked Sendable {
             logger.warning("the saved state \(store.file.path) was not used, \(reason); it was moved to \(path)")
             return false
         case let .loaded(state):
-            if let outputs = state.outputs { controller.outputs.restore(outputs) }
+            if let outputs = state.outputs { partition.outputs.restore(outputs) }
             let (kept, dropped) = state.droppingFiles { !FileManager.default.fileExists(atPath: $0) }
             for path in dropped { logger.warning("dropped from the saved queue, it no longer exists: \(path)") }
             if kept.queue.isEmpty && !state.queue.isEmpty {
@@ -70,10 +70,10 @@ final class StateKeeper: @unchecked Sendable {
             }
             let urls = kept.queue.map { URL(fileURLWithPath: $0) }
             let current = kept.current
-            if let modes = state.modes { controller.restore(modes) }
-            controller.append(urls)
+            if let modes = state.modes { partition.restore(modes) }
+            partition.append(urls)
             if let current, current < urls.count {
-                controller.startPlayback(at: current, from: state.position, paused: state.paused)
+                partition.startPlayback(at: current, from: state.position, paused: state.paused)
                 logger.info("restored the queue (\(urls.count) items) at item \(current + 1), \(String(format: "%.2f", state.position)) s, \(state.paused ? "paused" : "playing")")
             } else {
                 logger.info("restored the queue (\(urls.count) items), stopped")
@@ -86,22 +86,22 @@ final class StateKeeper: @unchecked Sendable {
     // MARK: - Saving
 
     /// Starts saving on changes and while playing, each save inside a background task
-    /// of the controller's application. Call on the controller's queue.
+    /// of the partition's application. Call on the partition's queue.
     func start(events: ControlEvents) {
         isStarted = true
-        // Delivered on the controller's queue once a command's changes are all made, one call for all of them.
+        // Delivered on the partition's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer, .output]) { save() }
         }
         // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
-        let player = controller.player
+        let player = partition.player
         transport = player.observe(\.timeControlStatus, options: [.initial, .new]) { [self] _, change in
             let playing = change.newValue == .playing
-            controller.queue.async { [self] in setSavesWhilePlaying(playing) }
+            partition.perform { [self] _ in setSavesWhilePlaying(playing) }
         }
     }
 
-    /// Saves now, synchronously (the daemon is stopping). Call on the controller's queue.
+    /// Saves now, synchronously (the daemon is stopping). Call on the partition's queue.
     func saveBeforeExit() {
         guard isStarted else { return }
         timer?.cancel()
@@ -116,7 +116,7 @@ final class StateKeeper: @unchecked Sendable {
 
     private func setSavesWhilePlaying(_ playing: Bool) {
         if playing, timer == nil {
-            let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+            let timer = partition.makeTimer()
             timer.schedule(deadline: .now() + Self.playingInterval, repeating: Self.playingInterval, leeway: .milliseconds(250))
             timer.setEventHandler { [self] in save() }
             timer.activate()
@@ -131,17 +131,17 @@ final class StateKeeper: @unchecked Sendable {
         let state = snapshot()
         guard state != lastSaved, state != inFlight else { return }
         inFlight = state
-        let activity = controller.application.beginBackgroundActivity(named: "save state")
+        let activity = partition.application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             let failure = write(state)
-            controller.queue.async { [self] in
+            partition.perform { [self] _ in
                 finished(state, failure: failure)
                 activity.end()
             }
         }
     }
 
-    /// Records how a write of `state` ended. On the controller's queue, in the order written.
+    /// Records how a write of `state` ended. On the partition's queue, in the order written.
     private func finished(_ state: SavedState, failure: String?) {
         if inFlight == state { inFlight = nil }
         guard let failure else {
@@ -165,7 +165,7 @@ final class StateKeeper: @unchecked Sendable {
     private func scheduleRetry() {
         retryTimer?.cancel()
         let delay = Self.retryDelays[min(failures, Self.retryDelays.count) - 1]
-        let timer = DispatchSource.makeTimerSource(queue: controller.queue)
+        let timer = partition.makeTimer()
         timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
         timer.setEventHandler { [self] in
             retryTimer = nil
@@ -186,14 +186,15 @@ final class StateKeeper: @unchecked Sendable {
     }
 
     private func snapshot() -> SavedState {
-        let position = controller.currentPosition
-        let queue = controller.playQueue
-        return SavedState(queue: controller.queuedFiles.map(\.path),
+        partition.syncWithPlayer()
+        let position = partition.currentPosition
+        let queue = partition.playQueue
+        return SavedState(queue: partition.queuedFiles.map(\.path),
                           current: position,
-                          position: position != nil ? controller.player.currentTime().seconds : 0,
-                          paused: controller.playState != .play,
+                          position: position != nil ? partition.player.currentTime().seconds : 0,
+                          paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
-                                                  consume: queue.consume.rawValue, volume: controller.volume),
-                          outputs: controller.outputs.savedSwitches)
+                                                  consume: queue.consume.rawValue, volume: partition.volume),
+                          outputs: partition.outputs.savedSwitches)
     }
 }

@@ -5,8 +5,9 @@ import Logging
 import MPDProtocol
 import QueuePlayer
 
-/// MPD's player control over the engine: the play queue (``PlayQueue``: ids, versions,
-/// modes, what comes next) on one side, the ``QueuePlayer`` on the other.
+/// MPD's partition: the play queue (``PlayQueue``: ids, versions, modes, what comes next),
+/// the player handle (``QueuePlayer``), the mixer (the software volume) and the options, with
+/// one owner: the partition's serial queue. Commands (``CommandDispatcher``) take the partition.
 ///
 /// The player holds at most two items: the song being heard and the one that follows it
 /// (the look-ahead, which its render thread decodes ahead of time for the gapless
@@ -14,12 +15,15 @@ import QueuePlayer
 /// none in single mode — so every mode keeps the hand-over sample-exact, and a mode changed
 /// in mid-song takes effect at the next boundary, when the look-ahead is replaced.
 ///
-/// When the player moves on by itself, the controller learns it by observing `currentItem`
+/// When the player moves on by itself, the partition learns it by observing `currentItem`
 /// and, like MPD's `SyncWithPlayer`, by checking the player before every command: a song
 /// that started is then `songStarted` in the queue (consume, one-shot modes, priorities).
 ///
-/// Confined to ``queue`` (the controller's queue): every method is called there.
-final class PlaybackController: @unchecked Sendable {
+/// Confined to its queue: code outside enters it with ``perform(_:)`` or ``run(_:)``, which
+/// first bring it up to date with the player (MPD's `SyncWithPlayer`); the state that matters
+/// lives in ``State``, whose every access asserts the queue (`QueueBound`).
+/// `@unchecked Sendable`: the remaining stored properties are `let`s and the executor's.
+final class Partition: @unchecked Sendable {
     enum PlayState: String { case play, pause, stop }
 
     /// An item handed to the player, and the queue entry it plays.
@@ -28,7 +32,8 @@ final class PlaybackController: @unchecked Sendable {
         let id: Int
     }
 
-    let queue: DispatchQueue
+    /// The partition's owner: every method below runs here.
+    private let queue: DispatchQueue
     let player: QueuePlayer
     let library: MusicLibrary
     let events: ControlEvents
@@ -37,40 +42,98 @@ final class PlaybackController: @unchecked Sendable {
     /// The audio outputs and their switches (`outputs`, `enableoutput`, ...).
     let outputs: AudioOutputs
 
-    /// The application the controller runs in (the daemon's life cycle): commands that
+    /// What changes as the partition works; every access asserts the partition's queue.
+    private struct State {
+        var application: any ApplicationContext = AlwaysActiveContext()
+        var remoteNotification: (String) -> Void = { _ in }
+        var transferCount: () -> Int = { 0 }
+        var playQueue = PlayQueue<QueuedSong>()
+        var nowPlaying: Handoff?
+        var lookahead: Handoff?
+        var volume = 100
+        var mixrampdb = 0.0
+        var commands: CommandDispatcher?
+        var finishedSeconds = 0.0
+        var lastError: String?
+        var consecutiveFailures = 0
+        var observations: [Any] = []
+    }
+
+    private let state: QueueBound<State>
+
+    /// The application the partition runs in (the daemon's life cycle): commands that
     /// need the player wake it, `status` reports its state, `update` runs as its background task.
-    var application: any ApplicationContext = AlwaysActiveContext()
+    var application: any ApplicationContext {
+        get { state.value.application }
+        set { state.value.application = newValue }
+    }
     /// Gets the text of each message sent to the channel `queueplayerd` (a remote
-    /// notification); the daemon sets it to its feed fetcher's. Called on ``queue``.
-    var remoteNotification: (String) -> Void = { _ in }
+    /// notification); the daemon sets it to its feed fetcher's.
+    var remoteNotification: (String) -> Void {
+        get { state.value.remoteNotification }
+        set { state.value.remoteNotification = newValue }
+    }
     /// How many podcast episodes are downloading (`status`'s `transfers`); set by the daemon.
-    var transferCount: () -> Int = { 0 }
-    /// The songs, their ids and versions, the play modes.
-    private(set) var playQueue = PlayQueue<QueuedSong>()
-    private var nowPlaying: Handoff?
-    private var lookahead: Handoff?
+    var transferCount: () -> Int {
+        get { state.value.transferCount }
+        set { state.value.transferCount = newValue }
+    }
+    /// The songs, their ids and versions, the play modes: the partition's playlist.
+    private(set) var playQueue: PlayQueue<QueuedSong> {
+        get { state.value.playQueue }
+        _modify { yield &state.value.playQueue }
+        set { state.value.playQueue = newValue }
+    }
+    private var nowPlaying: Handoff? {
+        get { state.value.nowPlaying }
+        set { state.value.nowPlaying = newValue }
+    }
+    private var lookahead: Handoff? {
+        get { state.value.lookahead }
+        set { state.value.lookahead = newValue }
+    }
     /// True while some output is enabled; with none, the player holds its place (paused).
     var outputEnabled: Bool { outputs.anyEnabled }
     /// The software mixer's volume, 0 to 100 (`setvol`); 100 leaves the audio bit-exact.
-    private(set) var volume = 100
+    private(set) var volume: Int {
+        get { state.value.volume }
+        set { state.value.volume = newValue }
+    }
     /// `mixrampdb`: kept and reported; MixRamp itself is off while `mixrampdelay` is `nan`.
-    var mixrampdb = 0.0
+    var mixrampdb: Double {
+        get { state.value.mixrampdb }
+        set { state.value.mixrampdb = newValue }
+    }
     /// `update`'s scans of the music directory.
     let updater: LibraryUpdater
     /// The stored playlists, beside the saved state.
     let storedPlaylists: StoredPlaylists
-    /// The command handlers the control socket's sessions call.
-    private lazy var commands = CommandDispatcher(controller: self)
+    /// The command handlers the control socket's sessions call, made at the first command.
+    private var commands: CommandDispatcher {
+        if let commands = state.value.commands { return commands }
+        let commands = CommandDispatcher(partition: self)
+        state.value.commands = commands
+        return commands
+    }
     /// Seconds of songs heard to their end since the daemon started.
-    private var finishedSeconds = 0.0
+    private var finishedSeconds: Double {
+        get { state.value.finishedSeconds }
+        set { state.value.finishedSeconds = newValue }
+    }
     /// The last item failure, reported in `status` as `error`.
     var lastError: String? {
-        didSet { events.statusSnapshot.invalidate() }
+        get { state.value.lastError }
+        set {
+            state.value.lastError = newValue
+            events.statusSnapshot.invalidate()
+        }
     }
     /// Songs that failed one after another; at a queue's worth, playback stops instead of
     /// trying them all again (mpd's `error_count`).
-    private var consecutiveFailures = 0
-    private var observations: [Any] = []
+    private var consecutiveFailures: Int {
+        get { state.value.consecutiveFailures }
+        set { state.value.consecutiveFailures = newValue }
+    }
 
     /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
     ///   `--no-state`); stored playlists are kept there, or in the default state directory.
@@ -86,11 +149,43 @@ final class PlaybackController: @unchecked Sendable {
         self.events = events
         self.outputs = outputs
         self.logger = logger
-        observePlayer()
+        state = QueueBound(State(), on: queue)
+        // On the queue, where the tokens are kept; before any work the daemon queues there.
+        queue.async { [self] in observePlayer() }
+    }
+
+    // MARK: - Entering the partition
+
+    /// Runs `body` on the partition's queue, once the partition has caught up with the player.
+    func perform(_ body: @escaping @Sendable (Partition) -> Void) {
+        queue.async { [self] in
+            syncWithPlayer()
+            body(self)
+        }
+    }
+
+    /// Runs `body` on the partition's queue and returns its result, suspending the caller
+    /// (never blocking a thread).
+    func run<Result: Sendable>(_ body: @escaping @Sendable (Partition) -> Result) async -> Result {
+        await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
+            perform { done.resume(returning: body($0)) }
+        }
+    }
+
+    /// A timer whose handler runs on the partition's queue (the state keeper's saves, the
+    /// status line's redraws).
+    func makeTimer() -> any DispatchSourceTimer {
+        DispatchSource.makeTimerSource(queue: queue)
+    }
+
+    /// Stops at once (`dispatchPrecondition`) when called anywhere but on the partition's queue.
+    func assertOwned() {
+        dispatchPrecondition(condition: .onQueue(queue))
     }
 
     /// Follows the player: songs that start, end or fail by themselves.
     private func observePlayer() {
+        var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
             queue.async { self.syncWithPlayer() }
@@ -104,6 +199,7 @@ final class PlaybackController: @unchecked Sendable {
             guard let self, let item = note.object as? PlayerItem else { return }
             queue.async { self.itemFailed(item) }
         })
+        state.value.observations = observations
     }
 
     // MARK: - What the daemon itself uses
@@ -137,16 +233,15 @@ final class PlaybackController: @unchecked Sendable {
     /// The queued files, in order.
     var queuedFiles: [URL] { playQueue.entries.map(\.song.url) }
 
-    /// The queue position of the song the player is on (nil when stopped).
+    /// The queue position of the song the player is on (nil when stopped), as of the last
+    /// ``syncWithPlayer()`` (every entry into the partition makes one).
     var currentPosition: Int? {
-        syncWithPlayer()
-        return nowPlaying.flatMap { playQueue.position(ofID: $0.id) }
+        nowPlaying.flatMap { playQueue.position(ofID: $0.id) }
     }
 
     /// The queue's current song, also when stopped (`song:` in `status`).
     var selectedPosition: Int? {
-        syncWithPlayer()
-        return playQueue.currentPosition
+        playQueue.currentPosition
     }
 
     /// Seconds of music played since the daemon started (`playtime` in `stats`).
@@ -369,7 +464,7 @@ final class PlaybackController: @unchecked Sendable {
 
     // MARK: - Following the player
 
-    /// Brings the controller up to date with the player (MPD's `SyncWithPlayer`): the
+    /// Brings the partition up to date with the player (MPD's `SyncWithPlayer`): the
     /// look-ahead became the song being heard, or the queue ran out.
     func syncWithPlayer() {
         let item = player.currentItem
@@ -482,7 +577,7 @@ final class PlaybackController: @unchecked Sendable {
     }
 }
 
-extension PlaybackController: CommandExecutor {
+extension Partition: CommandExecutor {
     /// Runs a command of a control-socket client (see ``CommandDispatcher``).
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
         try commands.execute(command, context: context)
