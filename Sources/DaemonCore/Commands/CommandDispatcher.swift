@@ -12,7 +12,7 @@ protocol CommandHandler {
 /// Before a command runs, the partition catches up with the player (a song that started
 /// by itself is accounted for first), so every command sees the queue as it is heard.
 /// Confined to the partition's queue, as every handler is.
-final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
+final class CommandDispatcher: CommandExecutor {
     private unowned let partition: Partition
     private let messages: MessageCommands
     private let handlers: [any CommandHandler]

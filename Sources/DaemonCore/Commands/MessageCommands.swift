@@ -10,7 +10,7 @@ import MPDProtocol
 ///
 /// A reference type: the hub is the daemon's one set of channels. Confined to the
 /// partition's queue, like every handler.
-final class MessageCommands: CommandHandler, @unchecked Sendable {
+final class MessageCommands: CommandHandler {
     /// The daemon's own place in the hub.
     static let daemonClient: MessageHub.ClientID = 0
     /// The channel the daemon listens on.
