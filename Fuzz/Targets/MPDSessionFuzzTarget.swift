@@ -97,7 +97,7 @@ enum MPDSessionFuzzTarget {
             case .next, .previous:
                 throw .notPlaying
             case .seekcur(let target):
-                // As PlaybackController: clamp to the song, then a player time.
+                // As Partition: clamp to the song, then a player time.
                 let seconds = min(max(0, target.seconds(from: 12.5)), Self.duration)
                 if !(0...Self.duration).contains(seconds), finding == nil { finding = "seekcur \(target) went to \(seconds)" }
                 _ = MediaTime(seconds: seconds)
