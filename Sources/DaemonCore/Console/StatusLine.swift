@@ -13,18 +13,35 @@ import QueuePlayer
 /// state, which ``ControlEvents`` reports (``follow(_:)``), so an idle daemon on a
 /// terminal does not wake up ten times a second to draw the same line.
 ///
-/// State owned by the partition's queue (every method is called there).
-final class StatusLine: @unchecked Sendable {
+/// Its state is owned by the partition's queue (a `QueueBound`: every access asserts it).
+final class StatusLine: Sendable {
     /// Redraws per second, at most.
     static let maximumRate = 10
 
+    private struct Drawing {
+        var timer: (any DispatchSourceTimer)?
+        var isShown = false
+        var lastText: String?
+    }
+
     private let partition: Partition
-    private var timer: (any DispatchSourceTimer)?
-    private var isShown = false
-    private var lastText: String?
+    private let drawing: QueueBound<Drawing>
+    private var timer: (any DispatchSourceTimer)? {
+        get { drawing.value.timer }
+        set { drawing.value.timer = newValue }
+    }
+    private var isShown: Bool {
+        get { drawing.value.isShown }
+        set { drawing.value.isShown = newValue }
+    }
+    private var lastText: String? {
+        get { drawing.value.lastText }
+        set { drawing.value.lastText = newValue }
+    }
 
     init(partition: Partition) {
         self.partition = partition
+        drawing = partition.bound(Drawing())
     }
 
     /// True if stdout is a terminal, where a status line belongs.

@@ -178,6 +178,12 @@ final class Partition: @unchecked Sendable {
         DispatchSource.makeTimerSource(queue: queue)
     }
 
+    /// A box for `value` owned by the partition's queue (the status line's and the state
+    /// keeper's state): every access asserts the queue.
+    func bound<Value>(_ value: Value) -> QueueBound<Value> {
+        QueueBound(value, on: queue)
+    }
+
     /// Stops at once (`dispatchPrecondition`) when called anywhere but on the partition's queue.
     func assertOwned() {
         dispatchPrecondition(condition: .onQueue(queue))

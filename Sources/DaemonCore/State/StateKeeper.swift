@@ -17,7 +17,7 @@ import QueuePlayer
 /// read-only directory) is retried on the next change and on a timer that backs off from
 /// ``retryDelays``'s first to its last delay, so a paused daemon whose disk fills and frees
 /// again still gets its last change onto the disk, and a `kill -9` then loses nothing.
-final class StateKeeper: @unchecked Sendable {
+final class StateKeeper: Sendable {
     /// How often the position is saved while playing.
     static let playingInterval: Double = 5
     /// Seconds before each retry of a failed save; the last one repeats.
@@ -27,24 +27,62 @@ final class StateKeeper: @unchecked Sendable {
     private let partition: Partition
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
+    /// What changes as the keeper works; owned by the partition's queue (every access asserts it).
+    private struct Keeping {
+        var lastSaved: SavedState? = nil
+        var inFlight: SavedState? = nil
+        var failures: Int = 0
+        var lastFailure: String? = nil
+        var retryTimer: (any DispatchSourceTimer)? = nil
+        var timer: (any DispatchSourceTimer)? = nil
+        var isStarted: Bool = false
+        var transport: Observation? = nil
+    }
+
+    private let keeping: QueueBound<Keeping>
     /// The state on disk, as far as this daemon knows (restored, or written successfully).
-    private var lastSaved: SavedState?
+    private var lastSaved: SavedState? {
+        get { keeping.value.lastSaved }
+        set { keeping.value.lastSaved = newValue }
+    }
     /// The last state handed to the write queue whose write has not finished yet.
-    private var inFlight: SavedState?
+    private var inFlight: SavedState? {
+        get { keeping.value.inFlight }
+        set { keeping.value.inFlight = newValue }
+    }
     /// Failed saves in a row; the retry timer runs while this is above 0.
-    private var failures = 0
-    private var lastFailure: String?
-    private var retryTimer: (any DispatchSourceTimer)?
-    private var timer: (any DispatchSourceTimer)?
+    private var failures: Int {
+        get { keeping.value.failures }
+        set { keeping.value.failures = newValue }
+    }
+    private var lastFailure: String? {
+        get { keeping.value.lastFailure }
+        set { keeping.value.lastFailure = newValue }
+    }
+    private var retryTimer: (any DispatchSourceTimer)? {
+        get { keeping.value.retryTimer }
+        set { keeping.value.retryTimer = newValue }
+    }
+    private var timer: (any DispatchSourceTimer)? {
+        get { keeping.value.timer }
+        set { keeping.value.timer = newValue }
+    }
     /// Set by ``start(events:)``: before it, the queue was never loaded and there is nothing of
     /// ours to save (a daemon that could not listen must not overwrite the running one's state).
-    private var isStarted = false
-    private var transport: Observation?
+    private var isStarted: Bool {
+        get { keeping.value.isStarted }
+        set { keeping.value.isStarted = newValue }
+    }
+    private var transport: Observation? {
+        get { keeping.value.transport }
+        set { keeping.value.transport = newValue }
+    }
 
     init(store: StateStore, partition: Partition, logger: Logger) {
         self.store = store
         self.partition = partition
         self.logger = logger
+        keeping = partition.bound(Keeping())
     }
 
     // MARK: - Restoring
