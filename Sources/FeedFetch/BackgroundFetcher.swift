@@ -82,7 +82,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
             let wanted = Set(urls.map(\.absoluteString))
             for feed in schedule.feeds where !wanted.contains(feed) {
                 schedule.remove(feed)
-                logger.info("feed \(feed): unsubscribed")
+                logger.info("feed \(RedactedURL.text(feed)): unsubscribed")
             }
             let now = seconds(clock.now())
             for url in urls where !schedule.feeds.contains(url.absoluteString) {
@@ -102,7 +102,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
             if let feed {
                 target = schedule.feeds.first { $0 == feed.absoluteString || records[$0]?.state.url == feed }
                 guard target != nil else {
-                    logger.warning("remote notification for \(feed.absoluteString), which is not subscribed: ignored")
+                    logger.warning("remote notification for \(RedactedURL.text(feed)), which is not subscribed: ignored")
                     return
                 }
             }
@@ -112,7 +112,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
                 return
             }
             let busy = targets.filter { schedule.isFetching($0) }.count
-            logger.info("remote notification: fetch \(target ?? "every feed")\(busy == 0 ? "" : " (\(busy) fetching now: one more fetch after)")")
+            logger.info("remote notification: fetch \(target.map(RedactedURL.text) ?? "every feed")\(busy == 0 ? "" : " (\(busy) fetching now: one more fetch after)")")
             runDueFetches()
         }
     }
@@ -161,7 +161,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
                                   timeout: configuration.timeout, maximumBodySize: configuration.maximumBodySize)
         let fetch = RunningFetch()
         running[start.feed] = fetch
-        logger.info("feed \(start.feed): fetching (\(start.reason.rawValue))")
+        logger.info("feed \(RedactedURL.text(start.feed)): fetching (\(start.reason.rawValue))")
         let (host, fetcher, queue, allowance) = (host, fetcher, queue, configuration.timeout + 5)
         let task = Task {
             let backgroundTask = await host.beginBackgroundFetch(named: "fetch \(start.feed)", allowance: allowance) {
@@ -221,9 +221,9 @@ public final class BackgroundFetcher: @unchecked Sendable {
         record.lastResult = result.description
         records[feed] = record
         if case .failed = result {
-            logger.warning("feed \(feed): \(result)")
+            logger.warning("feed \(RedactedURL.text(feed)): \(result)")
         } else {
-            logger.info("feed \(feed): \(result)")
+            logger.info("feed \(RedactedURL.text(feed)): \(result)")
         }
         save()
         guard !stopped, isCurrent else { return }
@@ -240,7 +240,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
     /// A permanent redirect: the feed is fetched from `url` from now on.
     private func move(_ record: inout FeedRecord, to url: URL?) {
         guard let url, url != record.state.url else { return }
-        logger.info("feed \(record.subscription.absoluteString): moved permanently to \(url.absoluteString)")
+        logger.info("feed \(RedactedURL.text(record.subscription)): moved permanently to \(RedactedURL.text(url))")
         record.state.url = url
     }
 
@@ -249,7 +249,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
         do {
             try store.save(Array(records.values))
         } catch {
-            logger.error("feeds: cannot save \(store.file.path): \(error.localizedDescription)")
+            logger.error("feeds: cannot save \(store.file.path): \(ErrorText.describe(error))")
         }
     }
 

@@ -10,16 +10,19 @@ import Synchronization
 /// retries with back-off, and the hand-over of each finished file, once.
 ///
 /// Transfers go on in every app state, suspended included (suspension stops audio, not
-/// transfers), so they take no background task. They survive `kill -9` and restarts: the
-/// journal (``TransferJournal``) is written before a job's first byte and whenever its
-/// validator is learnt, and the `.part` file is resumed (``EnclosureDownloader``).
+/// transfers), so they take no background task. They survive `kill -9` and restarts: each
+/// change of a job is appended to the journal (``TransferJournal``, ``TransferJournalWriter``)
+/// before a job's first byte and whenever its validator is learnt, and the `.part` file is
+/// resumed (``EnclosureDownloader``).
 ///
 /// A finished `.part` is checked (libmpg123 must open it), renamed into place under a name
 /// no other file has, taken out of the journal, and only then reported to `finished`: an
 /// episode is reported at most once. A crash between the rename and the journal's write is
 /// caught at the next start (the job's file is in place and its `.part` gone).
 ///
-/// State (the jobs, the retry timer) is owned by ``queue``; the downloads run as Swift tasks.
+/// State (the jobs, the journal's writer, the retry timer) is owned by ``queue``; the
+/// downloads run as Swift tasks. Nothing on the queue is O(jobs) in I/O per event, and naming
+/// a batch is linear (``FileNameClaims``): a stop, which waits for the queue, never waits long.
 public final class BackgroundTransfers: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The music directory: `Podcasts/` is made in it.
@@ -47,12 +50,12 @@ public final class BackgroundTransfers: @unchecked Sendable {
     /// A failure that is never retried stops a job after this many tries anyway.
     static let maximumFailures = 20
 
-    public let queue = DispatchQueue(label: "queueplayerd.transfers")
+    public let queue: DispatchQueue
     private let timerQueue = DispatchQueue(label: "queueplayerd.transfers.timer")
     private let configuration: Configuration
     private let clock: any PlaybackClock
     private let downloader: EnclosureDownloader
-    private let journal: TransferJournal?
+    private let journal: TransferJournalWriter?
     /// `downloads.json`: the downloads per feed and which were played (``DownloadRetention``).
     private let retentionFile: JSONStateFile<DownloadRetention>?
     private var retention = DownloadRetention()
@@ -64,7 +67,13 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private let runningCount = Atomic<Int>(0)
     private let runningChanged: @Sendable (_ count: Int) -> Void
 
-    private var jobs: [TransferJob] = []
+    private var jobs: [TransferJob] = [] {
+        didSet { dispatchPrecondition(condition: .onQueue(queue)) }
+    }
+    /// The jobs' ids and their relative paths: what a new episode or a name is checked against
+    /// without a scan of every job.
+    private var ids: Set<String> = []
+    private var paths: Set<String> = []
     private var running: [String: Task<Void, Never>] = [:]
     /// Jobs waiting for a retry: not before this time (clock seconds).
     private var notBefore: [String: Double] = [:]
@@ -87,7 +96,9 @@ public final class BackgroundTransfers: @unchecked Sendable {
         self.configuration = configuration
         self.clock = clock
         self.downloader = downloader
-        self.journal = journal
+        let queue = DispatchQueue(label: "queueplayerd.transfers")
+        self.queue = queue
+        self.journal = journal.map { TransferJournalWriter(journal: $0, queue: queue) }
         self.logger = logger
         self.finished = finished
     }
@@ -104,9 +115,19 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 retention = saved ?? DownloadRetention()
             }
             guard let journal else { return }
-            let (saved, problem) = journal.load()
+            let (saved, changes, problem) = journal.journal.load()
             if let problem { logger.warning("transfers: \(problem)") }
             jobs = saved
+            ids = Set(jobs.map(\.id))
+            paths = Set(jobs.map(\.relativePath))
+            if changes > 0 || problem != nil {
+                // The last run's changes folded into a new snapshot (a line cut short with them).
+                do {
+                    try journal.snapshot(jobs)
+                } catch {
+                    logger.error("transfers: cannot save \(journal.journal.file.path): \(ErrorText.describe(error))")
+                }
+            }
             if !jobs.isEmpty { logger.info("transfers: \(jobs.count) unfinished, resuming") }
             runDue()
         }
@@ -114,23 +135,34 @@ public final class BackgroundTransfers: @unchecked Sendable {
 
     /// New episodes of `feed` (titled `feedTitle`): each not downloaded yet becomes a job,
     /// written to the journal before this returns. Called from any queue but this one.
+    ///
+    /// Linear in the episodes: one directory listing and one set of names taken for the batch,
+    /// one append to the journal. (A feed of 2,000 new episodes with one title held the queue
+    /// for 23 s, and a SIGTERM then crashed the daemon at the service group's deadline.)
     public func enqueue(feed: String, feedTitle: String?, episodes: [Episode]) {
         queue.sync {
             guard !stopped else { return }
-            var added = 0
+            var claims = FileNameClaims(root: configuration.musicDirectory, jobs: paths)
+            var added: [TransferJob] = []
             for episode in episodes {
                 let id = feed + "\n" + episode.id
-                guard !jobs.contains(where: { $0.id == id }) else { continue }
+                guard ids.insert(id).inserted else { continue }
                 // MP3 whatever the URL says: the daemon plays MP3 only, and checks what arrived.
                 // A name no other job has either: two episodes with one title must not share a `.part`.
-                let path = freeName(for: PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title))
-                jobs.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
-                added += 1
+                let path = claims.claim(PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title))
+                paths.insert(path)
+                added.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
             }
-            guard added > 0 else { return }
-            save()
+            guard !added.isEmpty else { return }
+            jobs.append(contentsOf: added)
+            record(added.map(TransferJournal.Change.put))
             runDue()
         }
+    }
+
+    /// What the journal's writer has written (nil without a journal): for tests.
+    var journalStatistics: TransferJournalWriter.Statistics? {
+        queue.sync { journal?.statistics }
     }
 
     /// Stops: running downloads are cancelled (their `.part` files stay for the next start).
@@ -151,13 +183,27 @@ public final class BackgroundTransfers: @unchecked Sendable {
         configuration.musicDirectory.appendingPathComponent(relativePath)
     }
 
-    private func save() {
+    /// Appends `changes` (made to ``jobs`` already) to the journal.
+    private func record(_ changes: [TransferJournal.Change]) {
         guard let journal else { return }
         do {
-            try journal.save(jobs)
+            try journal.record(changes, jobs: jobs)
         } catch {
-            logger.error("transfers: cannot save \(journal.file.path): \(error.localizedDescription)")
+            logger.error("transfers: cannot save \(journal.journal.changesFile.path): \(ErrorText.describe(error))")
         }
+    }
+
+    /// Records `jobs[index]` as it is now.
+    private func recordJob(at index: Int) {
+        record([.put(jobs[index])])
+    }
+
+    /// Takes `job` out of the jobs and the journal.
+    private func removeJob(_ job: TransferJob) {
+        jobs.removeAll { $0.id == job.id }
+        ids.remove(job.id)
+        paths.remove(job.relativePath)
+        record([.remove(job.id)])
     }
 
     private func now() -> Double { Double(clock.now()) / 1e9 }
@@ -187,7 +233,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 return
             }
         }
-        logger.info("transfer \(job.url.absoluteString) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
+        logger.info("transfer \(RedactedURL.text(job.url)) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
         runningChanged(runningCount.add(1, ordering: .relaxed).newValue)
         let (downloader, queue, maximumSize) = (downloader, queue, configuration.maximumSize)
         running[job.id] = Task {
@@ -211,7 +257,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private func learnt(_ validators: FeedValidators, for id: String) {
         guard let index = jobs.firstIndex(where: { $0.id == id }) else { return }
         jobs[index].validators = validators
-        save()
+        recordJob(at: index)
     }
 
     private func ended(_ id: String, _ outcome: EnclosureDownloader.Outcome) {
@@ -227,17 +273,19 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 return
             }
             // The name it gets, written down before the move: a crash after it is recognised.
-            let destination = freeName(for: job.relativePath, job: job.id)
+            let destination = freeName(for: job.relativePath)
+            paths.remove(job.relativePath)
+            paths.insert(destination)
             job.relativePath = destination
             job.movingIntoPlace = true
             jobs[index] = job
-            save()
+            recordJob(at: index)
             do {
                 try FileManager.default.createDirectory(at: url(destination).deletingLastPathComponent(), withIntermediateDirectories: true)
                 try FileManager.default.moveItem(at: url(job.partPath), to: url(destination))
             } catch {
                 jobs[index].movingIntoPlace = false
-                retry(index, because: "cannot move it into place: \(error.localizedDescription)")
+                retry(index, because: "cannot move it into place: \(ErrorText.describe(error))")
                 runDue()
                 return
             }
@@ -253,8 +301,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
 
     /// The job is done: out of the journal, then reported (once).
     private func complete(_ job: TransferJob, at file: URL) {
-        jobs.removeAll { $0.id == job.id }
-        save()
+        removeJob(job)
         logger.info("transfer finished: \(job.relativePath)")
         finished(job.relativePath, file)
         retention.downloaded(job.relativePath, feed: job.feed)
@@ -283,7 +330,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
         do {
             try retentionFile.save(retention)
         } catch {
-            logger.error("transfers: cannot save \(retentionFile.file.path): \(error.localizedDescription)")
+            logger.error("transfers: cannot save \(retentionFile.file.path): \(ErrorText.describe(error))")
         }
     }
 
@@ -297,7 +344,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
             } catch CocoaError.fileNoSuchFile {
                 // Gone already (deleted by hand): forgotten all the same.
             } catch {
-                logger.warning("transfers: cannot delete \(path) (--download-limit \(limit)): \(error.localizedDescription)")
+                logger.warning("transfers: cannot delete \(path) (--download-limit \(limit)): \(ErrorText.describe(error))")
                 continue
             }
             retention.removed(path)
@@ -308,10 +355,9 @@ public final class BackgroundTransfers: @unchecked Sendable {
     }
 
     private func drop(_ job: TransferJob, because why: String) {
-        jobs.removeAll { $0.id == job.id }
-        save()
+        removeJob(job)
         try? FileManager.default.removeItem(at: url(job.partPath))
-        logger.warning("transfer \(job.url.absoluteString) failed: \(why)")
+        logger.warning("transfer \(RedactedURL.text(job.url)) failed: \(why)")
     }
 
     private func retry(_ index: Int, because why: String) {
@@ -321,22 +367,21 @@ public final class BackgroundTransfers: @unchecked Sendable {
             drop(job, because: "\(why); gave up after \(job.failures) tries")
             return
         }
-        save()
+        recordJob(at: index)
         let delay = min(configuration.firstRetryDelay * Double(UInt64(1) << UInt64(min(job.failures - 1, 30))), configuration.maximumRetryDelay)
         notBefore[job.id] = now() + delay
-        logger.warning("transfer \(job.url.absoluteString): \(why); trying again in \(Int(delay.rounded(.up))) s")
+        logger.warning("transfer \(RedactedURL.text(job.url)): \(why); trying again in \(Int(delay.rounded(.up))) s")
     }
 
-    /// `path`, or `path` with ` (2)`, ` (3)`, ... before its extension: a name no file and no
-    /// other job has.
-    private func freeName(for path: String, job: String? = nil) -> String {
-        let base = (path as NSString).deletingPathExtension, ext = (path as NSString).pathExtension
+    /// A finished job's own name (`path`), or, if a file took it meanwhile, `path` with ` (2)`,
+    /// ` (3)`, ... before its extension: a name no file and no other job has. Job names are
+    /// unique, so only its own may be in ``paths``.
+    private func freeName(for path: String) -> String {
         var candidate = path
-        var number = 2
-        while FileManager.default.fileExists(atPath: url(candidate).path)
-                || jobs.contains(where: { $0.id != job && $0.relativePath == candidate }) {
-            candidate = "\(base) (\(number)).\(ext)"
+        var number = 1
+        while FileManager.default.fileExists(atPath: url(candidate).path) || (candidate != path && paths.contains(candidate)) {
             number += 1
+            candidate = FileNameClaims.numbered(path, number)
         }
         return candidate
     }

@@ -10,11 +10,18 @@ import NIOHTTP1
 /// append, resuming where it ends.
 ///
 /// A resumed request carries `Range: bytes=N-` and `If-Range` with the validator of the
-/// response the file holds the start of, and continues only on a `206` whose
+/// response the file holds the start of, and continues only on a `206` whose validator is
+/// the one sent (its `ETag`, or its `Last-Modified` when the date was sent) and whose
 /// `Content-Range` starts at N. A `200` (the server ignored the range, or the file changed
-/// and `If-Range` no longer matched) starts the file over from zero, and a `206` elsewhere
-/// is refused: either way nothing of two versions is ever spliced together. (This is why
-/// AsyncHTTPClient's `FileDownloadDelegate` is not used: it cannot resume.)
+/// and `If-Range` no longer matched) starts the file over from zero; any other `206` does
+/// too, with a new request for the whole file: a server that ignores `If-Range` answered a
+/// changed file's range with the new version's tail, spliced onto the old one's head. Nothing
+/// of two versions is ever spliced together. (This is why AsyncHTTPClient's
+/// `FileDownloadDelegate` is not used: it cannot resume.)
+///
+/// An attempt slower than the ``LowSpeedLimit`` (1 KiB/s over 30 s) is cut and tried again
+/// later; the response's head has ``Limits/headerTimeout`` to arrive. A redirect loop fails for
+/// good at once, as a feed's does.
 ///
 /// A body that is not audio (an HTML or text page, by its type or its first bytes) and one
 /// larger than the cap fail for good and leave no file; a body that ends short of its
@@ -32,20 +39,38 @@ public final class EnclosureDownloader: Sendable {
         case failed(String)
     }
 
-    /// Read when a chunk arrives: no byte for this long ends the attempt (to be retried).
-    static let idleTimeout: TimeAmount = .seconds(60)
+    /// How long an attempt may be slow or silent.
+    public struct Limits: Sendable {
+        /// The least average speed over a window (curl's `--speed-limit`/`--speed-time`).
+        public var lowSpeed: LowSpeedLimit
+        /// Seconds for the response's head to arrive.
+        public var headerTimeout: Double
+        /// Read when a chunk arrives: no byte for this long ends the attempt (to be retried).
+        public var idleTimeout: Double
+
+        public init(lowSpeed: LowSpeedLimit = LowSpeedLimit(), headerTimeout: Double = 60, idleTimeout: Double = 60) {
+            self.lowSpeed = lowSpeed
+            self.headerTimeout = headerTimeout
+            self.idleTimeout = idleTimeout
+        }
+    }
+
+    /// More than this many redirects is a loop (or a misconfigured site): the job fails.
+    static let maximumRedirects = 5
     private let client: HTTPClient
     private let io = DispatchQueue(label: "queueplayerd.transfers.io")
     private let minimumFreeSpace: Int64
+    private let limits: Limits
 
     /// `minimumFreeSpace`: a download stops (to be retried later) when its file system has
     /// less than this many bytes free, so a download never fills the disk.
-    public init(eventLoopGroup: any EventLoopGroup, minimumFreeSpace: Int64 = 256 << 20) {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))
-        configuration.timeout = .init(connect: .seconds(10), read: Self.idleTimeout)
+    public init(eventLoopGroup: any EventLoopGroup, minimumFreeSpace: Int64 = 256 << 20, limits: Limits = Limits()) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false))
+        configuration.timeout = .init(connect: .seconds(10), read: .nanoseconds(Int64(limits.idleTimeout * 1e9)))
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
         self.minimumFreeSpace = minimumFreeSpace
+        self.limits = limits
     }
 
     public func shutdown() async throws {
@@ -56,6 +81,36 @@ public final class EnclosureDownloader: Sendable {
     /// the file from zero, before any byte of it is written, so that a journal has them if
     /// the daemon is killed mid-body.
     public func download(_ job: TransferJob, to part: URL, maximumSize: Int64,
+                         learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
+        let meter = LowSpeedLimit.Meter(limits.lowSpeed)
+        return await withTaskGroup(of: Ending.self) { group in
+            group.addTask { .attempt(await self.attempt(job, to: part, maximumSize: maximumSize, meter: meter, learnt: learnt)) }
+            group.addTask { .watch(await meter.watch()) }
+            var outcome = Outcome.retry("cancelled")
+            var cut: String?
+            for await ending in group {
+                switch ending {
+                case .attempt(let ended):
+                    outcome = ended
+                case .watch(let reason):
+                    cut = reason
+                }
+                // Either the attempt ended (the watch is no longer wanted) or it was too slow.
+                group.cancelAll()
+            }
+            // Cut: the attempt ended cancelled, keeping what came (it is resumed later).
+            if let cut, case .retry = outcome { return .retry(cut) }
+            return outcome
+        }
+    }
+
+    private enum Ending: Sendable {
+        case attempt(Outcome)
+        /// Why the watch cut the attempt; nil if it was cancelled first.
+        case watch(String?)
+    }
+
+    private func attempt(_ job: TransferJob, to part: URL, maximumSize: Int64, meter: LowSpeedLimit.Meter,
                          learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
         let file = PartFile(url: part, queue: io)
         // Queued after every write of this attempt: the next attempt's file operations come after it.
@@ -70,24 +125,20 @@ public final class EnclosureDownloader: Sendable {
             }
             offset = 0
         }
-        var request = HTTPClientRequest(url: job.url.absoluteString)
-        request.headers.add(name: "User-Agent", value: HTTPFeedFetcher.userAgent)
-        if offset > 0, let validator = job.ifRange {
-            request.headers.add(name: "Range", value: "bytes=\(offset)-")
-            request.headers.add(name: "If-Range", value: validator)
-        }
         do {
-            let response = try await client.execute(request, deadline: .now() + .seconds(60))
+            var response = try await execute(job, from: offset)
+            if response.status.code == 206 && offset > 0 && !Self.continues(job, at: offset, response.headers) {
+                // Not the rest of the version the file holds the start of: the whole file, anew.
+                try await truncate(file)
+                offset = 0
+                response = try await execute(job, from: 0)
+            }
             let code = Int(response.status.code)
             let contentLength = response.headers.first(name: "Content-Length").flatMap(Int64.init)
             var total: Int64?
             switch code {
             case 206 where offset > 0:
-                guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == offset else {
-                    try? await truncate(file)
-                    return .retry("a 206 whose Content-Range (\(response.headers.first(name: "Content-Range") ?? "none")) does not start at \(offset): starting over")
-                }
-                total = range.total
+                total = response.headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
             case 200:
                 // Not emptied, the whole body would follow the old bytes: a failure ends the attempt.
                 if offset > 0 { try await truncate(file) }
@@ -127,6 +178,7 @@ public final class EnclosureDownloader: Sendable {
             var sinceSpaceCheck: Int64 = 1 << 20
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
+                meter.count(bytes.count)
                 if written == 0 && Self.looksLikeText(bytes) {
                     await remove(file)
                     return .failed("not audio: the body is an HTML or XML page")
@@ -154,10 +206,44 @@ public final class EnclosureDownloader: Sendable {
         } catch is CancellationError {
             return .retry("cancelled")
         } catch let error as IOError {
-            return .retry("connection failed: \(String(cString: strerror(error.errnoCode)))")
+            return .retry("connection failed: \(ErrorText.describe(error))")
+        } catch let error as HTTPClientError where error == .redirectCycleDetected || error == .redirectLimitReached {
+            // The same loop the next time: failed for good, as a feed's redirect loop is.
+            await remove(file)
+            return .failed(error == .redirectCycleDetected ? "a redirect loop" : "more than \(Self.maximumRedirects) redirects")
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return .retry("no response within \(Self.format(limits.headerTimeout)) s")
         } catch {
-            return .retry("\(error)")
+            return .retry(ErrorText.describe(error))
         }
+    }
+
+    /// The request for `job` from byte `offset`: a resumed one asks for the rest of the
+    /// version the file holds the start of (`Range` and `If-Range`).
+    private func execute(_ job: TransferJob, from offset: Int64) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: job.url.absoluteString)
+        request.headers.add(name: "User-Agent", value: HTTPFeedFetcher.userAgent)
+        if offset > 0, let validator = job.ifRange {
+            request.headers.add(name: "Range", value: "bytes=\(offset)-")
+            request.headers.add(name: "If-Range", value: validator)
+        }
+        return try await client.execute(request, deadline: .now() + .nanoseconds(Int64(limits.headerTimeout * 1e9)))
+    }
+
+    /// A `206` that goes on where the file ends: its `Content-Range` starts at `offset`, and its
+    /// validator is the one `If-Range` sent (the entity tag compared strongly, else the date).
+    /// A server that ignores `If-Range` answers a changed file's range all the same.
+    static func continues(_ job: TransferJob, at offset: Int64, _ headers: HTTPHeaders) -> Bool {
+        guard let range = headers.first(name: "Content-Range").flatMap(ContentRange.init), range.start == offset,
+              let sent = job.ifRange else { return false }
+        if sent == job.validators.entityTag {
+            return headers.first(name: "ETag") == sent
+        }
+        return headers.first(name: "Last-Modified") == sent
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
     // MARK: - Private

@@ -29,9 +29,14 @@ struct JSONStateFile<Value: Codable>: Sendable {
     }
 
     func save(_ value: Value) throws {
+        try save(data: JSONEncoder.feeds.encode(value))
+    }
+
+    /// Writes `data`, a value encoded already (the caller counts its bytes).
+    func save(data: Data) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        try JSONEncoder.feeds.encode(value).write(to: file, options: .atomic)
+        try data.write(to: file, options: .atomic)
     }
 }
 
