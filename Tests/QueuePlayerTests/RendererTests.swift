@@ -14,13 +14,15 @@ import Testing
         let device: NullAudioSink
         let renderer: Renderer
         private let ring: RenderEventRing
+        private let eventQueue: DispatchQueue
         private var participant: (any ClockRegistration)?
 
         /// `wrap` makes the sink the renderer writes to out of the null device.
         init(wrap: (NullAudioSink) -> any AudioSink = { $0 }) {
             device = NullAudioSink(clock: clock)
             let eventQueue = DispatchQueue(label: "RendererTests.events")
-            // Read here, on the test's thread, once the clock has settled.
+            self.eventQueue = eventQueue
+            // Read by the test (on the ring's queue, its consumer), once the clock has settled.
             ring = RenderEventRing(queue: eventQueue) {}
             let renderer = Renderer(sink: wrap(device), events: ring)
             self.renderer = renderer
@@ -38,9 +40,11 @@ import Testing
         }
 
         func takeEvents() -> [RenderEvent] {
-            var events: [RenderEvent] = []
-            while let event = ring.pop() { events.append(event) }
-            return events
+            eventQueue.sync {
+                var events: [RenderEvent] = []
+                while let event = ring.pop() { events.append(event) }
+                return events
+            }
         }
 
         func renderItem(id: UInt64, at frame: Int64) throws -> RenderItem {

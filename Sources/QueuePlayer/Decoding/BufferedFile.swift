@@ -14,10 +14,9 @@ import Glibc
 /// The buffer is allocated when the file is opened; reading allocates nothing,
 /// so the render thread may decode through it.
 ///
-/// Not shared: it belongs to its decoder's thread of the moment (the opener, then the
-/// render thread), as the decoder does.
+/// Owner: its decoder's thread of the moment (the opener, then the render thread); reached
+/// only through that decoder's libmpg123 handle, whose calls ``MPG123Decoder`` checks.
 final class BufferedFile: @unchecked Sendable {
-    // Touched by one thread at a time: the decoder's opener, then the render thread.
     private let descriptor: Int32
     private let buffer: UnsafeMutableRawPointer
     private let capacity = 64 * 1024

@@ -1,5 +1,6 @@
 import CMPG123
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,12 +22,13 @@ import Glibc
 /// libmpg123 reads through ``BufferedFile``: one `pread` per 64 KiB instead of
 /// two `read`s per MPEG frame.
 ///
-/// Not shared: the libmpg123 handle and the deferred error belong to one thread at a time,
-/// the one that opens the decoder, then (a player's) the render thread it is handed to;
+/// Owner: one thread at a time (the opener, then a player's render thread it is handed to)
+/// holds the libmpg123 handle and the deferred error, checked in debug builds (`inUse`);
 /// everything else is immutable.
 public final class MPG123Decoder: Decoder, @unchecked Sendable {
-    // The handle is used by one thread at a time: the opener, then the render thread.
     private let handle: OpaquePointer
+    /// Set while a thread decodes or seeks: a debug build checks that no other comes in then.
+    private let inUse = Atomic<Bool>(false)
     private let file: BufferedFile
     private let url: URL
     /// A decoding error that came after frames the last ``decode(into:maximumFrames:)`` returned.
@@ -140,6 +142,10 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     }
 
     public func decode(into buffer: UnsafeMutableRawBufferPointer, maximumFrames: Int) throws(DecoderError) -> Int {
+        #if DEBUG
+        assert(!inUse.exchange(true, ordering: .acquiring), "a decoder used by two threads at once")
+        defer { inUse.store(false, ordering: .releasing) }
+        #endif
         if let error = deferredError { throw error }
         let bytesPerFrame = format.bytesPerFrame
         let wanted = min(maximumFrames * bytesPerFrame, buffer.count - buffer.count % bytesPerFrame)
@@ -172,6 +178,10 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     }
 
     public func seek(toFrame frame: Int64) throws(DecoderError) {
+        #if DEBUG
+        assert(!inUse.exchange(true, ordering: .acquiring), "a decoder used by two threads at once")
+        defer { inUse.store(false, ordering: .releasing) }
+        #endif
         deferredError = nil
         if mpg123_seek(handle, off_t(frame), SEEK_SET) < 0 {
             throw DecoderError(url: url, reason: .corrupt("cannot seek: \(Self.lastError(handle, fallback: "seek failed"))"))

@@ -125,7 +125,10 @@ public final class Observation: Sendable {
     deinit { invalidate() }
 }
 
-/// A key path as a dictionary key. Key paths are immutable values, so sharing one is safe.
+/// A key path as a dictionary key.
+///
+/// Owner: none needed: a key path is immutable once made (the standard library does not mark
+/// `AnyKeyPath` `Sendable`, and ``ObservationRegistry/change(_:_:)`` takes any).
 struct PropertyKey: Hashable, @unchecked Sendable {
     let keyPath: AnyKeyPath
     init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }

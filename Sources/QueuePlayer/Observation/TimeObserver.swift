@@ -27,40 +27,67 @@ public final class TimeObserverToken: Sendable, Hashable {
 /// Delivers times to a user block on the user's queue, coalescing late ticks
 /// and guaranteeing that no call starts once ``cancel()`` has returned.
 ///
-/// Its changing state is in `state` (a mutex); `syncRun` is set once, at the end of `init`,
-/// and only read after.
-final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
-    private struct State {
-        var isActive = true
-        var isScheduled = false
-        var latest: MediaTime = .zero
-        var runningThread: pthread_t?
-        /// Cancels waiting for the running call to return (signalled through `callReturned`).
-        var cancelsWaiting = 0
-        /// The clock's participant, when the clock moves only when told (a test's).
-        var clockParticipant: (any ClockRegistration)?
-    }
-
-    private let state = Mutex(State())
-    private let callReturned = DispatchSemaphore(value: 0)
-
+/// Its changing state is under a mutex (``Calls``); everything else is set in `init`.
+final class TimeObserverDelivery: ClockFollowUp, Sendable {
     let queue: DispatchQueue
     private let isMainQueue: Bool
-    private let block: @Sendable (MediaTime) -> Void
-    /// ``run()`` as a work item made once: `queue.sync { run() }` made a block (two
+    private let calls: Calls
+    /// ``Calls/run()`` as a work item made once: `queue.sync { run() }` made a block (two
     /// allocations) on every tick it delivered from the clock thread.
-    private var syncRun: DispatchWorkItem?
+    private let syncRun: SendableWorkItem
+
+    /// The block and the state of its calls, apart from the delivery so that `syncRun` can
+    /// hold them before the delivery exists.
+    private final class Calls: Sendable {
+        struct State {
+            var isActive = true
+            var isScheduled = false
+            var latest: MediaTime = .zero
+            var runningThread: pthread_t?
+            /// Cancels waiting for the running call to return (signalled through `callReturned`).
+            var cancelsWaiting = 0
+            /// The clock's participant, when the clock moves only when told (a test's).
+            var clockParticipant: (any ClockRegistration)?
+        }
+
+        let state = Mutex(State())
+        let callReturned = DispatchSemaphore(value: 0)
+        private let block: @Sendable (MediaTime) -> Void
+
+        init(block: @escaping @Sendable (MediaTime) -> Void) {
+            self.block = block
+        }
+
+        /// Makes the waiting call, on the delivery's queue.
+        func run() {
+            let time: MediaTime? = state.withLock { state in
+                state.isScheduled = false
+                guard state.isActive else { return nil }
+                state.runningThread = pthread_self()
+                return state.latest
+            }
+            guard let time else { return }
+            block(time)
+            let waiting = state.withLock { state in
+                state.runningThread = nil
+                defer { state.cancelsWaiting = 0 }
+                return state.cancelsWaiting
+            }
+            for _ in 0..<waiting { callReturned.signal() }
+        }
+    }
 
     init(queue: DispatchQueue, clock: any PlaybackClock, block: @escaping @Sendable (MediaTime) -> Void) {
         self.queue = queue
         isMainQueue = queue === DispatchQueue.main
-        self.block = block
+        let calls = Calls(block: block)
+        self.calls = calls
         // Under a clock that moves only when told, time waits for the block, so no tick is
         // coalesced by chance; a real clock keeps no participant.
         if let participant = clock.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }) {
-            state.withLock { $0.clockParticipant = participant }
+            calls.state.withLock { $0.clockParticipant = participant }
         }
-        syncRun = DispatchWorkItem { [unowned self] in run() }
+        syncRun = SendableWorkItem { calls.run() }
     }
 
     /// Queues a call with `time`; if a call is still waiting to start, it will carry this time instead.
@@ -70,7 +97,7 @@ final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
     /// the tick has left the player's queue: a tick then wakes one thread, not two. The
     /// main queue is always reached with `async`.
     func deliver(_ time: MediaTime) {
-        let needsDispatch = state.withLock { state in
+        let needsDispatch = calls.state.withLock { state in
             state.latest = time
             guard state.isActive && !state.isScheduled else { return false }
             state.isScheduled = true
@@ -78,35 +105,17 @@ final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
         }
         guard needsDispatch else { return }
         if !isMainQueue, RealTimeClock.runAfterCurrentWork(self) { return }
-        queue.async { [self] in run() }
+        queue.async { [calls] in calls.run() }
     }
 
     /// Clock thread, after the tick's work: makes the call holding `queue`.
     func runAfterClockWork() {
-        if let syncRun { queue.sync(execute: syncRun) }
-    }
-
-    /// Makes the waiting call, on `queue`.
-    private func run() {
-        let time: MediaTime? = state.withLock { state in
-            state.isScheduled = false
-            guard state.isActive else { return nil }
-            state.runningThread = pthread_self()
-            return state.latest
-        }
-        guard let time else { return }
-        block(time)
-        let waiting = state.withLock { state in
-            state.runningThread = nil
-            defer { state.cancelsWaiting = 0 }
-            return state.cancelsWaiting
-        }
-        for _ in 0..<waiting { callReturned.signal() }
+        queue.sync(execute: syncRun.item)
     }
 
     /// Stops deliveries; waits for a call running on another thread to finish.
     func cancel() {
-        let (mustWait, participant) = state.withLock { state in
+        let (mustWait, participant) = calls.state.withLock { state in
             let participant = state.clockParticipant
             state.clockParticipant = nil
             state.isActive = false
@@ -115,7 +124,7 @@ final class TimeObserverDelivery: ClockFollowUp, @unchecked Sendable {
             return (true, participant)
         }
         participant?.remove()
-        if mustWait { callReturned.wait() }
+        if mustWait { calls.callReturned.wait() }
     }
 }
 

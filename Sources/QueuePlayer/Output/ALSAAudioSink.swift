@@ -7,32 +7,16 @@ import Glibc
 /// Audio output through alsa-lib's PCM API, to any device name alsa-lib knows
 /// (`default`, `hw:0`, a plugin defined in an asoundrc, ...).
 ///
-/// The stream is opened once per format and stays open across items of that
-/// format, so consecutive items follow each other sample for sample. Underruns
-/// are recovered with `snd_pcm_recover` without losing the stream position.
+/// One stream per format, kept open across items, so items follow sample for sample. The
+/// device is non-blocking: a write with no room waits in `poll(2)` on the device and on an
+/// `eventfd` (``interruptWrite()``), so a command to the render thread is never held up by a
+/// period; while the stream runs half full, chunks go to the device a period per write
+/// (`staging`), which is what keeps ALSA's pulse plugin cheap.
 ///
-/// The device is opened non-blocking, and a write that finds no room waits in `poll(2)` on
-/// the device's descriptors and on an `eventfd` that ``interruptWrite()`` signals: a command
-/// posted to the render thread ends the wait at once instead of after the device's next
-/// period. The periods are long (half the buffer asked for; ALSA's pulse plugin makes it a
-/// third), and a waiting write wakes when most of a period is free.
-///
-/// Once the stream runs with half its buffer filled, the render thread's chunks are gathered
-/// in `staging` a period at a time and a period goes out in one `snd_pcm_writei`, so a
-/// wake-up for room writes at once and sleeps again. Behind ALSA's pulse plugin every
-/// `snd_pcm_writei` wakes libpulse's thread and takes its lock: a period written as seven
-/// chunks, each with its own wait, cost the process about 120 context switches a second on
-/// top of the clock's 100; gathered, about 38. Gathered frames count in ``delay()`` (they
-/// are not audible yet) and go out before a drain; a flush drops them with the device's.
-///
-/// The device belongs to the render thread (and to ``close()`` once that thread has
-/// stopped); the counters other threads read are atomics, and the `eventfd` is written by
-/// any thread. One call reaches the device from other threads: ``playedFrames()``, the
-/// player's clock thread asking for the delay at its ticks. alsa-lib serializes the calls
-/// on one PCM (its thread-safe API, on unless `LIBASOUND_THREAD_SAFE=0`); the sink keeps
-/// the handle alive for that call with `shared` (the render thread takes it only to open
-/// and close), and tells a delay that raced a write or a restart of the stream by
-/// `streamChanges`, a sequence count that is odd while the render thread changes them.
+/// Owner: the render thread holds the device (and ``close()`` after it stopped); other threads
+/// read atomics, and ``playedFrames()`` reaches the device through `shared` (a `Mutex`),
+/// discarding answers that raced a write (`streamChanges`). docs/ALSA.md has the measurements
+/// and the history behind each of these choices.
 public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     // `pcm`, `format`, `canPause` and `pollDescriptors` are touched by the render thread only
     // (and by `close()`, which the player calls after that thread has stopped).
@@ -414,12 +398,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     ///
     /// Not `trustingTheDescriptor` (the last wait ended on the device's "room", and the write
     /// found none), it sleeps instead of polling the device: as long as it may, and no longer
-    /// than `avail_min` frames take to play. Behind ALSA's pulse plugin the descriptor says
-    /// "room" once the server has taken a period from the stream, while alsa-lib's count of
-    /// the room (the plugin's pointer, which moves only when the server asks for more) can
-    /// still say none: right after a large first write, for up to a period. Trusted, each poll
-    /// returned at once and each write found no room: the render thread spun for that long
-    /// (seen in `beforeTheDeviceIsHeard...`, one stream in three on a loaded machine: 0.67 s).
+    /// than `avail_min` frames take to play. A plugin's descriptor (the pulse plugin's) can say
+    /// "room" while alsa-lib counts none; polled, the thread spun (docs/ALSA.md).
     private func waitForRoom(_ pcm: OpaquePointer, trustingTheDescriptor: Bool) throws(AudioSinkError) -> RoomWait {
         if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { changingStream { _ = snd_pcm_start(pcm) } }
         let total = pollDescriptors.count
@@ -457,8 +437,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// How long a write may wait for the device's signal before it must look for itself, in
     /// milliseconds: until the buffer, playing at the device's rate, is down to a quarter (at
     /// least 1 ms, at most 1 s). Not the moment `avail_min` frames should be free: behind ALSA's
-    /// pulse plugin the room grows in steps, when the server asks for more, and a wait cut at
-    /// that moment woke the thread twice a period.
+    /// pulse plugin the room grows in steps, and such a wait woke twice a period (docs/ALSA.md).
     private func longestSafeWait(_ pcm: OpaquePointer) -> Int {
         let available = snd_pcm_avail_update(pcm)
         guard available >= 0, let format else { return 1 }
@@ -472,13 +451,10 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// ``startWaitMilliseconds`` before; such a short wait that runs out ends the write with
     /// 0 frames, so the render thread publishes the position again.
     ///
-    /// Why: a stream behind ALSA's pulse plugin does not always start when started. The
-    /// server sometimes holds it back for hundreds of milliseconds, before or after playing
-    /// a few chunks, and may then wait for a write whose room it has granted without the
-    /// plugin signalling it (it signals a period's room). The player's time runs on from the
-    /// last measurement, as if the device played; measured every 10 ms until the device has
-    /// played a period, it runs at most that far ahead (it never goes back, it waits). Seen in
-    /// the pacing test, up to one run in six: the reported time 400-500 ms ahead of the device.
+    /// Why: a stream behind ALSA's pulse plugin does not always start when started, and the
+    /// player's time runs on from the last measurement as if the device played: measured
+    /// every few milliseconds until the device has played a period, it cannot run far ahead
+    /// (docs/ALSA.md, "Before the device is heard playing").
     private func waitLimit(_ pcm: OpaquePointer) -> Int {
         let safe = longestSafeWait(pcm)
         if !seenPlaying {
@@ -490,9 +466,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     /// Marks the device seen playing once a period of what was written since it was
     /// prepared is no longer in its delay, and a period's time has passed since the first
-    /// write: no device plays faster than its rate. (Behind ALSA's pulse plugin the delay can
-    /// fall by a period at once, a few milliseconds after a large first write, when libpulse's
-    /// first timing update comes in; taken for playing, that ended the short waits at once.)
+    /// write: no device plays faster than its rate (the pulse plugin's delay can drop by a
+    /// period before anything plays: docs/ALSA.md).
     private func noteHeard(deviceDelay: Int) {
         guard !seenPlaying, framesSincePrepare - deviceDelay >= stagingTarget, let format else { return }
         let periodNanoseconds = UInt64(stagingTarget) * 1_000_000_000 / UInt64(format.sampleRate)

@@ -1,8 +1,9 @@
 /// The one seam between the engine and an audio output.
 ///
 /// A sink is driven by the player's render thread alone: every method but ``close()``,
-/// ``interruptWrite()`` and ``playedFrames()`` is called from that thread, and
-/// ``write(_:frameCount:)`` is the only call allowed to block for long.
+/// ``interruptWrite()``, ``playedFrames()``, ``isWaitingForTime`` and ``stopWaitingForTime()``
+/// is called from that thread, and ``write(_:frameCount:)`` is the only call allowed to block
+/// for long.
 public protocol AudioSink: AnyObject, Sendable {
     /// A short name for logs, such as `alsa:default` or `null`.
     var name: String { get }
@@ -69,6 +70,16 @@ public protocol AudioSink: AnyObject, Sendable {
     /// How many underruns (the device ran dry and was restarted) the sink has recovered
     /// from so far. Read by the render thread after each write, so it must be a plain load.
     var underruns: Int { get }
+
+    /// True while a write or a drain waits for a clock that moves only when told (a test's)
+    /// to move. Such a clock moves on only once the player is at rest, and the player's render
+    /// thread is at rest inside the sink only while this holds. Any thread.
+    var isWaitingForTime: Bool { get }
+
+    /// The player goes away on a clock that moves only when told: nothing will move it again,
+    /// so a write or a drain waiting for it must end now (with an error, or at once), or the
+    /// render thread would never stop. Any thread.
+    func stopWaitingForTime()
 }
 
 extension AudioSink {
@@ -90,6 +101,13 @@ extension AudioSink {
 
     /// A sink that cannot run dry has no underruns.
     public var underruns: Int { 0 }
+
+    /// A sink that keeps no time of its own waits only for its device, never for a clock that
+    /// moves when told: inside it, the render thread never holds such a clock back.
+    public var isWaitingForTime: Bool { true }
+
+    /// A sink that never waits for such a clock has nothing to end.
+    public func stopWaitingForTime() {}
 }
 
 /// Why an output failed.

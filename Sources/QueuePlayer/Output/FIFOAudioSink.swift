@@ -24,8 +24,8 @@ import Glibc
 /// the sink does not keep a read end: a pipe nobody reads holds no stale audio for the next
 /// reader, and costs nothing.
 ///
-/// The pipe's descriptor and ``carry`` belong to the render thread (every method but
-/// ``close()``, which the render thread also calls, and the counters, which are atomics).
+/// Owner: the render thread holds the pipe's descriptor and ``carry`` (every method but
+/// the counters, which are atomics, and the waits' pair, which are the pacer's).
 public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// Where the pipe is.
     public let path: String
@@ -134,6 +134,11 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         pacer.close()
         closePipe()
     }
+
+    /// The pace is the sink's clock: its waits are the pacer's.
+    public var isWaitingForTime: Bool { pacer.isWaitingForTime }
+    /// Ends the pacer's waits only: the pipe belongs to the render thread, which closes it.
+    public func stopWaitingForTime() { pacer.stopWaitingForTime() }
 
     // MARK: - The pipe (render thread)
 

@@ -18,9 +18,11 @@ import Synchronization
 /// closes one that was disabled, so the others play on without a gap. An output that fails
 /// to open, or fails under a write while another paces, is closed and tried again a second
 /// later; only when every enabled output fails does the failure reach the player (which
-/// retries as for a single device). All state but the enabled bits and `publishedPace`
-/// belongs to the render thread (every method but ``setEnabled(_:output:)``,
-/// ``isEnabled(output:)`` and ``playedFrames()``).
+/// retries as for a single device).
+///
+/// Owner: the render thread holds all state but the enabled bits and `publishedPace`
+/// (atomics): every method but ``setEnabled(_:output:)``, ``isEnabled(output:)``,
+/// ``playedFrames()`` and the waits' pair is called there.
 ///
 /// How far the device has played (``AudioSink/measureDelay()``, ``AudioSink/playedFrames()``)
 /// is the pacing output's, so the player follows a pacing device that stalls as it does with
@@ -192,6 +194,18 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         fallback.close()
         format = nil
         publishPace(afresh: true)
+    }
+
+    /// The waits of the output the render thread last published as pacing (the null sink's
+    /// while none is open): the others are written without waiting.
+    public var isWaitingForTime: Bool {
+        let slot = Int(publishedPace.load(ordering: .acquiring) & 0xFF)
+        return slot > 0 ? outputs[slot - 1].isWaitingForTime : fallback.isWaitingForTime
+    }
+
+    public func stopWaitingForTime() {
+        for output in outputs { output.stopWaitingForTime() }
+        fallback.stopWaitingForTime()
     }
 
     public var underruns: Int {

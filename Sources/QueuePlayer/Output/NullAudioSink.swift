@@ -8,7 +8,7 @@ import Foundation
 /// test advances the clock, so playback is deterministic and as fast as decoding. It
 /// keeps exact counts of what was written and played.
 ///
-/// Its changing state is guarded by `condition` (an `NSCondition`); `listener` is set once,
+/// Owner: `condition` (an `NSCondition`) guards every stored `var`; `listener` is set once,
 /// in `init`.
 public final class NullAudioSink: AudioSink, @unchecked Sendable {
     // Every stored var below is guarded by `condition`.
@@ -84,7 +84,13 @@ public final class NullAudioSink: AudioSink, @unchecked Sendable {
     public var configuredFormats: [AudioFormat] { locked { formats } }
 
     /// True while the writer is blocked until the virtual clock moves.
-    var isWaitingForTime: Bool { locked { waitingForTime } }
+    public var isWaitingForTime: Bool { locked { waitingForTime } }
+
+    /// Closes the sink: a writer waiting for a clock that will not move again is released
+    /// (its write throws, a drain ends).
+    public func stopWaitingForTime() {
+        close()
+    }
 
     public func configure(_ format: AudioFormat) throws(AudioSinkError) {
         locked {

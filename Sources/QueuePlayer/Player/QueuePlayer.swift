@@ -10,12 +10,12 @@ import Synchronization
 /// time observers report the *audible* position.
 ///
 /// Every change is made on one internal serial queue, `controlQueue`
-/// (`queueplayer.control`), which owns the player's state (the timeline, the
-/// observers' schedule, the opened head); the published properties are also
-/// read from other threads, under the `published` mutex. Observation handlers
-/// run on `controlQueue`. The public methods may be called from any thread,
-/// including from those handlers.
-public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
+/// (`queueplayer.control`), which owns the player's state (``ControlState``: the timeline,
+/// the observers' schedule, the opened head), reached only through ``control``, which checks
+/// that it runs there; the published properties are also read from other threads, under the
+/// `published` mutex. Observation handlers run on `controlQueue`. The public methods may be
+/// called from any thread, including from those handlers.
+public final class QueuePlayer: KeyValueObservable, Sendable {
     /// What happens when an item plays to its end.
     public enum ActionAtItemEnd: Sendable, Hashable {
         /// Continue with the next item (the default for a queue player).
@@ -110,71 +110,104 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// The output the player writes to.
     public let sink: any AudioSink
     let clock: any PlaybackClock
-    let decoderFactory: any DecoderFactory
+    private let decoderFactory: any DecoderFactory
     /// Opens the item to follow gaplessly off the control queue (``LookAheadOpener``).
-    let lookAhead: LookAheadOpener
+    private let lookAhead: LookAheadOpener
     let controlQueue = DispatchQueue(label: "queueplayer.control", qos: .userInteractive)
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
-    var renderer: Renderer!
-    var events: RenderEventRing!
+    private let renderer: Renderer
+    let events: RenderEventRing
     /// The clock's participant, when the clock moves only when told (a test's).
-    private var clockParticipant: (any ClockRegistration)?
+    private let clockParticipant: (any ClockRegistration)?
     private let isClosed = Atomic<Bool>(false)
     /// ``close()`` was called: nothing more is handed to the render thread.
-    var isClosedForGood: Bool { isClosed.load(ordering: .acquiring) }
+    private var isClosedForGood: Bool { isClosed.load(ordering: .acquiring) }
 
-    // Control-queue state: touched only on `controlQueue`.
-    /// What was handed to the render thread and what of it is audible (`Timeline/Timeline.swift`).
-    var timeline = Timeline()
-    /// The current load's generation (the render thread's events and measurements carry it).
-    var generation: UInt64 { timeline.generation }
-    /// The head of the queue as ``makeHeadCurrent()`` opened it, until a load takes its decoder.
-    var openedHead: (item: PlayerItem, decoder: any Decoder)?
-    /// The render thread reported the output unusable and retries opening it.
-    var outputUnavailable = false
-    /// The device's latest answer to ``readPosition()`` (``AudioSink/playedFrames()``): used
-    /// when it cannot answer at that moment (the render thread is writing to it), as long
-    /// as it is fresher than the render thread's measurement.
-    var deviceAnswer: PlayedFrames?
-    /// The periodic and boundary time observers and what is due.
-    var timeObservers = TimeObserverSchedule()
-    /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set again
-    /// for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick does not.
-    var wakeUp: (any ReusableTimer)!
+    /// What the control queue owns, in one place: touched only there (``control`` checks it).
+    private struct ControlState {
+        /// What was handed to the render thread and what of it is audible (`Timeline/Timeline.swift`).
+        var timeline = Timeline()
+        /// The head of the queue as ``makeHeadCurrent()`` opened it, until a load takes its decoder.
+        var openedHead: (item: PlayerItem, decoder: any Decoder)?
+        /// The render thread reported the output unusable and retries opening it.
+        var outputUnavailable = false
+        /// The device's latest answer to ``readPosition()`` (``AudioSink/playedFrames()``): used
+        /// when it cannot answer at that moment (the render thread is writing to it), as long
+        /// as it is fresher than the render thread's measurement.
+        var deviceAnswer: PlayedFrames?
+        /// The periodic and boundary time observers and what is due.
+        var timeObservers = TimeObserverSchedule()
+        /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set
+        /// again for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick
+        /// does not. Nil only until the end of `init` (its work needs the player); see ``wakeUp``.
+        var wakeUpTimer: (any ReusableTimer)?
+    }
+
+    /// Holds ``ControlState`` by reference, so the player's methods change it in place; reached
+    /// only through ``QueuePlayer/control``. Owner: the player's control queue (checked there).
+    private final class ControlStateBox: @unchecked Sendable {
+        var state = ControlState()
+    }
+
+    private let controlBox = ControlStateBox()
+
+    /// The control queue's state; in debug builds, every access checks it is made there.
+    private var control: ControlStateBox {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        #endif
+        return controlBox
+    }
+
+    /// ``ControlState/wakeUpTimer``, which `init` has made.
+    private var wakeUp: any ReusableTimer {
+        guard let timer = control.state.wakeUpTimer else { preconditionFailure("the player's wake-up timer is made at the end of its init") }
+        return timer
+    }
+
+    /// The current load's generation (the render thread's events and measurements carry it). Control queue.
+    var generation: UInt64 { control.state.timeline.generation }
 
     /// Creates a player for `items`, writing to `sink` and opening items with `decoderFactory`.
     public init(items: [PlayerItem] = [], sink: any AudioSink = NullAudioSink(),
                 decoderFactory: any DecoderFactory = MPG123DecoderFactory()) {
         self.sink = sink
-        self.clock = sink.clock
+        let clock = sink.clock
+        self.clock = clock
         self.decoderFactory = decoderFactory
-        lookAhead = LookAheadOpener(factory: decoderFactory, controlQueue: controlQueue)
-        controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
-        events = RenderEventRing(queue: controlQueue) { [weak self] in self?.handleRenderEvents() }
-        renderer = Renderer(sink: sink, events: events)
-        renderer.start()
-        wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
-        let nullSink = sink as? NullAudioSink
+        let lookAhead = LookAheadOpener(factory: decoderFactory, controlQueue: controlQueue)
+        self.lookAhead = lookAhead
+        let events = RenderEventRing(queue: controlQueue)
+        self.events = events
+        let renderer = Renderer(sink: sink, events: events)
+        self.renderer = renderer
         clockParticipant = clock.addParticipant(
-            settle: { [controlQueue, lookAhead] in
+            settle: { [controlQueue] in
                 lookAhead.settle()
                 controlQueue.sync {}
             },
-            isQuiescent: { [renderer, events, lookAhead] in
-                lookAhead.isIdle && events!.isEmpty && renderer!.isQuiescent { nullSink?.isWaitingForTime ?? true }
+            isQuiescent: {
+                lookAhead.isIdle && events.isEmpty && renderer.isQuiescent { sink.isWaitingForTime }
             })
+        controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
+        events.start { [weak self] in self?.handleRenderEvents() }
+        renderer.start()
+        let wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
         onControlQueue {
+            control.state.wakeUpTimer = wakeUp
             for item in items { insertOnQueue(item, after: nil) }
         }
     }
 
     deinit {
-        wakeUp?.cancel()
-        if let clockParticipant {
-            clockParticipant.remove()
-            // A null sink on a clock that moves only when told would wait for time forever:
-            // closing it releases the writer.
-            (sink as? NullAudioSink)?.close()
+        // The last reference is gone: nothing runs on the control queue for the player now
+        // (a block there holds a reference while it runs), so its state is reached directly,
+        // on whichever thread this is.
+        controlBox.state.wakeUpTimer?.cancel()
+        if clockParticipant != nil {
+            clockParticipant?.remove()
+            // A sink on a clock that moves only when told would wait for time forever.
+            sink.stopWaitingForTime()
         }
         renderer.stop()
     }
@@ -199,7 +232,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// item that has played to its end under `.pause`, play moves on to the next item.
     public func play() {
         onControlQueue {
-            if timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
+            if control.state.timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
                 removeFromQueue(item)
             }
             guard rate == 0 else { return }
@@ -251,7 +284,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
             guard let item = currentItem else { return false }
             guard let decoder = openDecoder(for: item) else { return false }
             let frame = min(max(0, Int64((time.seconds * Double(decoder.format.sampleRate)).rounded())), decoder.frameCount)
-            timeline.releaseFromEnd()
+            control.state.timeline.releaseFromEnd()
             load(item, decoder: decoder, at: frame)
             deliverToAllPeriodicObservers()
             scheduleWakeUp()
@@ -297,7 +330,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     public func removeAllItems() {
         onControlQueue {
             setPublished(\.queuedItems, [], \Published.items)
-            timeline.releaseFromEnd()
+            control.state.timeline.releaseFromEnd()
             setCurrentItem(nil)
             reconcileRenderer()
             updateTimeControlStatus()
@@ -305,7 +338,7 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
         }
     }
 
-    // MARK: - Helpers shared by the extensions
+    // MARK: - Helpers
 
     /// Runs `body` on the control queue (inline when already there).
     @discardableResult
@@ -315,25 +348,25 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     }
 
     /// Changes published state, announcing it to observers of `keyPath`.
-    func setPublished<Value: Equatable & Sendable>(_ keyPath: KeyPath<QueuePlayer, Value>, _ value: Value,
+    private func setPublished<Value: Equatable & Sendable>(_ keyPath: KeyPath<QueuePlayer, Value>, _ value: Value,
                                                     _ storage: WritableKeyPath<Published, Value> & Sendable) {
         if self[keyPath: keyPath] == value { return }
         observationRegistry.change(keyPath) { published.withLock { $0[keyPath: storage] = value } }
     }
 
-    func setCurrentItem(_ item: PlayerItem?) {
+    private func setCurrentItem(_ item: PlayerItem?) {
         if item != currentItem {
-            timeline.restartAudibleTime()
-            timeObservers.restartTicks()
+            control.state.timeline.restartAudibleTime()
+            control.state.timeObservers.restartTicks()
         }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
 
-    func updateTimeControlStatus() {
+    private func updateTimeControlStatus() {
         let (status, reason): (TimeControlStatus, WaitingReason?) =
             rate == 0 ? (.paused, nil)
             : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
-            : outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
+            : control.state.outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
             : (.playing, nil)
         // Both change in one step, each announced to its own observers: a reader on another
         // thread never sees the new reason beside the old status (waiting for a device that
@@ -365,15 +398,374 @@ public final class QueuePlayer: KeyValueObservable, @unchecked Sendable {
     /// end, and the head of the queue becomes the current item (opened first), unless
     /// `headIsOnItsWay`: the render thread already plays the next item gaplessly, and the
     /// timeline makes it current when it is heard.
-    func removeFromQueue(_ item: PlayerItem, headIsOnItsWay: Bool = false) {
+    private func removeFromQueue(_ item: PlayerItem, headIsOnItsWay: Bool = false) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         let wasCurrent = item == currentItem
         var queued = items()
         queued.removeAll { $0 == item }
-        if openedHead?.item == item { openedHead = nil }
+        if control.state.openedHead?.item == item { control.state.openedHead = nil }
         setPublished(\.queuedItems, queued, \Published.items)
         guard wasCurrent else { return }
-        timeline.releaseFromEnd()
+        control.state.timeline.releaseFromEnd()
         if !headIsOnItsWay { makeHeadCurrent() }
     }
+}
+
+// MARK: - The timeline
+
+/// The player's side of the timeline, on its control queue: opening items and handing them to
+/// the render thread (``load(_:decoder:at:)``, ``reconcileRenderer()``), taking in its events,
+/// and acting on what ``Timeline`` says is heard (the current item, an item's end).
+extension QueuePlayer {
+    // MARK: - Loading items into the render thread
+
+    /// Opens `item` for decoding; a failure fails the item and takes it out of the queue.
+    /// Here, on the control queue (it may scan the file), unless it was opened ahead.
+    private func openDecoder(for item: PlayerItem) -> (any Decoder)? {
+        if let opened = control.state.openedHead, opened.item == item {
+            control.state.openedHead = nil
+            return opened.decoder
+        }
+        let result = lookAhead.take(item)
+            ?? Result { () throws(DecoderError) -> any Decoder in try decoderFactory.makeDecoder(for: item.url) }
+        return accept(result, for: item)
+    }
+
+    /// The decoder `result` gives `item`, marked on it; nil if it failed (the item fails and
+    /// leaves the queue).
+    private func accept(_ result: Result<any Decoder, DecoderError>, for item: PlayerItem) -> (any Decoder)? {
+        switch result {
+        case .success(let decoder):
+            item.markReady(decoder)
+            return decoder
+        case .failure(let error):
+            failBeforePlaying(item, error)
+            return nil
+        }
+    }
+
+    /// What opening `item`, to follow the render thread's latest item gaplessly, gave off the
+    /// control queue (``LookAheadOpener``): a tick never waits for that file's scan. Nil while
+    /// it is being opened: ``reconcileRenderer()`` runs again when it is.
+    private func openedAhead(_ item: PlayerItem) -> Result<any Decoder, DecoderError>? {
+        lookAhead.result(for: item) { [weak self] in
+            guard let self, !self.isClosedForGood else { return }
+            self.reconcileRenderer()
+        }
+    }
+
+    /// Makes the head of the queue the current item, opened first: an item that cannot be
+    /// opened fails and leaves the queue without ever having been the current item (an
+    /// observer of `currentItem` never announces what will not play).
+    private func makeHeadCurrent() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        while let head = items().first {
+            if head == currentItem { return }
+            if let decoder = openDecoder(for: head) {
+                // Kept for the load that follows, so the file is not opened twice.
+                control.state.openedHead = (head, decoder)
+                setCurrentItem(head)
+                return
+            }
+        }
+        setCurrentItem(nil)
+    }
+
+    private func failBeforePlaying(_ item: PlayerItem, _ error: DecoderError) {
+        item.markFailed(error)
+        postFailure(of: item, error)
+        removeFromQueue(item)
+    }
+
+    private func postFailure(of item: PlayerItem, _ error: DecoderError) {
+        NotificationCenter.default.post(name: PlayerItem.failedToPlayToEndTimeNotification, object: item,
+                                        userInfo: [PlayerItem.failedToPlayToEndTimeErrorKey: error])
+    }
+
+    /// Starts a new generation: the render thread drops what it has and plays `item` from `frame`.
+    private func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
+        control.state.timeObservers.forgetBoundaryProgress()
+        let next = renderItem.flatMap { preparedItem(after: $0.item) }
+        control.state.timeline.requestNext(next)
+        control.state.timeline.setRendererIdle(renderItem == nil)
+        renderer.mailbox.post(.load(generation: control.state.timeline.generation, item: renderItem, next: next, playing: rate != 0))
+    }
+
+    /// The item to follow `item` gaplessly, opened; nil if there is none (or the action at end
+    /// is not `.advance`), or while it is being opened (``reconcileRenderer()`` hands it over then).
+    private func preparedItem(after item: PlayerItem) -> RenderItem? {
+        guard actionAtItemEnd == .advance else { return nil }
+        while true {
+            let queued = items()
+            guard let index = queued.firstIndex(of: item), index + 1 < queued.count else { return nil }
+            let candidate = queued[index + 1]
+            guard let result = openedAhead(candidate) else { return nil }
+            if let decoder = accept(result, for: candidate) {
+                return control.state.timeline.handOver(candidate, decoder: decoder, startFrame: 0)
+            }
+        }
+    }
+
+    /// Brings the render thread in line with the queue after any change.
+    private func reconcileRenderer() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        while true {
+            let queued = items()
+            guard let head = queued.first else {
+                if !control.state.timeline.rendererIdle || !control.state.timeline.isEmpty { load(nil, decoder: nil, at: 0) }
+                return
+            }
+            if control.state.timeline.isHeldAtEnd { return }
+            // The items not yet finished audibly must be the head of the queue, in order.
+            let pending = control.state.timeline.pendingItems
+            let consistent = !pending.isEmpty && pending.count <= queued.count && zip(pending, queued).allSatisfy { $0 == $1 }
+            guard consistent, !control.state.timeline.rendererIdle else {
+                let frame = head == control.state.timeline.audibleItem ? currentFrame() ?? 0 : 0
+                guard let decoder = openDecoder(for: head) else { continue }
+                load(head, decoder: decoder, at: frame)
+                return
+            }
+            // The render thread's latest item is in the queue: make sure the right one follows it.
+            let desired = actionAtItemEnd == .advance && pending.count < queued.count ? queued[pending.count] : nil
+            if control.state.timeline.latestIsDecoded && desired == nil { return }
+            if desired == control.state.timeline.requestedNextItem { return }
+            // What follows: `desired` once it is open; meanwhile nothing (not an item the queue
+            // no longer has next).
+            var follower: RenderItem?
+            if let desired, let result = openedAhead(desired) {
+                guard let decoder = accept(result, for: desired) else { continue }
+                follower = control.state.timeline.handOver(desired, decoder: decoder, startFrame: 0)
+            }
+            if follower == nil && control.state.timeline.requestedNextItem == nil { return }
+            control.state.timeline.requestNext(follower)
+            renderer.mailbox.post(.setNext(follower))
+            return
+        }
+    }
+
+    // MARK: - Render events
+
+    private func handleRenderEvents() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        while let event = events.pop() {
+            // The output's state is the device's, not a generation's: a load posted a moment
+            // before must not make the player miss that the output failed or came back.
+            switch event.kind {
+            case .outputFailed, .outputLost: setOutputUnavailable(true)
+            case .outputRestored: setOutputUnavailable(false)
+            default: break
+            }
+            guard event.generation == control.state.timeline.generation else { continue }
+            switch event.kind {
+            case .started, .finished, .failed, .drained:
+                control.state.timeline.record(event)
+            case .droppedOnPause:
+                // The device could not pause in place: reload the audible position, paused.
+                reloadAtAudiblePosition()
+            case .outputFailed, .outputRestored:
+                break
+            case .outputLost:
+                // What the device held is gone: play on from what was audible once it is back.
+                reloadAtAudiblePosition()
+            case .underrunsRecovered:
+                NotificationCenter.default.post(name: Self.outputDidRecoverFromUnderrunsNotification, object: self,
+                                                userInfo: [Self.underrunCountKey: sink.underruns])
+            }
+        }
+        updateTimeline()
+        reconcileRenderer()
+        updateTimeControlStatus()
+        scheduleWakeUp()
+    }
+
+    /// The render thread dropped what it had written past the audible position and waits:
+    /// hand it the current item again from there.
+    private func reloadAtAudiblePosition() {
+        updateTimeline()
+        if let item = currentItem, !control.state.timeline.isHeldAtEnd, let frame = currentFrame(), let decoder = openDecoder(for: item) {
+            load(item, decoder: decoder, at: frame)
+        } else {
+            // The render thread waits for a load (it plays nothing until one comes).
+            control.state.timeline.setRendererIdle(true)
+        }
+    }
+
+    /// Records whether the output can be used; a new outage is announced once.
+    private func setOutputUnavailable(_ unavailable: Bool) {
+        guard unavailable != control.state.outputUnavailable else { return }
+        control.state.outputUnavailable = unavailable
+        NotificationCenter.default.post(name: unavailable ? Self.outputDidFailNotification : Self.outputDidRecoverNotification,
+                                        object: self)
+    }
+
+    // MARK: - The audible timeline
+
+    /// The stream's position as the player looks at it: the render thread's latest measurement
+    /// brought up to date with the device (``Renderer/currentPosition(answer:)``), and the clock's
+    /// time just after. A wake-up reads it once and uses it throughout (again only if an item
+    /// entered or ended meanwhile), so a tick asks the device once.
+    private struct PositionReading {
+        var position: StreamPosition.Snapshot
+        var now: UInt64
+    }
+
+    private func readPosition() -> PositionReading {
+        let position = renderer.currentPosition(answer: &control.state.deviceAnswer)
+        return PositionReading(position: position, now: clock.now())
+    }
+
+    /// Advances `currentItem` and posts end-of-item notifications for everything audible at
+    /// `reading` (read now if nil). Returns true if anything was heard to change (an item
+    /// entered or ended): what that ran (notifications, observation handlers) may have
+    /// changed the queue, so a reading taken before is stale.
+    @discardableResult
+    private func updateTimeline(_ reading: PositionReading? = nil) -> Bool {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        let reading = reading ?? readPosition()
+        guard let audible = control.state.timeline.audibleFrame(in: reading.position, at: reading.now) else { return false }
+        var changed = false
+        while let step = control.state.timeline.advance(toAudibleFrame: audible) {
+            changed = true
+            switch step {
+            case .entered(let item):
+                if item != currentItem {
+                    setCurrentItem(item)
+                    deliverToAllPeriodicObservers()
+                }
+            case .ended(let item, let failure, let nextStarts):
+                itemDidEnd(item, failure: failure, nextStarts: nextStarts)
+            }
+        }
+        control.state.timeline.forgetHeard()
+        return changed
+    }
+
+    private func itemDidEnd(_ item: PlayerItem, failure: DecoderError?, nextStarts: Bool) {
+        if let failure {
+            item.markFailed(failure)
+            postFailure(of: item, failure)
+        } else {
+            NotificationCenter.default.post(name: PlayerItem.didPlayToEndTimeNotification, object: item)
+        }
+        let action = actionAtItemEnd
+        if failure != nil || action == .advance {
+            removeFromQueue(item, headIsOnItsWay: nextStarts)
+            return
+        }
+        control.state.timeline.holdAtEnd()
+        if action == .pause {
+            setPublished(\.rate, 0, \Published.rate)
+            renderer.mailbox.post(.pause)
+        }
+        deliverToAllPeriodicObservers()
+    }
+
+    /// The audible frame of the current item, if it is being heard.
+    private func currentFrame() -> Int64? {
+        let reading = readPosition()
+        return control.state.timeline.audibleItemFrame(in: reading.position, at: reading.now)
+    }
+
+    /// The audible position in the current item at `reading` (read now if nil), in seconds;
+    /// never runs backwards within an item.
+    private func audiblePosition(_ reading: PositionReading? = nil) -> Double? {
+        let reading = reading ?? readPosition()
+        return control.state.timeline.audibleSeconds(of: currentItem, in: reading.position, at: reading.now)
+    }
+}
+
+// MARK: - Time observers
+
+extension QueuePlayer {
+    /// Calls `block` with the audible time of the current item every `interval`
+    /// while playing, on `queue` (the main queue when nil; it should be serial).
+    ///
+    /// Besides the ticks at each multiple of `interval`, the block is called
+    /// when playback starts or stops and when time jumps (a seek, a new current
+    /// item). A block that falls behind is not queued up: the late call
+    /// carries the latest time instead. With the real-time clock a tick's block
+    /// runs on the clock thread while holding `queue` (as `sync` would), so it
+    /// should be short: a slow block delays the next ticks of every player.
+    public func addPeriodicTimeObserver(forInterval interval: MediaTime, queue: DispatchQueue?,
+                                        using block: @escaping @Sendable (MediaTime) -> Void) -> TimeObserverToken {
+        precondition(interval.value > 0, "the interval of a periodic time observer must be positive")
+        return onControlQueue {
+            let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock, block: block)
+            let id = control.state.timeObservers.addPeriodic(interval: interval, delivery: delivery)
+            scheduleWakeUp()
+            return TimeObserverToken(id: id, player: self)
+        }
+    }
+
+    /// Calls `block` on `queue` each time normal playback crosses one of `times`
+    /// in the current item (not when a seek jumps over it).
+    public func addBoundaryTimeObserver(forTimes times: [MediaTime], queue: DispatchQueue?,
+                                        using block: @escaping @Sendable () -> Void) -> TimeObserverToken {
+        onControlQueue {
+            let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock) { _ in block() }
+            let id = control.state.timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery)
+            scheduleWakeUp()
+            return TimeObserverToken(id: id, player: self)
+        }
+    }
+
+    /// Removes a time observer. Once this returns no new call of its block
+    /// starts (a call already running on another thread is waited for).
+    /// Removing twice, or a token of another player, does nothing.
+    public func removeTimeObserver(_ token: TimeObserverToken) {
+        removeTimeObserver(id: token.id, ifOwnedBy: token)
+    }
+
+    func removeTimeObserver(id: UInt64, ifOwnedBy token: TimeObserverToken? = nil) {
+        let delivery: TimeObserverDelivery? = onControlQueue {
+            if let token, !token.belongs(to: self) { return nil }
+            return control.state.timeObservers.remove(id: id)
+        }
+        // Outside the control queue: waiting for a running block must not hold up the player.
+        delivery?.cancel()
+    }
+
+    // MARK: - Delivery
+
+    /// The "extra" call: every periodic observer gets the current time now (playback
+    /// started or stopped, or time jumped), unless it already got exactly this time.
+    private func deliverToAllPeriodicObservers(at seconds: Double? = nil) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        guard let seconds = seconds ?? audiblePosition() else { return }
+        control.state.timeObservers.deliverToAll(at: seconds, in: currentItem)
+    }
+
+    /// Fires what is due and schedules the next wake-up, all from one reading of the position
+    /// (a second one if an item entered or ended meanwhile: what that ran may have changed the queue).
+    private func wakeUpFired() {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        var reading = readPosition()
+        if updateTimeline(reading) { reading = readPosition() }
+        if rate != 0, !control.state.timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition(reading) {
+            control.state.timeObservers.deliverDue(at: seconds, in: item)
+        }
+        scheduleWakeUp(reading)
+    }
+
+    /// Schedules one timer for the earliest of: the next item boundary, the next
+    /// periodic tick, the next boundary time (``Timeline/nextWakeUp(of:in:at:nextDue:)``).
+    /// While the stream position is not yet known the player polls briefly instead. From
+    /// `reading` if given (read now if nil).
+    private func scheduleWakeUp(_ reading: PositionReading? = nil) {
+        dispatchPrecondition(condition: .onQueue(controlQueue))
+        wakeUp.cancel()
+        // While the output is unavailable time stands still: its return (a render event) reschedules.
+        guard rate != 0, let item = currentItem, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable else { return }
+        let reading = reading ?? readPosition()
+        // A copy: the timeline's call below changes the control state, which the closure may not read.
+        let observers = control.state.timeObservers
+        let deadline = control.state.timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) { observers.nextDue(at: $0) }
+        wakeUp.schedule(at: max(deadline, reading.now))
+    }
+}
+
+extension TimeObserverToken {
+    func belongs(to player: QueuePlayer) -> Bool { owner === player }
 }

@@ -36,8 +36,8 @@ struct RenderEvent: Sendable {
 ///
 /// The render thread pushes without locks or allocation, then pokes a
 /// Dispatch data source that runs the player's handler on its control queue.
-/// No lock owns its state: the render thread alone pushes (writes a slot, then `tail`), the
-/// control queue alone pops (reads a slot, then `head`), and the atomics order the slots.
+/// Owner: no lock; one producer (the render thread) writes a slot, then `tail`, one consumer
+/// (`queue`, checked in debug builds) reads a slot, then `head`; the atomics order the slots.
 final class RenderEventRing: @unchecked Sendable {
     // Slots are written only by the producer before it publishes `tail`, and read
     // only by the consumer after it loads `tail`: the atomics order every access.
@@ -46,13 +46,28 @@ final class RenderEventRing: @unchecked Sendable {
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
     private let signal: any DispatchSourceUserDataAdd
+    /// The consumer.
+    private let queue: DispatchQueue
 
-    /// Creates a ring whose `handler` runs on `queue` after events arrive.
-    init(capacity: Int = 1024, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) {
+    /// Creates a ring whose consumer is `queue`; events are announced there once ``start(_:)``
+    /// has given the handler (the player's needs the player, which needs the ring first).
+    init(capacity: Int = 1024, queue: DispatchQueue) {
         self.capacity = capacity
+        self.queue = queue
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: RenderEvent(kind: .drained, generation: 0, renderID: 0, streamFrame: 0), count: capacity)
         signal = DispatchSource.makeUserDataAddSource(queue: queue)
+    }
+
+    /// Creates a ring whose `handler` runs on `queue` after events arrive.
+    convenience init(capacity: Int = 1024, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) {
+        self.init(capacity: capacity, queue: queue)
+        start(handler)
+    }
+
+    /// Runs `handler` on the consumer's queue after events arrive, from now on. Call once,
+    /// before the producer starts.
+    func start(_ handler: @escaping @Sendable () -> Void) {
         signal.setEventHandler(handler: handler)
         signal.activate()
     }
@@ -74,8 +89,11 @@ final class RenderEventRing: @unchecked Sendable {
         signal.add(data: 1)
     }
 
-    /// Control queue: takes the oldest event, if any.
+    /// The consumer (`queue`): takes the oldest event, if any.
     func pop() -> RenderEvent? {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
         let position = head.load(ordering: .relaxed)
         guard position < tail.load(ordering: .acquiring) else { return nil }
         let event = slots[position % capacity]

@@ -9,9 +9,9 @@ import Synchronization
 /// through ``RenderMailbox``, item boundaries leave through ``RenderEventRing``,
 /// and the stream position through ``StreamPosition``.
 ///
-/// Its changing state belongs to the render thread (`run()`, after ``start()``); other
-/// threads reach it only through ``mailbox`` (its own lock), ``position``, ``phase`` and
-/// ``gain`` (atomics).
+/// Owner: the render thread (`run()`, after ``start()``; checked by `renderThread` in debug
+/// builds); other threads reach it only through ``mailbox`` (its own lock), ``position``,
+/// ``phase`` and ``gain`` (atomics).
 final class Renderer: @unchecked Sendable {
     /// Where the render thread is, for a virtual clock's quiescence check.
     enum Phase: UInt8 {
@@ -37,6 +37,8 @@ final class Renderer: @unchecked Sendable {
     private let events: RenderEventRing
     private let finished = DispatchSemaphore(value: 0)
 
+    /// The thread running `run()`: the only one to touch the state below once started.
+    private let renderThread = ThreadOwner()
     // Render-thread state: touched only by `run()` after `start()`.
     private var current: RenderItem?
     private var next: RenderItem?
@@ -128,6 +130,7 @@ final class Renderer: @unchecked Sendable {
     // MARK: - The loop
 
     private func run() {
+        renderThread.claim()
         while true {
             if mailbox.hasPending {
                 if !handleCommands() { break }
@@ -160,6 +163,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Decodes the next chunk of `item` into the buffer (or moves on at its end).
     private func decodeChunk(of item: RenderItem) {
+        renderThread.check()
         let frames: Int
         do {
             frames = try item.decoder.decode(into: buffer, maximumFrames: Self.framesPerChunk)
@@ -186,6 +190,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Hands decoded frames to the sink: one (possibly blocking) write.
     private func writePending() {
+        renderThread.check()
         let chunk = UnsafeRawBufferPointer(rebasing: buffer[(pendingOffset * pendingBytesPerFrame)..<(pendingFrames * pendingBytesPerFrame)])
         setPhase(.inSink)
         let accepted: Int
@@ -225,6 +230,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Plays out what is buffered, in short steps so commands are still seen.
     private func drainStep() {
+        renderThread.check()
         setPhase(.inSink)
         let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
         setPhase(.working)
@@ -239,6 +245,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Makes the sink match `format`, playing out the previous format first. Returns false to retry later.
     private func prepareSink(for format: AudioFormat) -> Bool {
+        renderThread.check()
         if outputUnavailable {
             let now = sink.clock.now()
             if now < retryAt {
@@ -272,9 +279,7 @@ final class Renderer: @unchecked Sendable {
     /// The output cannot be opened: nothing was lost (nothing is buffered in this format);
     /// the next attempt waits for the back-off, while commands are still answered.
     private func openFailed() {
-        sink.close()
-        sinkFormat = nil
-        sinkPaused = false
+        closeSink()
         publish(running: false, delay: 0)
         if !outputUnavailable {
             outputUnavailable = true
@@ -291,16 +296,28 @@ final class Renderer: @unchecked Sendable {
     private func outputLost() {
         // The last published measurement, carried forward to now: where the listener was.
         let audible = min(streamFrame, Int64(position.read().audibleFrame(at: sink.clock.now())))
-        sink.close()
-        sinkFormat = nil
-        sinkPaused = false
-        pendingOffset = 0
-        pendingFrames = 0
-        awaitingReload = true
+        stopUntilReloaded(closingSink: true)
         outputUnavailable = true
         publish(running: false, delay: Int(streamFrame - audible))
         events.push(RenderEvent(kind: .outputLost, generation: generation, renderID: current?.id ?? 0, streamFrame: audible))
         scheduleRetry()
+    }
+
+    /// What was decoded is past the audible position (the device's audio is gone, or given
+    /// back): drops the frames not yet written, closing the sink first if `closingSink`, and
+    /// plays nothing until the player reloads.
+    private func stopUntilReloaded(closingSink: Bool) {
+        if closingSink { closeSink() }
+        pendingOffset = 0
+        pendingFrames = 0
+        awaitingReload = true
+    }
+
+    /// Closes the sink; the next chunk to play opens it again (``prepareSink(for:)``).
+    private func closeSink() {
+        sink.close()
+        sinkFormat = nil
+        sinkPaused = false
     }
 
     private func scheduleRetry() {
@@ -312,6 +329,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Applies waiting commands; returns false on shutdown.
     private func handleCommands() -> Bool {
+        renderThread.check()
         for command in mailbox.take() {
             switch command {
             case let .load(newGeneration, item, nextItem, playing):
@@ -389,15 +407,7 @@ final class Renderer: @unchecked Sendable {
     /// `held` is what the device held when it stopped (its delay, asked before a pause that
     /// may have dropped it).
     private func giveBackBufferedAudio(closingSink: Bool, held: Int) {
-        if closingSink {
-            sink.close()
-            sinkFormat = nil
-            sinkPaused = false
-        }
-        // The decoded frames not yet written are past the audible position too.
-        pendingOffset = 0
-        pendingFrames = 0
-        awaitingReload = true
+        stopUntilReloaded(closingSink: closingSink)
         publish(running: false, delay: held)
         events.push(RenderEvent(kind: .droppedOnPause, generation: generation, renderID: current?.id ?? 0,
                                 streamFrame: streamFrame - Int64(held)))

@@ -160,43 +160,50 @@ protocol ClockFollowUp: AnyObject {
 /// when it holds the queue (a cancel, or a new setting, made there first always wins), and
 /// ends it, so one arming never runs twice.
 ///
-/// `arming` is an atomic; `firing` belongs to the clock thread, and `fireItem` is set once,
-/// in `init`.
-private final class ClockTimer: ReusableTimer, @unchecked Sendable {
+/// `arming` and `firing` are atomics, and the rest is set in `init`: nothing needs an owner.
+private final class ClockTimer: ReusableTimer, Sendable {
     let queue: DispatchQueue
-    let work: @Sendable () -> Void
     /// The current arming (bumped by every setting and cancel, and by the firing it allows).
-    let arming = Atomic<UInt64>(0)
-    /// The arming the clock thread is firing: written by the clock thread before it enters
-    /// `queue`, read inside; clock thread only.
-    private var firing: UInt64 = 0
-    /// Runs the work for ``firing`` holding `queue`: made once, so a firing makes no block.
-    private var fireItem: DispatchWorkItem?
+    private let arming: Armings
+    /// Runs the work for the arming being fired, holding `queue`: made once, so a firing
+    /// makes no block.
+    private let fireItem: SendableWorkItem
+
+    /// The timer's counts, apart from the timer so that `fireItem` can hold them.
+    private final class Armings: Sendable {
+        /// The current arming (bumped by every setting and cancel, and by the firing it allows).
+        let current = Atomic<UInt64>(0)
+        /// The arming the clock thread is firing: stored by the clock thread before it enters
+        /// the queue, loaded inside (the queue's entry orders the two).
+        let firing = Atomic<UInt64>(0)
+    }
 
     init(queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
         self.queue = queue
-        self.work = work
-        fireItem = DispatchWorkItem { [unowned self] in
-            let (current, _) = arming.compareExchange(expected: firing, desired: firing &+ 1, ordering: .acquiringAndReleasing)
+        let arming = Armings()
+        self.arming = arming
+        fireItem = SendableWorkItem {
+            let firing = arming.firing.load(ordering: .relaxed)
+            let (current, _) = arming.current.compareExchange(expected: firing, desired: firing &+ 1, ordering: .acquiringAndReleasing)
             if current { work() }
         }
     }
 
     func schedule(at deadline: UInt64) {
-        let armed = arming.add(1, ordering: .acquiringAndReleasing).newValue
+        let armed = arming.current.add(1, ordering: .acquiringAndReleasing).newValue
         ClockThread.shared.add(self, deadline: deadline, arming: armed)
     }
 
     func cancel() {
-        arming.add(1, ordering: .acquiringAndReleasing)
+        arming.current.add(1, ordering: .acquiringAndReleasing)
         ClockThread.shared.remove(self)
     }
 
     /// Clock thread: runs the work on its queue if `armed` is still the timer's arming.
     func fire(_ armed: UInt64) {
-        guard arming.load(ordering: .acquiring) == armed, let fireItem else { return }
-        firing = armed
-        queue.sync(execute: fireItem)
+        guard arming.current.load(ordering: .acquiring) == armed else { return }
+        arming.firing.store(armed, ordering: .relaxed)
+        queue.sync(execute: fireItem.item)
     }
 }
 
@@ -208,7 +215,8 @@ private final class ClockTimer: ReusableTimer, @unchecked Sendable {
 /// every wake-up made a second system call: glibc marks the mutex contended when it takes
 /// it back after the wait, so unlocking it always entered the kernel.)
 ///
-/// The timers are under `timers` (a mutex); the follow-ups belong to the clock thread.
+/// Owner: the timers are under `timers` (a mutex); `followUps` belongs to the clock thread
+/// (``runAfterCurrentWork(_:)`` checks `threadID`); `wakeUps` is only reached by futex calls.
 private final class ClockThread: @unchecked Sendable {
     static let shared = ClockThread()
 
