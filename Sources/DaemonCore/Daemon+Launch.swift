@@ -1,5 +1,8 @@
 import FeedFetch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import QueuePlayer
 
@@ -43,7 +46,7 @@ extension Daemon {
         let outputs = try OutputFactory.makeOutputs(for: options.outputs,
                                                     bufferTimeMicroseconds: UInt32(options.bufferTimeMilliseconds) * 1000,
                                                     logger: logger)
-        let configuration = Configuration(
+        var configuration = Configuration(
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: options.media != nil || !options.files.isEmpty, exitWhenFinished: options.once,
             backgroundMode: options.backgroundMode, backgroundTime: options.backgroundTime,
@@ -54,7 +57,25 @@ extension Daemon {
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
                                        minimumFreeSpace: options.minFreeSpace),
             autoEnqueue: options.autoEnqueue)
+        configuration.maxClients = options.maxClients
+        raiseDescriptorLimit(logger: logger)
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run(socketPath: options.socket ?? defaultSocketPath())
+    }
+
+    /// Raises the soft limit on open descriptors to the hard one: each client holds one, and
+    /// the soft limit systemd and shells give (1024) is below what a crowd of clients and the
+    /// downloads may need; the hard limit is what the administrator allows.
+    static func raiseDescriptorLimit(logger: Logger) {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let soft = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(resource, &limit) == 0 {
+            logger.debug("open files: the soft limit raised from \(soft) to \(limit.rlim_max)")
+        } else {
+            logger.warning("cannot raise the limit on open files from \(soft): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -34,6 +34,8 @@ public final class Daemon: @unchecked Sendable {
         var feeds: FeedService.Options
         /// `--auto-enqueue`: downloaded episodes are appended to the queue.
         var autoEnqueue: Bool
+        /// `--max-clients`: the most clients served at once, over every listener.
+        var maxClients = ClientLimit.defaultMaximum
     }
 
     private let player: QueuePlayer
@@ -66,7 +68,8 @@ public final class Daemon: @unchecked Sendable {
                                         outputs: outputs.list,
                                         stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                         logger: logger)
-        server = ControlServer(partition: partition, events: events, logger: logger)
+        server = ControlServer(partition: partition, events: events,
+                               clients: ClientLimit(maximum: configuration.maxClients, logger: logger), logger: logger)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
                                       queue: partitionQueue)
         lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)

@@ -37,6 +37,8 @@ public struct DaemonOptions: Sendable {
     public var maxDownloadSize: Int64 = 2 << 30
     /// `--fetch-timeout`, seconds.
     public var fetchTimeout = 30.0
+    /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
+    public var maxClients = 100
     /// FILE arguments, in order.
     public var files: [String] = []
 

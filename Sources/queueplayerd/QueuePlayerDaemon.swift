@@ -90,6 +90,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
     var fetchTimeout: Double = 30
 
+    @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.", valueName: "N"))
+    var maxClients: Int = 100
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -127,6 +130,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
             throw ValidationError("--fetch-timeout: give a number of seconds, more than 0 and at most 3600.")
         }
+        guard maxClients >= 1 else {
+            throw ValidationError("--max-clients: give a number of clients, 1 or more.")
+        }
         if let socket, socket.isEmpty || socket.utf8.count > 100 {
             throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
         }
@@ -151,6 +157,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         options.minFreeSpace = minFreeSpace
         options.maxDownloadSize = maxDownloadSize
         options.fetchTimeout = fetchTimeout
+        options.maxClients = maxClients
         options.files = files
         do {
             try await Daemon.run(options: options)

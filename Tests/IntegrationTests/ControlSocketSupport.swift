@@ -15,10 +15,18 @@ final class ControlDaemon {
     /// `arguments` are the daemon's media arguments (`--music-directory DIR`, `--media DIR`, files);
     /// `--output null` (or one `--output` per entry of `outputs`) and
     /// `--socket <scratch>/control.sock` (or `socket`) are added.
-    init(_ arguments: [String], socket: String? = nil, outputs: [String] = ["null"], directory: URL? = nil) throws {
+    /// With `fileLimit`, the daemon runs under `prlimit` with that many descriptors, soft and hard.
+    init(_ arguments: [String], socket: String? = nil, outputs: [String] = ["null"], directory: URL? = nil,
+         fileLimit: Int? = nil) throws {
         if let directory { self.directory = directory } else { self.directory = try TestMedia.scratchDirectory() }
         self.socket = socket ?? self.directory.appendingPathComponent("control.sock").path
-        process = try ChildProcess(arguments + outputs.flatMap { ["--output", $0] } + ["--socket", self.socket])
+        let daemonArguments = arguments + outputs.flatMap { ["--output", $0] } + ["--socket", self.socket]
+        if let fileLimit {
+            process = try ChildProcess(program: "/usr/bin/prlimit",
+                                       ["--nofile=\(fileLimit):\(fileLimit)", "--", ChildProcess.daemonPath] + daemonArguments)
+        } else {
+            process = try ChildProcess(daemonArguments)
+        }
         guard UnixSocketClient.waitUntilAccepting(self.socket, timeout: 5) else {
             let stderr = process.standardError
             process.terminate()

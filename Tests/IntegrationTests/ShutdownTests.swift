@@ -88,7 +88,9 @@ import Glibc
         for _ in 0..<Self.repetitions {
             let stateHome = try TestMedia.scratchDirectory()
             defer { try? FileManager.default.removeItem(at: stateHome) }
-            let daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
+            // The hundred, and the test's own client for `status`: more than mpd's default 100.
+            let daemon = try LifecycleDaemon(["--media", TestMedia.directory.path, "--output", "null", "--max-clients", "128"],
+                                             stateHome: stateHome)
             var clients: [UnixSocketClient] = []
             defer { clients.forEach { $0.close() } }
             for index in 0..<100 {

@@ -8,6 +8,7 @@ import Dispatch
 /// This is the daemon's one place where a queue's confinement is taken on trust by the
 /// compiler (`@unchecked Sendable`); the types confined to a queue keep their mutable state in
 /// one of these and so are plainly `Sendable`.
+@dynamicMemberLookup
 public final class QueueBound<Value>: @unchecked Sendable {
     /// The queue that owns ``value``.
     public let queue: DispatchQueue
@@ -32,6 +33,12 @@ public final class QueueBound<Value>: @unchecked Sendable {
             dispatchPrecondition(condition: .onQueue(queue))
             storage = newValue
         }
+    }
+
+    /// One field of the value (`box.field`); only on ``queue``.
+    public subscript<Field>(dynamicMember field: WritableKeyPath<Value, Field>) -> Field {
+        get { value[keyPath: field] }
+        set { value[keyPath: field] = newValue }
     }
 
     /// Runs `body` with the value in place; only on ``queue``.

@@ -26,18 +26,6 @@ final class StatusLine: Sendable {
 
     private let partition: Partition
     private let drawing: QueueBound<Drawing>
-    private var timer: (any DispatchSourceTimer)? {
-        get { drawing.value.timer }
-        set { drawing.value.timer = newValue }
-    }
-    private var isShown: Bool {
-        get { drawing.value.isShown }
-        set { drawing.value.isShown = newValue }
-    }
-    private var lastText: String? {
-        get { drawing.value.lastText }
-        set { drawing.value.lastText = newValue }
-    }
 
     init(partition: Partition) {
         self.partition = partition
@@ -57,8 +45,8 @@ final class StatusLine: Sendable {
     /// Shows the line and keeps it current. Call on the partition's queue.
     func show() {
         partition.assertOwned()
-        guard !isShown else { return }
-        isShown = true
+        guard !drawing.isShown else { return }
+        drawing.isShown = true
         refresh()
     }
 
@@ -72,15 +60,15 @@ final class StatusLine: Sendable {
     /// Removes the line and stops its timer. Call on the partition's queue.
     func hide() {
         partition.assertOwned()
-        isShown = false
+        drawing.isShown = false
         stopTimer()
-        lastText = nil
+        drawing.lastText = nil
         Console.removeStatusLine()
     }
 
     /// Draws the line if its text changed, and runs the timer only while the player plays.
     private func refresh() {
-        guard isShown else { return }
+        guard drawing.isShown else { return }
         partition.syncWithPlayer()
         redraw()
         if partition.playState == .play { startTimer() } else { stopTimer() }
@@ -90,19 +78,19 @@ final class StatusLine: Sendable {
     /// is set for just after that (never sooner than a tenth of a second), once a second
     /// rather than ten times.
     private func startTimer() {
-        guard timer == nil else { return }
+        guard drawing.timer == nil else { return }
         let timer = partition.makeTimer()
         timer.setEventHandler { [self] in
             redraw()
             setTimer()
         }
-        self.timer = timer
+        drawing.timer = timer
         setTimer()
         timer.activate()
     }
 
     private func setTimer() {
-        guard let timer else { return }
+        guard let timer = drawing.timer else { return }
         let elapsed = partition.player.currentTime().seconds
         let untilNextSecond = elapsed.rounded(.down) + 1 - elapsed + 0.005
         let wait = max(untilNextSecond, 1 / Double(Self.maximumRate))
@@ -110,14 +98,14 @@ final class StatusLine: Sendable {
     }
 
     private func stopTimer() {
-        timer?.cancel()
-        timer = nil
+        drawing.timer?.cancel()
+        drawing.timer = nil
     }
 
     private func redraw() {
         let text = Self.text(for: partition)
-        guard text != lastText else { return }
-        lastText = text
+        guard text != drawing.lastText else { return }
+        drawing.lastText = text
         Console.drawStatusLine(text)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,10 +25,13 @@ final class ControlServer: Sendable {
     private let events: ControlEvents
     private let scheduler: PartitionScheduler
     private let logger: Logger
+    /// The clients served at once (`--max-clients`), over every listener.
+    let clients: ClientLimit
 
-    init(partition: Partition, events: ControlEvents, logger: Logger) {
+    init(partition: Partition, events: ControlEvents, clients: ClientLimit, logger: Logger) {
         self.partition = partition
         self.events = events
+        self.clients = clients
         self.logger = logger
         scheduler = PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition))
     }
@@ -46,32 +50,76 @@ final class ControlServer: Sendable {
     @discardableResult
     func start(path: String) async throws -> String {
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 64)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
             // One bounded read per connection per turn of the loop: fairness between clients.
             // The high water mark is where a client's unread replies stop its commands (ControlConnection).
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
             .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: ControlConnection.readSize))
-            .childChannelInitializer { [partition, events, scheduler, logger] channel in
-                channel.eventLoop.makeCompletedFuture {
+            .childChannelInitializer { [partition, events, scheduler, logger, clients] channel in
+                guard clients.admit() else {
+                    return channel.close()
+                }
+                channel.closeFuture.whenComplete { _ in clients.release() }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         ControlConnection(partition: partition, events: events, scheduler: scheduler, logger: logger))
                 }
             }
-        if let fd = Self.socketFromSystemd() {
-            _ = try await bootstrap.withBoundSocket(fd).get()
-            return "the socket passed by systemd (fd \(fd))"
+        // Accepting that fails for want of descriptors refuses the waiting clients instead of
+        // being retried on every turn of the loop (``AcceptFailureHandler``): it needs the
+        // listening descriptor, so the socket is made here and handed to NIO.
+        let fd: Int32
+        let location: String
+        if let passed = Self.socketFromSystemd() {
+            (fd, location) = (passed, "the socket passed by systemd (fd \(passed))")
+        } else {
+            try Self.prepare(path)
+            fd = try Self.listen(on: path)
+            location = path
         }
-        try Self.prepare(path)
-        let previous = umask(0o177)
-        defer { umask(previous) }
+        let (logger, clients) = (logger, clients)
         do {
-            _ = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            _ = try await bootstrap
+                .serverChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            AcceptFailureHandler(listeningSocket: fd, logger: logger) { clients.connected })
+                    }
+                }
+                .withBoundSocket(fd).get()
         } catch {
-            throw SetupError(description: "cannot listen on \(path): \(error)")
+            throw SetupError(description: "cannot listen on \(location): \(error)")
+        }
+        return location
+    }
+
+    /// A Unix stream socket bound at `path` (mode 0600) and listening.
+    private static func listen(on path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SetupError(description: "cannot make the control socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw SetupError(description: "\(path): too long for a socket path")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let previous = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previous)
+        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw SetupError(description: "cannot listen on \(path): \(reason)")
         }
         chmod(path, 0o600)
-        return path
+        return fd
     }
 
     /// Closes the socket and every client's connection, and stops the event loop.

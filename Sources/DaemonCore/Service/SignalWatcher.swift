@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,13 +19,17 @@ import Glibc
 /// USR1+USR2 pair was seen as USR2 then USR1 and a burst ending in USR2 ended in the
 /// background. Masked, a pending pair is always handled USR1 then USR2.
 ///
-/// `@unchecked Sendable`: `handlers` and `source` are set up on the thread that starts the
-/// daemon (``watch(_:_:)``, then ``start()``, which hands the handlers to the read source by
-/// value); from then on only the read source, on ``queue``, runs them.
-final class SignalWatcher: @unchecked Sendable {
+/// The handlers and the read source are behind a lock: set up by ``watch(_:_:)`` and
+/// ``start()`` (which hands the handlers to the read source by value); from then on only the
+/// read source, on ``queue``, runs them.
+final class SignalWatcher: Sendable {
+    private struct Setup {
+        var handlers: [Int32: @Sendable () -> Void] = [:]
+        var source: (any DispatchSourceRead)?
+    }
+
     private let queue: DispatchQueue
-    private var handlers: [Int32: @Sendable () -> Void] = [:]
-    private var source: (any DispatchSourceRead)?
+    private let setup = Mutex(Setup())
 
     init(queue: DispatchQueue) {
         self.queue = queue
@@ -33,24 +38,28 @@ final class SignalWatcher: @unchecked Sendable {
     /// Calls `handler` on the watcher's queue each time `signal` arrives.
     /// Call before ``start()``.
     func watch(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
-        handlers[signalNumber] = handler
+        setup.withLock { $0.handlers[signalNumber] = handler }
     }
 
     /// Installs the handlers and starts delivering.
     func start() {
         let readEnd = SignalPipe.open()
-        let handlers = self.handlers
-        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
-        source.setEventHandler {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            while true {
-                let count = read(readEnd, &bytes, bytes.count)
-                guard count > 0 else { break }
-                for byte in bytes[0..<count] { handlers[Int32(byte)]?() }
+        let queue = queue
+        let handlers = setup.withLock { setup in
+            let handlers = setup.handlers
+            let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+            source.setEventHandler {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while true {
+                    let count = read(readEnd, &bytes, bytes.count)
+                    guard count > 0 else { break }
+                    for byte in bytes[0..<count] { handlers[Int32(byte)]?() }
+                }
             }
+            source.activate()
+            setup.source = source
+            return handlers
         }
-        source.activate()
-        self.source = source
         var action = sigaction()
         action.__sigaction_handler.sa_handler = forwardSignal
         sigemptyset(&action.sa_mask)
@@ -71,28 +80,29 @@ final class SignalWatcher: @unchecked Sendable {
 private enum SignalPipe {
     /// Creates the pipe once (both ends non-blocking, close-on-exec); returns the read end.
     static func open() -> Int32 {
-        if signalPipeWriteEnd < 0 {
+        if signalPipeWriteEnd.load(ordering: .acquiring) < 0 {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else { fatalError("cannot create the signal pipe: errno \(errno)") }
             for end in ends {
                 _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             }
-            signalPipeReadEnd = ends[0]
-            signalPipeWriteEnd = ends[1]
+            signalPipeReadEnd.store(ends[0], ordering: .releasing)
+            signalPipeWriteEnd.store(ends[1], ordering: .releasing)
         }
-        return signalPipeReadEnd
+        return signalPipeReadEnd.load(ordering: .acquiring)
     }
 }
 
-// Written once in `SignalPipe.open()`, before any handler is installed; only read afterwards.
-nonisolated(unsafe) private var signalPipeReadEnd: Int32 = -1
-nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+// Set once in `SignalPipe.open()`, before any handler is installed; atomics, because the
+// signal handler reads the write end (a lock-free load is async-signal-safe, a lock is not).
+private let signalPipeReadEnd = Atomic<Int32>(-1)
+private let signalPipeWriteEnd = Atomic<Int32>(-1)
 
 /// The signal handler: records the signal's number in the pipe, keeping `errno`.
 private func forwardSignal(_ signalNumber: Int32) {
     let savedErrno = errno
     var byte = UInt8(truncatingIfNeeded: signalNumber)
-    _ = write(signalPipeWriteEnd, &byte, 1)
+    _ = write(signalPipeWriteEnd.load(ordering: .relaxed), &byte, 1)
     errno = savedErrno
 }

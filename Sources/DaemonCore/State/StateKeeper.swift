@@ -40,43 +40,6 @@ final class StateKeeper: Sendable {
     }
 
     private let keeping: QueueBound<Keeping>
-    /// The state on disk, as far as this daemon knows (restored, or written successfully).
-    private var lastSaved: SavedState? {
-        get { keeping.value.lastSaved }
-        set { keeping.value.lastSaved = newValue }
-    }
-    /// The last state handed to the write queue whose write has not finished yet.
-    private var inFlight: SavedState? {
-        get { keeping.value.inFlight }
-        set { keeping.value.inFlight = newValue }
-    }
-    /// Failed saves in a row; the retry timer runs while this is above 0.
-    private var failures: Int {
-        get { keeping.value.failures }
-        set { keeping.value.failures = newValue }
-    }
-    private var lastFailure: String? {
-        get { keeping.value.lastFailure }
-        set { keeping.value.lastFailure = newValue }
-    }
-    private var retryTimer: (any DispatchSourceTimer)? {
-        get { keeping.value.retryTimer }
-        set { keeping.value.retryTimer = newValue }
-    }
-    private var timer: (any DispatchSourceTimer)? {
-        get { keeping.value.timer }
-        set { keeping.value.timer = newValue }
-    }
-    /// Set by ``start(events:)``: before it, the queue was never loaded and there is nothing of
-    /// ours to save (a daemon that could not listen must not overwrite the running one's state).
-    private var isStarted: Bool {
-        get { keeping.value.isStarted }
-        set { keeping.value.isStarted = newValue }
-    }
-    private var transport: Observation? {
-        get { keeping.value.transport }
-        set { keeping.value.transport = newValue }
-    }
 
     init(store: StateStore, partition: Partition, logger: Logger) {
         self.store = store
@@ -116,7 +79,7 @@ final class StateKeeper: Sendable {
             } else {
                 logger.info("restored the queue (\(urls.count) items), stopped")
             }
-            lastSaved = snapshot()
+            keeping.lastSaved = snapshot()
             return true
         }
     }
@@ -126,14 +89,14 @@ final class StateKeeper: Sendable {
     /// Starts saving on changes and while playing, each save inside a background task
     /// of the partition's application. Call on the partition's queue.
     func start(events: ControlEvents) {
-        isStarted = true
+        keeping.isStarted = true
         // Delivered on the partition's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer, .output]) { save() }
         }
         // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
         let player = partition.player
-        transport = player.observe(\.timeControlStatus, options: [.initial, .new]) { [self] _, change in
+        keeping.transport = player.observe(\.timeControlStatus, options: [.initial, .new]) { [self] _, change in
             let playing = change.newValue == .playing
             partition.perform { [self] _ in setSavesWhilePlaying(playing) }
         }
@@ -141,11 +104,11 @@ final class StateKeeper: Sendable {
 
     /// Saves now, synchronously (the daemon is stopping). Call on the partition's queue.
     func saveBeforeExit() {
-        guard isStarted else { return }
-        timer?.cancel()
-        timer = nil
-        retryTimer?.cancel()
-        retryTimer = nil
+        guard keeping.isStarted else { return }
+        keeping.timer?.cancel()
+        keeping.timer = nil
+        keeping.retryTimer?.cancel()
+        keeping.retryTimer = nil
         let state = snapshot()
         if let failure = writeQueue.sync(execute: { write(state) }) {
             logger.error("cannot save the state before stopping: \(failure)")
@@ -153,22 +116,22 @@ final class StateKeeper: Sendable {
     }
 
     private func setSavesWhilePlaying(_ playing: Bool) {
-        if playing, timer == nil {
+        if playing, keeping.timer == nil {
             let timer = partition.makeTimer()
             timer.schedule(deadline: .now() + Self.playingInterval, repeating: Self.playingInterval, leeway: .milliseconds(250))
             timer.setEventHandler { [self] in save() }
             timer.activate()
-            self.timer = timer
-        } else if !playing, let timer {
+            keeping.timer = timer
+        } else if !playing, let timer = keeping.timer {
             timer.cancel()
-            self.timer = nil
+            keeping.timer = nil
         }
     }
 
     private func save() {
         let state = snapshot()
-        guard state != lastSaved, state != inFlight else { return }
-        inFlight = state
+        guard state != keeping.lastSaved, state != keeping.inFlight else { return }
+        keeping.inFlight = state
         let activity = partition.application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             let failure = write(state)
@@ -181,36 +144,36 @@ final class StateKeeper: Sendable {
 
     /// Records how a write of `state` ended. On the partition's queue, in the order written.
     private func finished(_ state: SavedState, failure: String?) {
-        if inFlight == state { inFlight = nil }
+        if keeping.inFlight == state { keeping.inFlight = nil }
         guard let failure else {
-            lastSaved = state
-            if failures > 0 { logger.notice("saved the state again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
-            failures = 0
-            lastFailure = nil
-            retryTimer?.cancel()
-            retryTimer = nil
+            keeping.lastSaved = state
+            if keeping.failures > 0 { logger.notice("saved the state again, after \(keeping.failures) failed attempt\(keeping.failures == 1 ? "" : "s")") }
+            keeping.failures = 0
+            keeping.lastFailure = nil
+            keeping.retryTimer?.cancel()
+            keeping.retryTimer = nil
             return
         }
-        failures += 1
-        if failure != lastFailure {
+        keeping.failures += 1
+        if failure != keeping.lastFailure {
             logger.error("cannot save the state: \(failure); retrying")
-            lastFailure = failure
+            keeping.lastFailure = failure
         }
         scheduleRetry()
     }
 
     /// One retry, after the delay for the number of failures so far.
     private func scheduleRetry() {
-        retryTimer?.cancel()
-        let delay = Self.retryDelays[min(failures, Self.retryDelays.count) - 1]
+        keeping.retryTimer?.cancel()
+        let delay = Self.retryDelays[min(keeping.failures, Self.retryDelays.count) - 1]
         let timer = partition.makeTimer()
         timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
         timer.setEventHandler { [self] in
-            retryTimer = nil
+            keeping.retryTimer = nil
             save()
         }
         timer.activate()
-        retryTimer = timer
+        keeping.retryTimer = timer
     }
 
     /// Writes `state`; what went wrong, if anything. On the write queue.

@@ -1,0 +1,68 @@
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The most clients the daemon serves at once, counted over every listener (mpd's
+/// `max_connections`, 100 by default): a client over it is closed at once, and the log says
+/// so at most once a second (a crowd must not flood the journal either).
+///
+/// One per daemon: the control socket's connections take a place each, and so will any
+/// other listener's (the WebSocket clients to come), so one crowd cannot starve another.
+final class ClientLimit: Sendable {
+    /// mpd's default `max_connections`.
+    static let defaultMaximum = 100
+
+    let maximum: Int
+    private let logger: Logger
+    private struct Counts {
+        var connected = 0
+        /// Refused since the last log line, and when that line was written (seconds, monotonic).
+        var refusedSinceLog = 0
+        var lastLog = -Double.infinity
+    }
+    private let counts = Mutex(Counts())
+
+    init(maximum: Int, logger: Logger) {
+        self.maximum = maximum
+        self.logger = logger
+    }
+
+    /// Takes a place for a new client; false when every place is taken (the client is then
+    /// to be closed without a word, as mpd does).
+    func admit(now: Double = monotonicSeconds()) -> Bool {
+        let (admitted, report) = counts.withLock { counts -> (Bool, Int?) in
+            if counts.connected < maximum {
+                counts.connected += 1
+                return (true, nil)
+            }
+            counts.refusedSinceLog += 1
+            guard now - counts.lastLog >= 1 else { return (false, nil) }
+            defer {
+                counts.refusedSinceLog = 0
+                counts.lastLog = now
+            }
+            return (false, counts.refusedSinceLog)
+        }
+        if let report {
+            logger.warning("\(maximum) clients connected, the most allowed (--max-clients): refused \(report) new client\(report == 1 ? "" : "s")")
+        }
+        return admitted
+    }
+
+    /// Gives back the place of a client that went away.
+    func release() {
+        counts.withLock { $0.connected -= 1 }
+    }
+
+    /// Clients connected now.
+    var connected: Int { counts.withLock { $0.connected } }
+}
+
+/// CLOCK_MONOTONIC in seconds.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
