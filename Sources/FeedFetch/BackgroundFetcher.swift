@@ -44,7 +44,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
     private let store: FeedRecordStore?
     private let host: any BackgroundFetchHost
     private let logger: Logger
-    private let newEpisodes: @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Void
+    private let newEpisodes: @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Bool
 
     private var schedule: FetchSchedule
     /// Every record known, by subscription URL (unsubscribed ones are kept: subscribing again
@@ -59,10 +59,11 @@ public final class BackgroundFetcher: @unchecked Sendable {
     /// `newEpisodes` gets each fetch's new episodes (on ``queue``, before the record is saved,
     /// so a journal it writes is never behind the records): every new one, except at a feed's
     /// first fetch, where only the newest counts (subscribing to a show does not ask for its
-    /// whole back catalogue).
+    /// whole back catalogue). It returns false when it could not take them all (the daemon is
+    /// stopping): the record is then not updated, so they are new again at the next start.
     public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, fetcher: any FeedFetching,
                 store: FeedRecordStore?, host: any BackgroundFetchHost, logger: Logger,
-                newEpisodes: @escaping @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Void = { _, _ in }) {
+                newEpisodes: @escaping @Sendable (_ record: FeedRecord, _ episodes: [Episode]) -> Bool = { _, _ in true }) {
         self.newEpisodes = newEpisodes
         self.configuration = configuration
         self.clock = clock
@@ -196,6 +197,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
             }
             let update = FeedState.merge(known: record.state, fetched: parsed)
             let isFirst = record.state.episodes.isEmpty
+            let known = record
             record.state = update.state
             result = update.result
             if case .success = parsed {
@@ -203,7 +205,11 @@ public final class BackgroundFetcher: @unchecked Sendable {
                 move(&record, to: permanentURL)
                 outcome = .succeeded
                 let wanted = isFirst ? Self.newest(update.newEpisodes).map { [$0] } ?? [] : update.newEpisodes
-                if !wanted.isEmpty { newEpisodes(record, wanted) }
+                if !wanted.isEmpty && !newEpisodes(record, wanted) {
+                    // Stopping in the middle of the batch: the feed stays as it was known, and
+                    // what was not taken is new again at the next start.
+                    record = known
+                }
             } else {
                 outcome = .failed(retryAfter: nil)
             }

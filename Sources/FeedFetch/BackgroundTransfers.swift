@@ -79,6 +79,8 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private var notBefore: [String: Double] = [:]
     private var timer: (any ScheduledWork)?
     private var stopped = false
+    /// Set by ``requestStop()``, from outside the queue.
+    private let stopRequested = Atomic<Bool>(false)
 
     /// `finished` gets each downloaded episode once, on ``queue``.
     /// `deleted` gets each download `--download-limit` deleted, on ``queue``. `retentionFile`
@@ -139,12 +141,22 @@ public final class BackgroundTransfers: @unchecked Sendable {
     /// Linear in the episodes: one directory listing and one set of names taken for the batch,
     /// one append to the journal. (A feed of 2,000 new episodes with one title held the queue
     /// for 23 s, and a SIGTERM then crashed the daemon at the service group's deadline.)
-    public func enqueue(feed: String, feedTitle: String?, episodes: [Episode]) {
+    /// Returns false if a stop was asked for before every episode was taken (``requestStop()``):
+    /// the caller then keeps them as not yet seen, and they are taken at the next start.
+    /// A batch is taken in chunks, the stop checked between two: a feed of many thousand new
+    /// episodes never holds a stop for longer than one chunk.
+    @discardableResult
+    public func enqueue(feed: String, feedTitle: String?, episodes: [Episode]) -> Bool {
         queue.sync {
-            guard !stopped else { return }
+            guard !stopped else { return false }
             var claims = FileNameClaims(root: configuration.musicDirectory, jobs: paths)
             var added: [TransferJob] = []
-            for episode in episodes {
+            var takenAll = true
+            for (index, episode) in episodes.enumerated() {
+                if index % Self.enqueueChunk == 0 && stopRequested.load(ordering: .acquiring) {
+                    takenAll = false
+                    break
+                }
                 let id = feed + "\n" + episode.id
                 guard ids.insert(id).inserted else { continue }
                 // MP3 whatever the URL says: the daemon plays MP3 only, and checks what arrived.
@@ -153,11 +165,23 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 paths.insert(path)
                 added.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
             }
-            guard !added.isEmpty else { return }
-            jobs.append(contentsOf: added)
-            record(added.map(TransferJournal.Change.put))
-            runDue()
+            // What was taken is journaled in one append, also when the batch was cut short.
+            if !added.isEmpty {
+                jobs.append(contentsOf: added)
+                record(added.map(TransferJournal.Change.put))
+            }
+            if takenAll { runDue() }
+            return takenAll
         }
+    }
+
+    /// Episodes named between two checks for a stop.
+    static let enqueueChunk = 256
+
+    /// Asks a batch being taken (``enqueue(feed:feedTitle:episodes:)``) to end at its next
+    /// chunk; from any thread, without waiting for the transfers' queue (which the batch holds).
+    public func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
     }
 
     /// What the journal's writer has written (nil without a journal): for tests.

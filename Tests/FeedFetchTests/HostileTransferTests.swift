@@ -294,3 +294,36 @@ import Testing
                 == "x.part was removed while it was written", "the daemon's own words stay")
     }
 }
+
+extension HostileTransferTests {
+    /// A stop asked for while a huge batch is being named ends the batch at its next chunk:
+    /// what was named is journaled, the rest is left for the next start (enqueue says so).
+    @Test func aStopEndsAHugeBatchAtItsNextChunk() async throws {
+        let fixture = try TransferFixture()
+        let nowhere = URL(string: "http://127.0.0.1:1/daily.mp3")!
+        let episodes = (1...200_000).map { TransferFixture.episode("h-\($0)", title: "Daily", url: nowhere) }
+        let taken = Mutex<Bool?>(nil)
+        let started = ContinuousClock.now
+        let done = DispatchSemaphore(value: 0)
+        let transfers = fixture.transfers
+        DispatchQueue.global().async {
+            let result = transfers.enqueue(feed: "http://feeds.test/huge.xml", feedTitle: "Huge", episodes: episodes)
+            taken.withLock { $0 = result }
+            done.signal()
+        }
+        // Asked while the batch is under way or about to be: either way it ends at a chunk's
+        // border, and without the stop it would take the whole 200,000 (seconds).
+        let asked = ContinuousClock.now
+        transfers.requestStop()
+        done.wait()
+        let tookAfterStop = ContinuousClock.now - asked
+        print("a 200,000-episode batch stopped \(tookAfterStop) after the stop was asked, \(asked - started) into it")
+        #expect(taken.withLock { $0 } == false, "the batch was cut short")
+        #expect(tookAfterStop < .milliseconds(500), "\(tookAfterStop)")
+        let journaled = TransferJournal(file: fixture.state.appendingPathComponent("transfers.json")).load().jobs
+        #expect(journaled.count < 200_000 && journaled.count % HostileTransferTests.chunk == 0, "\(journaled.count) journaled")
+        try await fixture.finish()
+    }
+
+    static let chunk = BackgroundTransfers.enqueueChunk
+}

@@ -69,7 +69,7 @@ final class FeedService: Sendable {
             configuration: .init(rules: .init(interval: options.interval), timeout: options.timeout),
             fetcher: http as any FeedFetching, store: stateDirectory.map { FeedRecordStore(file: $0.appendingPathComponent("feeds.json")) },
             host: host, logger: logger) { record, episodes in
-                transfers?.enqueue(feed: record.subscription.absoluteString, feedTitle: record.state.title, episodes: episodes)
+                transfers?.enqueue(feed: record.subscription.absoluteString, feedTitle: record.state.title, episodes: episodes) ?? true
             }
     }
 
@@ -128,6 +128,9 @@ final class FeedService: Sendable {
 
     /// Stops fetching (a fetch under way is cancelled) and closes the HTTP client's connections.
     func stop() async {
+        // First, without waiting: a batch of new episodes being named ends at its next chunk,
+        // which lets the fetcher's queue go on to its stop.
+        transfers?.requestStop()
         await fetcher.stop()
         await transfers?.stop()
         do {
