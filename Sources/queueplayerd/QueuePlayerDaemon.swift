@@ -38,7 +38,20 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             result is logged: newData (N new episodes), noData or failed (why). New episodes are \
             downloaded into Podcasts/ in the music directory (resumable across restarts) and \
             appended to the queue (--no-auto-enqueue: not).
+
+            Every option can also be set in the configuration file, \
+            $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml (or --config PATH), with the same \
+            name: buffer-time = 1000, output = ["auto", "fifo:/tmp/snapfifo"], once = true, \
+            files = ["a.mp3"]. Options given on the command line win over the file; --media, \
+            --music-directory or FILE arguments replace all three of the file's. A mistake in the \
+            file is reported with its line, and the daemon does not start.
             """)
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file: TOML whose keys are the options below, by the same names (buffer-time = 1000, output = [\"auto\", \"fifo:/tmp/snapfifo\"], files = [...]); an option given here wins over the file. Default: $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml, if it exists.", valueName: "PATH"))
+    var config: String?
+
+    // Each setting is nil unless given here, so that one left out takes the file's value (then
+    // the default, from DaemonOptions, which the help texts quote).
 
     @Option(name: .long, help: ArgumentHelp("A directory whose .mp3 files are queued, sorted by name, replacing a saved queue; it is also the music directory.", valueName: "DIR"))
     var media: String?
@@ -52,19 +65,17 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
     var output: [OutputChoice] = []
 
-    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(Self.bufferTimes.lowerBound) to \(Self.bufferTimes.upperBound)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later.", valueName: "MS"))
-    var bufferTime: Int = Daemon.defaultBufferTimeMilliseconds
-
-    static let bufferTimes = Daemon.bufferTimesMilliseconds
+    @Option(name: .long, help: ArgumentHelp("The ALSA device's buffer, in milliseconds (\(Daemon.bufferTimesMilliseconds.lowerBound) to \(Daemon.bufferTimesMilliseconds.upperBound)). A longer one wakes the daemon less often while playing, but a volume change is heard up to a buffer later.\(Self.defaultNote(Self.defaults.bufferTimeMilliseconds))", valueName: "MS"))
+    var bufferTime: Int?
 
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
 
-    @Option(name: .long, help: ArgumentHelp("What keeps running in the background: audio (playback goes on) or none (entering the background pauses).", valueName: "MODE"))
-    var backgroundModes: BackgroundModeChoice = .audio
+    @Option(name: .long, help: ArgumentHelp("What keeps running in the background: audio (playback goes on) or none (entering the background pauses).\(Self.defaultNote(BackgroundModeChoice.audio.rawValue))", valueName: "MODE"))
+    var backgroundModes: BackgroundModeChoice?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds the daemon may run in the background without playing before it is suspended.", valueName: "SECONDS"))
-    var backgroundTime: Double = 180
+    @Option(name: .long, help: ArgumentHelp("Seconds the daemon may run in the background without playing before it is suspended.\(Self.defaultNote(Self.defaults.backgroundTime))", valueName: "SECONDS"))
+    var backgroundTime: Double?
 
     @Flag(name: .long, help: "Neither restore nor save the queue and position.")
     var noState = false
@@ -72,93 +83,81 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A podcast feed (RSS or Atom, http or https) to fetch in the background; give it once per feed. Added to the feeds file's.", valueName: "URL"))
     var feed: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch).", valueName: "SECONDS|never"))
-    var fetchInterval: FetchIntervalChoice = .seconds(3600)
+    @Option(name: .long, help: ArgumentHelp("The least time between two background fetches of a feed, in seconds, or never (only remote notifications fetch).\(Self.defaultNote(Self.defaultFetchInterval.defaultValueDescription))", valueName: "SECONDS|never"))
+    var fetchInterval: FetchIntervalChoice?
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Append each downloaded episode to the queue.")
-    var autoEnqueue = true
+    @Flag(name: .long, inversion: .prefixedNo, help: "Append each downloaded episode to the queue. (default: --auto-enqueue)")
+    var autoEnqueue: Bool?
 
     @Option(name: .long, help: ArgumentHelp("Keep at most N downloaded episodes per feed: beyond N, the oldest ones played to their end are deleted (never the one playing, never one not heard). Default: keep all.", valueName: "N"))
     var downloadLimit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Downloads stop (and are tried again later) rather than leave the music directory's file system with less than this many bytes free.", valueName: "BYTES"))
-    var minFreeSpace: Int64 = 256 << 20
+    @Option(name: .long, help: ArgumentHelp("Downloads stop (and are tried again later) rather than leave the music directory's file system with less than this many bytes free.\(Self.defaultNote(Self.defaults.minFreeSpace))", valueName: "BYTES"))
+    var minFreeSpace: Int64?
 
-    @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.", valueName: "BYTES"))
-    var maxDownloadSize: Int64 = 2 << 30
+    @Option(name: .long, help: ArgumentHelp("The largest episode downloaded, in bytes; a larger one fails and leaves no file.\(Self.defaultNote(Self.defaults.maxDownloadSize))", valueName: "BYTES"))
+    var maxDownloadSize: Int64?
 
-    @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
-    var fetchTimeout: Double = 30
+    @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).\(Self.defaultNote(Self.defaults.fetchTimeout))", valueName: "SECONDS"))
+    var fetchTimeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.", valueName: "N"))
-    var maxClients: Int = 100
+    @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
+    var maxClients: Int?
 
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
+    /// The defaults that `--help` quotes: the daemon's own.
+    private static let defaults = DaemonOptions()
+    private static let defaultFetchInterval = defaults.fetchInterval.map(FetchIntervalChoice.seconds) ?? .never
+
+    /// ` (default: VALUE)`, as ArgumentParser writes it for an option that is not optional.
+    private static func defaultNote(_ value: some CustomStringConvertible) -> String { " (default: \(value))" }
+
+    /// What the command line says; nil (or false, for a flag that can only say true) where it says nothing.
+    private var commandLine: DaemonSettings {
+        var settings = DaemonSettings()
+        settings.media = media
+        settings.musicDirectory = musicDirectory
+        settings.socket = socket
+        settings.outputs = output.isEmpty ? nil : output
+        settings.bufferTime = bufferTime
+        settings.once = once ? true : nil
+        settings.backgroundModes = backgroundModes
+        settings.backgroundTime = backgroundTime
+        settings.noState = noState ? true : nil
+        settings.feeds = feed.isEmpty ? nil : feed
+        settings.fetchInterval = fetchInterval
+        settings.autoEnqueue = autoEnqueue
+        settings.downloadLimit = downloadLimit
+        settings.minFreeSpace = minFreeSpace
+        settings.maxDownloadSize = maxDownloadSize
+        settings.fetchTimeout = fetchTimeout
+        settings.maxClients = maxClients
+        settings.files = files.isEmpty ? nil : files
+        return settings
+    }
+
+    /// The configuration file under the command line, checked: a mistake in either is a usage
+    /// error (status 64), before anything starts.
+    private func options() throws -> DaemonOptions {
+        do {
+            return try commandLine.options(over: ConfigurationFile.load(path: config))
+        } catch let error as ConfigurationFileError {
+            throw ValidationError(error.description)
+        } catch let error as DaemonOptionError {
+            throw ValidationError(error.description)
+        }
+    }
+
     func validate() throws {
-        if [media != nil, musicDirectory != nil, !files.isEmpty].filter({ $0 }).count > 1 {
-            throw ValidationError("Give one of --media DIR, --music-directory DIR or FILE arguments.")
-        }
-        for (option, directory) in [("--media", media), ("--music-directory", musicDirectory)] {
-            guard let directory else { continue }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("\(option) \(directory): no such directory.")
-            }
-        }
-        guard Self.bufferTimes.contains(bufferTime) else {
-            throw ValidationError("--buffer-time: give a number of milliseconds from \(Self.bufferTimes.lowerBound) to \(Self.bufferTimes.upperBound).")
-        }
-        guard backgroundTime.isFinite, backgroundTime >= 0 else {
-            throw ValidationError("--background-time: give a number of seconds, 0 or more.")
-        }
-        for url in feed {
-            if case .failure(let problem) = FeedSubscriptionList.feedURL(url) {
-                throw ValidationError("--feed: \(problem.description).")
-            }
-        }
-        if let downloadLimit, downloadLimit < 1 {
-            throw ValidationError("--download-limit: give a number of episodes, 1 or more.")
-        }
-        guard minFreeSpace >= 0 else {
-            throw ValidationError("--min-free-space: give a number of bytes, 0 or more.")
-        }
-        guard maxDownloadSize > 0 else {
-            throw ValidationError("--max-download-size: give a number of bytes, more than 0.")
-        }
-        guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
-            throw ValidationError("--fetch-timeout: give a number of seconds, more than 0 and at most 3600.")
-        }
-        guard maxClients >= 1 else {
-            throw ValidationError("--max-clients: give a number of clients, 1 or more.")
-        }
-        if let socket, socket.isEmpty || socket.utf8.count > 100 {
-            throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
-        }
+        _ = try options()
     }
 
     func run() async throws {
         Daemon.bootstrapLogging()
-        var options = DaemonOptions()
-        options.media = media
-        options.musicDirectory = musicDirectory
-        options.socket = socket
-        options.outputs = output
-        options.bufferTimeMilliseconds = bufferTime
-        options.once = once
-        options.backgroundMode = backgroundModes.mode
-        options.backgroundTime = backgroundTime
-        options.noState = noState
-        options.feeds = feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() }
-        options.fetchInterval = fetchInterval.seconds
-        options.autoEnqueue = autoEnqueue
-        options.downloadLimit = downloadLimit
-        options.minFreeSpace = minFreeSpace
-        options.maxDownloadSize = maxDownloadSize
-        options.fetchTimeout = fetchTimeout
-        options.maxClients = maxClients
-        options.files = files
+        // Read again rather than kept from validate(): a command's stored properties are its arguments.
+        let options = try options()
         do {
             try await Daemon.run(options: options)
         } catch let error as DaemonOptionError {
@@ -167,40 +166,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     }
 }
 
-/// `--background-modes`: the `UIBackgroundModes` of the daemon.
-enum BackgroundModeChoice: String, ExpressibleByArgument, CaseIterable {
-    case audio, none
-
-    var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
-}
-
-/// `--fetch-interval`: seconds (more than 0), or `never`.
-enum FetchIntervalChoice: ExpressibleByArgument, Equatable {
-    case seconds(Double)
-    case never
-
-    init?(argument: String) {
-        if argument == "never" {
-            self = .never
-        } else if let seconds = Double(argument), seconds.isFinite, seconds > 0 {
-            self = .seconds(seconds)
-        } else {
-            return nil
-        }
-    }
-
-    /// The interval, nil for `never`.
-    var seconds: Double? {
-        if case .seconds(let seconds) = self { return seconds }
-        return nil
-    }
-
-    var defaultValueDescription: String {
-        switch self {
-        case .seconds(let seconds): seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        case .never: "never"
-        }
-    }
-}
-
+// The choices' parsing lives in DaemonCore, which the configuration file shares.
 extension OutputChoice: ExpressibleByArgument {}
+extension BackgroundModeChoice: ExpressibleByArgument {}
+extension FetchIntervalChoice: ExpressibleByArgument {}

@@ -1,0 +1,237 @@
+import AppLifecycle
+import FeedFetch
+import Foundation
+
+/// One setting of the daemon: an option of `--help`, and the key of the same name in the
+/// configuration file (`buffer-time = 500` is `--buffer-time 500`).
+public enum Setting: String, CaseIterable, Sendable {
+    case media
+    case musicDirectory = "music-directory"
+    case socket
+    case output
+    case bufferTime = "buffer-time"
+    case once
+    case backgroundModes = "background-modes"
+    case backgroundTime = "background-time"
+    case noState = "no-state"
+    case feed
+    case fetchInterval = "fetch-interval"
+    case autoEnqueue = "auto-enqueue"
+    case downloadLimit = "download-limit"
+    case minFreeSpace = "min-free-space"
+    case maxDownloadSize = "max-download-size"
+    case fetchTimeout = "fetch-timeout"
+    case maxClients = "max-clients"
+    /// The FILE arguments.
+    case files
+
+    /// How the command line spells it.
+    public var option: String { self == .files ? "FILE arguments" : "--\(rawValue)" }
+}
+
+/// What the command line or the configuration file says, each setting nil where it says
+/// nothing: nil is what lets the command line's settings win over the file's and the file's
+/// over the defaults (``DaemonOptions``), which a value equal to the default could not.
+public struct DaemonSettings: Sendable, Equatable {
+    public var media: String?
+    public var musicDirectory: String?
+    public var socket: String?
+    public var outputs: [OutputChoice]?
+    public var bufferTime: Int?
+    public var once: Bool?
+    public var backgroundModes: BackgroundModeChoice?
+    public var backgroundTime: Double?
+    public var noState: Bool?
+    public var feeds: [String]?
+    public var fetchInterval: FetchIntervalChoice?
+    public var autoEnqueue: Bool?
+    public var downloadLimit: Int?
+    public var minFreeSpace: Int64?
+    public var maxDownloadSize: Int64?
+    public var fetchTimeout: Double?
+    public var maxClients: Int?
+    public var files: [String]?
+
+    public init() {}
+
+    /// The options to run with: these settings (the command line's) over `file`'s, checked.
+    ///
+    /// What to play is one choice, not three settings: `--media`, `--music-directory` or FILE
+    /// arguments on the command line replace all three of the file's, so that `queueplayerd
+    /// song.mp3` plays the song even when the file names a music directory.
+    ///
+    /// Throws ``DaemonOptionError`` for a value out of range, naming the option when it came
+    /// from the command line and the file and line when it came from the file.
+    public func options(over file: ConfigurationFile?) throws(DaemonOptionError) -> DaemonOptions {
+        var merged = self
+        var fromFile: [Setting: Int] = [:]
+        if let file {
+            func fill<Value>(_ field: WritableKeyPath<DaemonSettings, Value?>, _ setting: Setting) {
+                guard merged[keyPath: field] == nil, let value = file.settings[keyPath: field] else { return }
+                merged[keyPath: field] = value
+                fromFile[setting] = file.lines[setting]
+            }
+            if media == nil, musicDirectory == nil, files == nil {
+                fill(\.media, .media)
+                fill(\.musicDirectory, .musicDirectory)
+                fill(\.files, .files)
+            }
+            fill(\.socket, .socket)
+            fill(\.outputs, .output)
+            fill(\.bufferTime, .bufferTime)
+            fill(\.once, .once)
+            fill(\.backgroundModes, .backgroundModes)
+            fill(\.backgroundTime, .backgroundTime)
+            fill(\.noState, .noState)
+            fill(\.feeds, .feed)
+            fill(\.fetchInterval, .fetchInterval)
+            fill(\.autoEnqueue, .autoEnqueue)
+            fill(\.downloadLimit, .downloadLimit)
+            fill(\.minFreeSpace, .minFreeSpace)
+            fill(\.maxDownloadSize, .maxDownloadSize)
+            fill(\.fetchTimeout, .fetchTimeout)
+            fill(\.maxClients, .maxClients)
+        }
+        let origin = SettingOrigin(file: file?.path, lines: fromFile)
+        return try merged.checked(origin)
+    }
+
+    /// The options these settings give, every value checked; `origin` names where each came from.
+    private func checked(_ origin: SettingOrigin) throws(DaemonOptionError) -> DaemonOptions {
+        // All three come from one place (``options(over:)``): the command line or the file.
+        let playing = [(Setting.media, media != nil), (.musicDirectory, musicDirectory != nil), (.files, files != nil)]
+            .filter(\.1).map(\.0)
+        if playing.count > 1 {
+            // The second of them in the file is the one to report.
+            guard let last = playing.max(by: { (origin.lines[$0] ?? 0) < (origin.lines[$1] ?? 0) }), origin.isFile(last) else {
+                throw DaemonOptionError("Give one of --media DIR, --music-directory DIR or FILE arguments.")
+            }
+            throw origin.error(last, "give one of media, music-directory or files")
+        }
+        for (setting, directory) in [(Setting.media, media), (.musicDirectory, musicDirectory)] {
+            guard let directory else { continue }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw origin.error(setting, "\(directory): no such directory")
+            }
+        }
+        var options = DaemonOptions()
+        options.media = media
+        options.musicDirectory = musicDirectory
+        options.files = files ?? []
+        if let socket {
+            guard !socket.isEmpty, socket.utf8.count <= 100 else {
+                throw origin.error(.socket, "a socket path must be 1 to 100 bytes long")
+            }
+            options.socket = socket
+        }
+        options.outputs = outputs ?? options.outputs
+        if let bufferTime {
+            let range = Daemon.bufferTimesMilliseconds
+            guard range.contains(bufferTime) else {
+                throw origin.error(.bufferTime, "give a number of milliseconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            options.bufferTimeMilliseconds = bufferTime
+        }
+        options.once = once ?? options.once
+        options.backgroundMode = backgroundModes?.mode ?? options.backgroundMode
+        if let backgroundTime {
+            guard backgroundTime.isFinite, backgroundTime >= 0 else {
+                throw origin.error(.backgroundTime, "give a number of seconds, 0 or more")
+            }
+            options.backgroundTime = backgroundTime
+        }
+        options.noState = noState ?? options.noState
+        if let feeds {
+            options.feeds = try feeds.map { url throws(DaemonOptionError) in
+                switch FeedSubscriptionList.feedURL(url) {
+                case .success(let url): return url
+                case .failure(let problem): throw origin.error(.feed, problem.description)
+                }
+            }
+        }
+        if let fetchInterval { options.fetchInterval = fetchInterval.seconds }
+        options.autoEnqueue = autoEnqueue ?? options.autoEnqueue
+        if let downloadLimit {
+            guard downloadLimit >= 1 else { throw origin.error(.downloadLimit, "give a number of episodes, 1 or more") }
+            options.downloadLimit = downloadLimit
+        }
+        if let minFreeSpace {
+            guard minFreeSpace >= 0 else { throw origin.error(.minFreeSpace, "give a number of bytes, 0 or more") }
+            options.minFreeSpace = minFreeSpace
+        }
+        if let maxDownloadSize {
+            guard maxDownloadSize > 0 else { throw origin.error(.maxDownloadSize, "give a number of bytes, more than 0") }
+            options.maxDownloadSize = maxDownloadSize
+        }
+        if let fetchTimeout {
+            guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
+                throw origin.error(.fetchTimeout, "give a number of seconds, more than 0 and at most 3600")
+            }
+            options.fetchTimeout = fetchTimeout
+        }
+        if let maxClients {
+            guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
+            options.maxClients = maxClients
+        }
+        return options
+    }
+}
+
+/// Where each setting came from, for the messages of ``DaemonSettings/options(over:)``: the
+/// file's line for those taken from it, the command line for the others.
+private struct SettingOrigin {
+    let file: String?
+    let lines: [Setting: Int]
+
+    func isFile(_ setting: Setting) -> Bool { file != nil && lines[setting] != nil }
+
+    /// `--buffer-time: why.`, or `FILE:LINE: buffer-time: why.` for a value from the file.
+    func error(_ setting: Setting, _ problem: String) -> DaemonOptionError {
+        guard let file, let line = lines[setting] else { return DaemonOptionError("\(setting.option): \(problem).") }
+        return DaemonOptionError("\(file):\(line): \(setting.rawValue): \(problem).")
+    }
+}
+
+/// `--background-modes`: the `UIBackgroundModes` of the daemon.
+public enum BackgroundModeChoice: String, CaseIterable, Sendable {
+    case audio, none
+
+    public var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
+}
+
+/// `--fetch-interval`: seconds (more than 0), or `never`.
+public enum FetchIntervalChoice: Equatable, Sendable {
+    case seconds(Double)
+    case never
+
+    /// Parses what `--fetch-interval` (or a string in the configuration file) says.
+    public init?(argument: String) {
+        if argument == "never" {
+            self = .never
+        } else if let seconds = Double(argument) {
+            self.init(seconds: seconds)
+        } else {
+            return nil
+        }
+    }
+
+    /// A number of seconds, finite and more than 0.
+    public init?(seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return nil }
+        self = .seconds(seconds)
+    }
+
+    /// The interval, nil for `never`.
+    public var seconds: Double? {
+        if case .seconds(let seconds) = self { return seconds }
+        return nil
+    }
+
+    public var defaultValueDescription: String {
+        switch self {
+        case .seconds(let seconds): seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        case .never: "never"
+        }
+    }
+}

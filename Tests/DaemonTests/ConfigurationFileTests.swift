@@ -1,0 +1,291 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import DaemonCore
+
+/// The configuration file (`queueplayerd.toml`): every option by its name, a mistake reported
+/// at its line, and the command line winning over the file.
+@Suite struct ConfigurationFileTests {
+    /// The file the tests' texts pretend to come from; its directory anchors relative paths.
+    static let path = "/etc/xdg/queueplayerd/queueplayerd.toml"
+
+    static func read(_ text: String) throws(ConfigurationFileError) -> ConfigurationFile {
+        try ConfigurationFile(path: path, text: text)
+    }
+
+    /// The error reading `text` gives, or nil when it reads.
+    static func error(_ text: String) -> ConfigurationFileError? {
+        do {
+            _ = try read(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The options `commandLine` gives over the file of `text`, or the message refusing them.
+    static func options(_ text: String, commandLine: DaemonSettings = DaemonSettings()) throws -> Result<DaemonOptions, DaemonOptionError> {
+        let file = try read(text)
+        return Result { () throws(DaemonOptionError) in try commandLine.options(over: file) }
+    }
+
+    @Test func everyKeyMapsToItsOption() throws {
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let text = """
+            # Every setting but media and files, which exclude music-directory.
+            music-directory = "\(music.path)"
+            socket = "/run/user/1000/mpd.sock"
+            output = ["alsa:hw:1", "fifo:/tmp/snapfifo?format=48000:16:2"]
+            buffer-time = 1500
+            once = true
+            background-modes = "none"
+            background-time = 60
+            no-state = true
+            feed = ["https://example.com/a.xml", "http://example.org/b.rss"]
+            fetch-interval = 900.5
+            auto-enqueue = false
+            download-limit = 3
+            min-free-space = 1_000_000
+            max-download-size = 5000000000
+            fetch-timeout = 12.5
+            max-clients = 7
+            """
+        let file = try Self.read(text)
+        #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
+        #expect(file.lines[.musicDirectory] == 2 && file.lines[.fetchTimeout] == 16)
+        let options = try DaemonSettings().options(over: file)
+        #expect(options.musicDirectory == music.path)
+        #expect(options.media == nil && options.files.isEmpty)
+        #expect(options.socket == "/run/user/1000/mpd.sock")
+        #expect(options.outputs == [.alsa(device: "hw:1"), OutputChoice(argument: "fifo:/tmp/snapfifo?format=48000:16:2")])
+        #expect(options.bufferTimeMilliseconds == 1500)
+        #expect(options.once && options.noState && !options.autoEnqueue)
+        #expect(options.backgroundMode == .none)
+        #expect(options.backgroundTime == 60)
+        #expect(options.feeds.map(\.absoluteString) == ["https://example.com/a.xml", "http://example.org/b.rss"])
+        #expect(options.fetchInterval == 900.5)
+        #expect(options.downloadLimit == 3)
+        #expect(options.minFreeSpace == 1_000_000)
+        #expect(options.maxDownloadSize == 5_000_000_000)
+        #expect(options.fetchTimeout == 12.5)
+        #expect(options.maxClients == 7)
+
+        let media = try Self.read("media = \"\(music.path)\"")
+        #expect(try DaemonSettings().options(over: media).media == music.path)
+        let files = try Self.read("files = [\"/a.mp3\", \"b.mp3\"]\nfetch-interval = \"never\"")
+        let fileOptions = try DaemonSettings().options(over: files)
+        #expect(fileOptions.files == ["/a.mp3", "/etc/xdg/queueplayerd/b.mp3"], "a relative path is the file's directory's")
+        #expect(fileOptions.fetchInterval == nil)
+    }
+
+    /// The README's example reads, and names every setting (some commented out).
+    @Test func theReadmeExampleNamesEverySetting() throws {
+        let readme = try String(contentsOf: TestMedia.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.firstRange(of: "### The configuration file"))
+        let example = try #require(readme[section.upperBound...].firstMatch(of: /```toml\n([\s\S]*?)```/)?.output.1)
+        let file = try Self.read(String(example))
+        #expect(file.settings.musicDirectory == NSString(string: "~/Music").expandingTildeInPath)
+        #expect(file.settings.bufferTime == DaemonOptions().bufferTimeMilliseconds)
+        let uncommented = example.replacing(/(?m)^# ([a-z-]+ = )/) { "\($0.output.1)" }
+        #expect(Set(try Self.read(String(uncommented)).lines.keys) == Set(Setting.allCases))
+    }
+
+    /// No file, or an empty one, leaves every default as it was.
+    @Test func anEmptyFileChangesNothing() throws {
+        let defaults = DaemonOptions()
+        for file in [nil, try Self.read(""), try Self.read("# nothing\n\n")] {
+            let options = try DaemonSettings().options(over: file)
+            #expect(options.bufferTimeMilliseconds == defaults.bufferTimeMilliseconds)
+            #expect(options.outputs.isEmpty && options.feeds.isEmpty && options.files.isEmpty)
+            #expect(options.fetchInterval == defaults.fetchInterval && options.autoEnqueue && !options.once)
+        }
+    }
+
+    /// A repeatable option takes an array, or one string for an array of one.
+    @Test func arraysAndSingleStrings() throws {
+        #expect(try Self.read("output = \"null\"").settings.outputs == [.null])
+        #expect(try Self.read("output = [\"auto\", \"null\"]").settings.outputs == [.auto, .null])
+        #expect(try Self.read("output = []").settings.outputs == [])
+        #expect(try Self.read("feed = \"https://example.com/f.xml\"").settings.feeds == ["https://example.com/f.xml"])
+        #expect(try Self.read("files = \"/music/a.mp3\"").settings.files == ["/music/a.mp3"])
+        let multiline = try Self.read("""
+            files = [
+              "/music/a.mp3",  # first
+              "/music/b.mp3",
+            ]
+            """)
+        #expect(multiline.settings.files == ["/music/a.mp3", "/music/b.mp3"])
+    }
+
+    @Test func anUnknownKeyIsReportedAtItsLine() throws {
+        let text = """
+            # queueplayerd settings
+
+            music-directory = "/srv/music"
+            output = [
+              "auto",
+            ]
+            bufer-time = 1000
+            """
+        let error = try #require(Self.error(text))
+        #expect(error.line == 7)
+        #expect(error.description == "\(Self.path):7: unknown setting 'bufer-time'")
+        // A table is no setting either, nor are its keys.
+        #expect(Self.error("once = true\n[player]\nbuffer-time = 1000")?.description == "\(Self.path):2: unknown setting 'player'")
+        // The command line's option, not a key of the file.
+        #expect(Self.error("config = \"/x.toml\"")?.line == 1)
+    }
+
+    @Test(arguments: [
+        ("buffer-time = \"500\"", "buffer-time: expected an integer, found a string"),
+        ("buffer-time = 500.5", "buffer-time: expected an integer, found a floating-point number"),
+        ("once = \"yes\"", "once: expected true or false, found a string"),
+        ("output = 3", "output: expected a string or an array of strings, found an integer"),
+        ("output = [\"auto\", 3]", "output: expected a string or an array of strings, found an integer"),
+        ("feed = { url = \"https://example.com/f.xml\" }", "feed: expected a string or an array of strings, found a table"),
+        ("media = [\"/srv/music\"]", "media: expected a string, found an array"),
+        ("background-time = true", "background-time: expected a number, found a boolean"),
+        ("fetch-interval = \"hourly\"", "fetch-interval: expected a number of seconds or \"never\", found a string"),
+        ("fetch-interval = 0", "fetch-interval: give a number of seconds more than 0, or \"never\""),
+        ("background-modes = \"fetch\"", "background-modes: 'fetch' is not a mode: give \"audio\" or \"none\""),
+        ("output = \"speakers\"", "output: 'speakers' is not an output: give auto, alsa, alsa:DEVICE, null, fifo:PATH, fifo:PATH?format=44100:16:2"),
+        ("download-limit = 1979-05-27", "download-limit: expected an integer, found a date"),
+    ])
+    func aValueOfTheWrongTypeIsReportedAtItsLine(line: String, problem: String) throws {
+        let error = try #require(Self.error("# settings\nsocket = \"/tmp/s.sock\"\n\(line)\nno-state = true\n"))
+        #expect(error.description == "\(Self.path):3: \(problem)")
+    }
+
+    /// Syntax errors come from TOMLKit (toml++), with their line.
+    @Test(arguments: [
+        ("buffer-time = = 5", 4),
+        ("output = [\"auto\"", 4),
+        ("buffer-time = 99999999999999999999", 4),
+        ("once = true", 4), // a second once
+        ("socket = \"/run/x.sock", 4),
+    ])
+    func aSyntaxErrorIsReportedAtItsLine(line: String, number: Int) throws {
+        let error = try #require(Self.error("once = true\n\n# the next line is wrong\n\(line)\n"))
+        #expect(error.line == number, "\(error)")
+        #expect(error.description.hasPrefix("\(Self.path):\(number): "), "\(error)")
+    }
+
+    /// A key's line is where it starts, past comments, blank lines and multi-line values before it.
+    @Test func keysAreFoundAtTheLineTheyStartOn() {
+        let text = """
+            # comment
+            a = 1
+
+            b = [
+              1,
+              2,
+            ]
+            # comment
+            c = \"\"\"
+            x
+            \"\"\"
+            d = { e = 1 }
+            [f]
+            g = 1
+            [[h]]
+            [[h]]
+            """
+        #expect(ConfigurationFile.keyLines(text) == ["a": 2, "b": 4, "c": 9, "d": 12, "f": 13, "h": 15])
+        #expect(ConfigurationFile.keyLines("a = 1\r\nb = 2\r\n") == ["a": 1, "b": 2])
+        #expect(ConfigurationFile.keyLines("").isEmpty)
+    }
+
+    @Test func theCommandLineWinsOverTheFile() throws {
+        let file = try Self.read("""
+            buffer-time = 2000
+            output = ["alsa", "fifo:/tmp/snapfifo"]
+            auto-enqueue = true
+            once = true
+            files = ["/music/a.mp3"]
+            socket = "/tmp/from-file.sock"
+            """)
+        var commandLine = DaemonSettings()
+        commandLine.bufferTime = 1000
+        commandLine.outputs = [.null]
+        commandLine.autoEnqueue = false
+        let options = try commandLine.options(over: file)
+        #expect(options.bufferTimeMilliseconds == 1000)
+        #expect(options.outputs == [.null], "an array is replaced, not added to")
+        #expect(!options.autoEnqueue)
+        #expect(options.once, "what the command line leaves out is the file's")
+        #expect(options.socket == "/tmp/from-file.sock")
+        #expect(options.files == ["/music/a.mp3"])
+
+        // What to play is one choice: FILE arguments replace the file's files, and its
+        // music-directory or media would be no conflict either.
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let playing = try Self.read("music-directory = \"\(music.path)\"")
+        commandLine = DaemonSettings()
+        commandLine.files = ["/tmp/song.mp3"]
+        let song = try commandLine.options(over: playing)
+        #expect(song.files == ["/tmp/song.mp3"] && song.musicDirectory == nil)
+        #expect(try DaemonSettings().options(over: playing).musicDirectory == music.path)
+    }
+
+    /// A value the file gives is checked as the option's, and the message names the file's line.
+    @Test func aValueOutOfRangeNamesTheFileAndLine() throws {
+        let text = "# range\nbuffer-time = 50\n"
+        #expect(try Self.options(text).failure?.description
+                == "\(Self.path):2: buffer-time: give a number of milliseconds from 100 to 5000.")
+        var commandLine = DaemonSettings()
+        commandLine.bufferTime = 50
+        #expect(try Self.options("", commandLine: commandLine).failure?.description
+                == "--buffer-time: give a number of milliseconds from 100 to 5000.")
+        // The same value from the command line is the command line's mistake, not the file's.
+        #expect(try Self.options(text, commandLine: commandLine).failure?.description
+                == "--buffer-time: give a number of milliseconds from 100 to 5000.")
+
+        #expect(try Self.options("\n\nfeed = [\"https://example.com/a.xml\", \"ftp://example.com/b.xml\"]").failure?.description
+                == "\(Self.path):3: feed: not an http or https URL: ftp://example.com/b.xml.")
+        #expect(try Self.options("media = \"/nonexistent-directory\"").failure?.description
+                == "\(Self.path):1: media: /nonexistent-directory: no such directory.")
+        #expect(try Self.options("files = \"/a.mp3\"\nmedia = \"/tmp\"").failure?.description
+                == "\(Self.path):2: media: give one of media, music-directory or files.")
+        #expect(try Self.options("socket = \"\(String(repeating: "s", count: 101))\"").failure?.description
+                == "\(Self.path):1: socket: a socket path must be 1 to 100 bytes long.")
+    }
+
+    /// The default file may be missing (no settings); a file named with `--config` may not.
+    @Test func aMissingFileIsAnErrorOnlyWhenNamed() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["XDG_CONFIG_HOME": directory.path]
+        let defaultPath = ConfigurationFile.defaultPath(environment: environment)
+        #expect(defaultPath == directory.path + "/queueplayerd/queueplayerd.toml")
+        #expect(try ConfigurationFile.load(path: nil, environment: environment) == nil)
+
+        let missing = directory.appendingPathComponent("missing.toml").path
+        #expect(throws: ConfigurationFileError(path: missing, line: nil, problem: "no such file")) {
+            try ConfigurationFile.load(path: missing, environment: environment)
+        }
+
+        try FileManager.default.createDirectory(atPath: (defaultPath as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try "buffer-time = 1000\nsocket = \"~/queueplayerd.sock\"\n".write(toFile: defaultPath, atomically: true, encoding: .utf8)
+        let file = try #require(try ConfigurationFile.load(path: nil, environment: environment))
+        #expect(file.path == defaultPath && file.settings.bufferTime == 1000)
+        #expect(file.settings.socket == NSString(string: "~/queueplayerd.sock").expandingTildeInPath)
+        #expect(!(file.settings.socket ?? "~").hasPrefix("~"))
+        // An explicit empty file (`--config /dev/null`) is no settings, whatever the default file says.
+        #expect(try ConfigurationFile.load(path: "/dev/null", environment: environment)?.settings == DaemonSettings())
+
+        try Data([0x6f, 0x6e, 0x63, 0x65, 0x20, 0x3d, 0x20, 0xff]).write(to: URL(fileURLWithPath: missing))
+        #expect(throws: ConfigurationFileError(path: missing, line: nil, problem: "not UTF-8 text")) {
+            try ConfigurationFile.load(path: missing, environment: environment)
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}
