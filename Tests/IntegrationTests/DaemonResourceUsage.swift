@@ -17,13 +17,21 @@ extension LifecycleDaemon {
     }
 
     /// The resident set size in kB, from `/proc/PID/status`.
-    var residentKilobytes: Int? { statusKilobytes("VmRSS") }
+    var residentKilobytes: Int? { process.statusKilobytes("VmRSS") }
 
     /// The most the resident set size has been, in kB (`VmHWM`).
-    var peakResidentKilobytes: Int? { statusKilobytes("VmHWM") }
+    var peakResidentKilobytes: Int? { process.statusKilobytes("VmHWM") }
+}
 
-    private func statusKilobytes(_ key: String) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
+extension ControlDaemon {
+    /// The most the resident set size has been, in kB (`VmHWM`).
+    var peakResidentKilobytes: Int? { process.statusKilobytes("VmHWM") }
+}
+
+extension ChildProcess {
+    /// A `kB` line of `/proc/PID/status` (`VmRSS`, `VmHWM`), nil if the process is gone.
+    func statusKilobytes(_ key: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
         }

@@ -8,14 +8,16 @@ import QueuePlayer
 ///
 /// Both read only inside the music directory: an absolute path elsewhere, `..`, or a
 /// symbolic link that leads out of it is refused. A client reads a picture with one command
-/// per chunk, so the last embedded picture read is kept (while its file is unchanged)
-/// rather than parsed again for every chunk.
+/// per chunk, so where the last embedded picture lies is kept (while its file is the same
+/// version) rather than looked for again for every chunk; its bytes are not kept: each call
+/// reads its chunk from the file with one `pread`, so a 250 MB picture costs a call no more
+/// than its chunk, and a client that asks for two big pictures in turn costs no copies.
 ///
 /// Confined to the partition's queue, as every handler is.
 final class PictureCommands: CommandHandler {
     private unowned let partition: Partition
-    /// The last embedded picture read, by file version; nil picture: the file has none.
-    private var lastPicture: (path: String, modified: Int64, size: Int64, picture: ID3Picture?)?
+    /// The last file looked in, by version, and where its picture lies (nil: it has none).
+    private var lastPicture: (path: String, version: FileIdentity, picture: ID3Picture?)?
 
     /// The cover files `albumart` looks for, in MPD 0.23's order.
     static let coverNames = ["cover.png", "cover.jpg", "cover.tiff", "cover.bmp"]
@@ -57,29 +59,38 @@ final class PictureCommands: CommandHandler {
         guard let path = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
         let song = path.resolvingSymlinksInPath().standardizedFileURL
         guard library.contains(song) else { throw MPDError(.permission, "Access denied") }
-        var info = stat()
-        guard stat(song.path, &info) == 0 else { throw MPDError(.noExist, "No such file") }
-        let (modified, size) = (Int64(info.st_mtim.tv_sec), Int64(info.st_size))
+        guard let version = FileIdentity(path: song.path) else { throw MPDError(.noExist, "No such file") }
         let picture: ID3Picture?
-        if let last = lastPicture, last.path == song.path, last.modified == modified, last.size == size {
+        if let last = lastPicture, last.path == song.path, last.version == version {
             picture = last.picture
         } else {
             do {
                 picture = try ID3Picture.first(in: song)
             } catch {
-                if case .fileNotFound = error.reason { throw MPDError(.noExist, "No such file") }
-                throw MPDError(.noExist, "Failed to load file")
+                throw Self.mpdError(error)
             }
-            lastPicture = (song.path, modified, size, picture)
+            lastPicture = (song.path, version, picture)
         }
         // No picture: an empty reply, as MPD gives.
         guard let picture else { return Reply() }
-        guard offset <= picture.data.count else { throw MPDError(.argument, "Bad file offset") }
+        guard offset <= picture.length else { throw MPDError(.argument, "Bad file offset") }
+        let chunk: [UInt8]
+        do {
+            chunk = try picture.read(from: song, at: offset, count: limit)
+        } catch {
+            throw Self.mpdError(error)
+        }
         var reply = Reply()
-        reply.append("size", picture.data.count)
+        reply.append("size", picture.length)
         if !picture.mimeType.isEmpty { reply.append("type", picture.mimeType) }
-        reply.setBinary(Array(picture.data[offset..<min(picture.data.count, offset + limit)]))
+        reply.setBinary(chunk)
         return reply
+    }
+
+    /// MPD's replies for a song file that cannot be read.
+    private static func mpdError(_ error: DecoderError) -> MPDError {
+        if case .fileNotFound = error.reason { return MPDError(.noExist, "No such file") }
+        return MPDError(.noExist, "Failed to load file")
     }
 }
 

@@ -14,17 +14,27 @@ import Glibc
 /// The buffer is allocated when the file is opened; reading allocates nothing,
 /// so the render thread may decode through it.
 ///
+/// An ID3v2 tag over a megabyte is not shown to libmpg123 as it is: libmpg123 reads a tag
+/// whole into memory, and a 250 MB picture in it would cost 250 MB at every open (the library
+/// update's, the player's). libmpg123 reads instead a tag rebuilt of the frames it parses
+/// (``ID3v2Tag/slimmed(_:)``), then the file from the tag's end on; its offsets are those of
+/// that view, which it alone uses. ``read(at:count:)`` and ``identity`` are the file's own.
+///
 /// Owner: its decoder's thread of the moment (the opener, then the render thread); reached
 /// only through that decoder's libmpg123 handle, whose calls ``MPG123Decoder`` checks.
 final class BufferedFile: @unchecked Sendable {
     private let descriptor: Int32
     private let buffer: UnsafeMutableRawPointer
     private let capacity = 64 * 1024
-    /// The file offset of `buffer[0]`, and how many bytes from there it holds.
+    /// The offset of `buffer[0]` in libmpg123's view of the file, and how many bytes from there it holds.
     private var bufferStart: Int64 = 0
     private var bufferCount = 0
-    /// Where libmpg123's next read starts.
+    /// Where libmpg123's next read starts, in its view of the file (see ``view``).
     private var position: Int64 = 0
+    /// What libmpg123 is shown in place of the file's first `tagEnd` bytes; nil: the file as it
+    /// is. Chosen when libmpg123 first opens the file.
+    private var view: (head: [UInt8], tagEnd: Int64)?
+    private var viewChosen = false
 
     /// What identifies this version of the file, for ``ScanCache``.
     let identity: FileIdentity
@@ -84,16 +94,42 @@ final class BufferedFile: @unchecked Sendable {
 
     /// The first `count` bytes of the file (fewer if it is shorter), nil if it cannot be read.
     func prefix(_ count: Int) -> [UInt8]? {
+        read(at: 0, count: count)
+    }
+
+    /// `count` bytes of the file from `offset` (fewer at its end), nil if it cannot be read.
+    /// The file's own bytes, whatever libmpg123 is shown; independent of its reading.
+    func read(at offset: Int64, count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
-        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
-        guard got >= 0 else { return nil }
-        return Array(bytes.prefix(got))
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return nil }
+            if got == 0 { break }
+            done += got
+        }
+        if done < count { bytes.removeLast(count - done) }
+        return bytes
     }
 
     /// Opens `handle` (whose reader was replaced with ``read`` and ``seek``) on this file, from its start.
     func open(_ handle: OpaquePointer) -> Bool {
+        if !viewChosen {
+            view = ID3v2Tag.slimmed(self)
+            viewChosen = true
+        }
         position = 0
         return mpg123_open_handle(handle, Unmanaged.passUnretained(self).toOpaque()) == MPG123_OK.rawValue
+    }
+
+    /// The bytes of libmpg123's view before the file's own continue (the rebuilt tag's length).
+    private var headCount: Int64 { Int64(view?.head.count ?? 0) }
+
+    /// Where in the file libmpg123's view continues at `position` (at or past ``headCount``).
+    private func fileOffset(_ position: Int64) -> Int64 {
+        guard let view else { return position }
+        return position - Int64(view.head.count) + view.tagEnd
     }
 
     /// libmpg123's read callback: like `read(2)`.
@@ -110,6 +146,12 @@ final class BufferedFile: @unchecked Sendable {
 
     private func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int {
         var copied = 0
+        if let head = view?.head, position < Int64(head.count) {
+            let chunk = min(count, head.count - Int(position))
+            head.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + Int(position), byteCount: chunk) }
+            copied = chunk
+            position += Int64(chunk)
+        }
         while copied < count {
             if position < bufferStart || position >= bufferStart + Int64(bufferCount) {
                 let refilled = refill()
@@ -128,7 +170,7 @@ final class BufferedFile: @unchecked Sendable {
     /// Reads the block at `position`; returns its length (0 at the end of the file, -1 on error).
     private func refill() -> Int {
         while true {
-            let got = pread(descriptor, buffer, capacity, off_t(position))
+            let got = pread(descriptor, buffer, capacity, off_t(fileOffset(position)))
             if got < 0 && errno == EINTR { continue }
             bufferStart = position
             bufferCount = max(0, got)
@@ -144,7 +186,7 @@ final class BufferedFile: @unchecked Sendable {
         case SEEK_END:
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { return -1 }
-            base = Int64(info.st_size)
+            base = max(0, Int64(info.st_size) - (view?.tagEnd ?? 0)) + headCount
         default:
             errno = EINVAL
             return -1

@@ -117,7 +117,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
             throw DecoderError(url: url, reason: .notMPEGAudio("no decodable audio"))
         }
         if let announced = scan.announced, announced > 0, scan.length < announced,
-           let tag = XingTag.streamSize(prefix: file.prefix),
+           let tag = XingTag.streamSize(read: file.read(at:count:)),
            XingTag.isCutOff(fileSize: file.identity.size, tag: tag, frames: scan.length, announcedFrames: announced) {
             throw DecoderError(url: url, reason: .truncated(decodedFrames: scan.length, announcedFrames: announced))
         }

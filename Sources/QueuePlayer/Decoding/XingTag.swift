@@ -6,9 +6,11 @@
 /// do not decode, so it decodes shorter than announced: played, as libmpg123 resyncs).
 enum XingTag {
     /// The stream size in bytes the tag announces (from its own frame to the end of the
-    /// audio), and where that frame starts; nil if there is no readable tag.
-    static func streamSize(prefix: (Int) -> [UInt8]?) -> (start: Int, bytes: Int)? {
-        guard let head = prefix(10) else { return nil }
+    /// audio), and where that frame starts; nil if there is no readable tag. `read` gives
+    /// `count` bytes of the file at an offset: only the frame's first bytes are read, not
+    /// the ID3v2 tag before it (which may be hundreds of megabytes).
+    static func streamSize(read: (_ offset: Int64, _ count: Int) -> [UInt8]?) -> (start: Int, bytes: Int)? {
+        guard let head = read(0, 10) else { return nil }
         var start = 0
         if head.count == 10, head[0] == UInt8(ascii: "I"), head[1] == UInt8(ascii: "D"), head[2] == UInt8(ascii: "3") {
             // ID3v2: a syncsafe size after the 10-byte header, plus a footer if flagged.
@@ -17,12 +19,12 @@ enum XingTag {
             start = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
         }
         // Frame header, side information (at most 32 bytes), tag id, flags, frames, bytes.
-        guard let bytes = prefix(start + 4 + 32 + 16), bytes.count == start + 4 + 32 + 16 else { return nil }
-        guard bytes[start] == 0xFF, bytes[start + 1] & 0xE0 == 0xE0 else { return nil }
-        let isMPEG1 = (bytes[start + 1] >> 3) & 3 == 3
-        let isMono = (bytes[start + 3] >> 6) & 3 == 3
+        guard let bytes = read(Int64(start), 4 + 32 + 16), bytes.count == 4 + 32 + 16 else { return nil }
+        guard bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
+        let isMPEG1 = (bytes[1] >> 3) & 3 == 3
+        let isMono = (bytes[3] >> 6) & 3 == 3
         let sideInformation = isMPEG1 ? (isMono ? 17 : 32) : (isMono ? 9 : 17)
-        var offset = start + 4 + sideInformation
+        var offset = 4 + sideInformation
         let id = bytes[offset..<offset + 4]
         guard id.elementsEqual("Xing".utf8) || id.elementsEqual("Info".utf8) else { return nil }
         func word(at index: Int) -> Int { bytes[index..<index + 4].reduce(0) { $0 << 8 | Int($1) } }
