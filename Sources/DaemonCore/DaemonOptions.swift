@@ -37,6 +37,10 @@ public struct DaemonOptions: Sendable {
     public var maxDownloadSize: Int64 = 2 << 30
     /// `--fetch-timeout`, seconds.
     public var fetchTimeout = 30.0
+    /// `--http`: where the web page and the WebSocket API are served; nil: `off` (the default).
+    public var http: HTTPListenAddress?
+    /// `--http-token-file`: the file whose first line is the token; required for a bind other than loopback.
+    public var httpTokenFile: String?
     /// FILE arguments, in order.
     public var files: [String] = []
 

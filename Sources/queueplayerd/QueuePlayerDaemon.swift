@@ -90,6 +90,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
     var fetchTimeout: Double = 30
 
+    @Option(name: .long, help: ArgumentHelp("Serve the web page and the WebSocket API (docs/websocket.md) on [ADDR:]PORT (ADDR: 127.0.0.1), or off. `make run` and the systemd unit use 127.0.0.1:6680.", valueName: "[ADDR:]PORT|off"))
+    var http: String = "off"
+
+    @Option(name: .long, help: ArgumentHelp("A file whose first line is the token every web request must carry; required when --http binds an address other than loopback.", valueName: "PATH"))
+    var httpTokenFile: String?
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -127,6 +133,13 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         guard fetchTimeout.isFinite, fetchTimeout > 0, fetchTimeout <= 3600 else {
             throw ValidationError("--fetch-timeout: give a number of seconds, more than 0 and at most 3600.")
         }
+        do {
+            if let address = try HTTPListenAddress.parse(http), !address.isLoopback, httpTokenFile == nil {
+                throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file PATH too.")
+            }
+        } catch let error as DaemonOptionError {
+            throw ValidationError(error.description)
+        }
         if let socket, socket.isEmpty || socket.utf8.count > 100 {
             throw ValidationError("--socket: a socket path must be 1 to 100 bytes long.")
         }
@@ -152,6 +165,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         options.maxDownloadSize = maxDownloadSize
         options.fetchTimeout = fetchTimeout
         options.files = files
+        options.http = try? HTTPListenAddress.parse(http)
+        options.httpTokenFile = httpTokenFile
         do {
             try await Daemon.run(options: options)
         } catch let error as DaemonOptionError {

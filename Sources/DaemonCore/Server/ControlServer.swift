@@ -22,7 +22,8 @@ final class ControlServer: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let partition: Partition
     private let events: ControlEvents
-    private let scheduler: PartitionScheduler
+    /// Where clients' commands run; the web server's WebSocket clients use it too.
+    let scheduler: PartitionScheduler
     private let logger: Logger
 
     init(partition: Partition, events: ControlEvents, logger: Logger) {
