@@ -87,7 +87,7 @@ async function refreshStatus() {
   view.tickElapsed = view.elapsed;
   view.tickAt = performance.now();
   $("state").textContent = status.state;
-  $("playpause").innerHTML = status.state === "play" ? "&#x23F8;" : "&#x25B6;";
+  $("playpause").classList.toggle("playing", status.state === "play");
   if (status.appstate) $("appstate").textContent = status.appstate;
   if (typeof status.volume === "number" && status.volume >= 0 && document.activeElement !== $("volume")) {
     $("volume").value = status.volume;
