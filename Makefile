@@ -2,6 +2,8 @@
 SWIFT        ?= swift
 MEDIA        ?= Media
 OUTPUT       ?= auto
+# Where `make run` serves the web page and the WebSocket API (docs/websocket.md); `off` for none.
+HTTP         ?= 127.0.0.1:6680
 PREFIX       ?= $(HOME)/.local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
@@ -21,9 +23,10 @@ bootstrap:
 build: bootstrap
 	$(SWIFT) build
 
-## Installs what is missing, builds, and plays Media/ through the default output.
+## Installs what is missing, builds, and plays Media/ through the default output; the web page is
+## at http://$(HTTP)/.
 run: build
-	$(SWIFT) run queueplayerd --media $(MEDIA) --output $(OUTPUT)
+	$(SWIFT) run queueplayerd --media $(MEDIA) --output $(OUTPUT) --http $(HTTP)
 
 ## Installs what is missing, builds, and runs every test (unit and integration).
 ## On failure, what failed is repeated at the end (CI shows only the tail of a long log).

@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The configuration file's TOML (toml++ underneath): its parse errors carry the line.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The web page and the WebSocket API (issue 31): an HTTP server on the same swift-nio.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // Thin C seams: each exposes one shim header and is found through pkg-config.
@@ -87,6 +90,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            // The web page's files, compiled into the binary (an installed daemon is one file).
+            resources: [
+                .embedInCode("Web/Resources/index.html"),
+                .embedInCode("Web/Resources/app.js"),
+                .embedInCode("Web/Resources/style.css"),
             ]
         ),
 

@@ -56,7 +56,8 @@ extension Daemon {
                                        musicDirectory: root,
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
                                        minimumFreeSpace: options.minFreeSpace),
-            autoEnqueue: options.autoEnqueue)
+            autoEnqueue: options.autoEnqueue,
+            web: try webOptions(options))
         configuration.maxClients = options.maxClients
         raiseDescriptorLimit(logger: logger)
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
@@ -77,5 +78,15 @@ extension Daemon {
         } else {
             logger.warning("cannot raise the limit on open files from \(soft): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// `--http` and `--http-token-file`: a bind other than loopback needs a token.
+    private static func webOptions(_ options: DaemonOptions) throws(DaemonOptionError) -> WebServer.Options? {
+        guard let address = options.http else { return nil }
+        let token = try options.httpTokenFile.map { file throws(DaemonOptionError) in try WebServer.readToken(file: file) }
+        if token == nil && !address.isLoopback {
+            throw DaemonOptionError("--http \(address) is reachable from other machines: give --http-token-file PATH too.")
+        }
+        return WebServer.Options(address: address, token: token)
     }
 }

@@ -36,6 +36,8 @@ public final class Daemon: @unchecked Sendable {
         var autoEnqueue: Bool
         /// `--max-clients`: the most clients served at once, over every listener.
         var maxClients = ClientLimit.defaultMaximum
+        /// `--http`: the web page and the WebSocket API; nil: off.
+        var web: WebServer.Options? = nil
     }
 
     private let player: QueuePlayer
@@ -49,6 +51,8 @@ public final class Daemon: @unchecked Sendable {
     private let stateKeeper: StateKeeper?
     private let statusLine: StatusLine?
     private let feeds: FeedService
+    /// `--http`'s server, if asked for.
+    private let web: WebServer?
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
@@ -80,6 +84,12 @@ public final class Daemon: @unchecked Sendable {
         let statusLine = StatusLine.isWanted ? StatusLine(partition: partition) : nil
         self.statusLine = statusLine
         let autoEnqueue = configuration.autoEnqueue
+        let (events, player, server) = (events, player, server)
+        let web = configuration.web.map {
+            WebServer(options: $0, partition: partition, events: events, player: player, application: application,
+                      group: server.group, scheduler: server.scheduler, logger: logger)
+        }
+        self.web = web
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                             host: lifecycle, logger: logger) { [partition, lifecycle, logger] relativePath, file in
@@ -116,6 +126,7 @@ public final class Daemon: @unchecked Sendable {
             // the status line redraws, when their number changes.
             events.statusSnapshot.invalidate()
             if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
+            if let web { partition.perform { web.downloadsChanged(active: $0.transferCount()) } }
         }
         self.configuration = configuration
         self.logger = logger
@@ -287,6 +298,10 @@ public final class Daemon: @unchecked Sendable {
         part(DaemonPart("control server", start: { [self] in try await start(socketPath: socketPath) }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
+        // Stopped before the control server's event loop, which it runs on.
+        if let web {
+            parts.append(.init(service: web, successTerminationBehavior: .cancelGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
         // Before the control server's event loop goes: the HTTP client runs on it.
         part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
         if let statusLine {

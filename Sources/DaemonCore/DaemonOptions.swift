@@ -39,6 +39,10 @@ public struct DaemonOptions: Sendable {
     public var fetchTimeout = 30.0
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
+    /// `--http`: where the web page and the WebSocket API are served; nil: `off` (the default).
+    public var http: HTTPListenAddress?
+    /// `--http-token-file`: the file whose first line is the token; required for a bind other than loopback.
+    public var httpTokenFile: String?
     /// FILE arguments, in order.
     public var files: [String] = []
 

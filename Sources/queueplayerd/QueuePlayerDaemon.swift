@@ -104,6 +104,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Serve the web page and the WebSocket API (docs/websocket.md) on [ADDR:]PORT (ADDR: 127.0.0.1), or off. `make run` and the systemd unit use 127.0.0.1:6680. (default: off)", valueName: "[ADDR:]PORT|off"))
+    var http: String?
+
+    @Option(name: .long, help: ArgumentHelp("A file whose first line is the token every web request must carry; required when --http binds an address other than loopback.", valueName: "PATH"))
+    var httpTokenFile: String?
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -134,6 +140,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.maxDownloadSize = maxDownloadSize
         settings.fetchTimeout = fetchTimeout
         settings.maxClients = maxClients
+        settings.http = http
+        settings.httpTokenFile = httpTokenFile
         settings.files = files.isEmpty ? nil : files
         return settings
     }

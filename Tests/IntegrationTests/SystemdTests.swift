@@ -15,8 +15,9 @@ import Glibc
         let units = TestMedia.repository.appendingPathComponent("systemd")
         // verify insists that ExecStart= names an executable: the copy points at the built daemon.
         let service = try String(contentsOf: units.appendingPathComponent("queueplayerd.service"), encoding: .utf8)
-        // No options: they would win over the configuration file, which the unit points at.
-        #expect(service.contains("\nExecStart=%h/.local/bin/queueplayerd\n"))
+        // One option only (the web page on loopback): any other would win over the configuration
+        // file, which the unit points at.
+        #expect(service.contains("\nExecStart=%h/.local/bin/queueplayerd --http 127.0.0.1:6680\n"))
         #expect(service.contains("%E/queueplayerd/queueplayerd.toml"))
         try service.replacingOccurrences(of: "ExecStart=%h/.local/bin/queueplayerd", with: "ExecStart=\(ChildProcess.daemonPath)")
             .write(to: directory.appendingPathComponent("queueplayerd.service"), atomically: true, encoding: .utf8)
@@ -149,7 +150,7 @@ import Glibc
         let units = destination + "/usr/lib/systemd/user"
         #expect(FileManager.default.isExecutableFile(atPath: binary))
         let service = try String(contentsOfFile: units + "/queueplayerd.service", encoding: .utf8)
-        #expect(service.contains("\nExecStart=/usr/local/bin/queueplayerd\n"), "\(service)")
+        #expect(service.contains("\nExecStart=/usr/local/bin/queueplayerd --http 127.0.0.1:6680\n"), "\(service)")
         let socket = try String(contentsOfFile: units + "/queueplayerd.socket", encoding: .utf8)
         #expect(socket == (try String(contentsOf: TestMedia.repository.appendingPathComponent("systemd/queueplayerd.socket"), encoding: .utf8)))
         for path in [units + "/queueplayerd.service", units + "/queueplayerd.socket"] {

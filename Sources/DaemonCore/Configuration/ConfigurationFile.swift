@@ -79,6 +79,8 @@ public struct ConfigurationFile: Sendable {
             case .media: settings.media = try reader.path(value, setting)
             case .musicDirectory: settings.musicDirectory = try reader.path(value, setting)
             case .socket: settings.socket = try reader.path(value, setting)
+            case .http: settings.http = try reader.string(value, setting)
+            case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
             case .files: settings.files = try reader.strings(value, setting).map(reader.resolve)
             case .output:
                 settings.outputs = try reader.strings(value, setting).map { text throws(ConfigurationFileError) in

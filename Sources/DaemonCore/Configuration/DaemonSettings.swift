@@ -22,6 +22,8 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxDownloadSize = "max-download-size"
     case fetchTimeout = "fetch-timeout"
     case maxClients = "max-clients"
+    case http
+    case httpTokenFile = "http-token-file"
     /// The FILE arguments.
     case files
 
@@ -50,6 +52,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxDownloadSize: Int64?
     public var fetchTimeout: Double?
     public var maxClients: Int?
+    public var http: String?
+    public var httpTokenFile: String?
     public var files: [String]?
 
     public init() {}
@@ -91,6 +95,8 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.maxDownloadSize, .maxDownloadSize)
             fill(\.fetchTimeout, .fetchTimeout)
             fill(\.maxClients, .maxClients)
+            fill(\.http, .http)
+            fill(\.httpTokenFile, .httpTokenFile)
         }
         let origin = SettingOrigin(file: file?.path, lines: fromFile)
         return try merged.checked(origin)
@@ -174,6 +180,19 @@ public struct DaemonSettings: Sendable, Equatable {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
             options.maxClients = maxClients
         }
+        if let http {
+            let address: HTTPListenAddress?
+            do throws(DaemonOptionError) {
+                address = try HTTPListenAddress.parse(http)
+            } catch {
+                throw origin.error(.http, error.description)
+            }
+            if let address, !address.isLoopback, httpTokenFile == nil {
+                throw origin.error(.http, "\(address) is reachable from other machines: give http-token-file too")
+            }
+            options.http = address
+        }
+        options.httpTokenFile = httpTokenFile ?? options.httpTokenFile
         return options
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MPDProtocol
 import QueuePlayer
+import Synchronization
 
 /// MPD's partition: the play queue (``PlayQueue``: ids, versions, modes, what comes next),
 /// the player handle (``QueuePlayer``), the mixer (the software volume) and the options, with
@@ -86,11 +87,35 @@ final class Partition: @unchecked Sendable {
     }
     private var nowPlaying: Handoff? {
         get { state.value.nowPlaying }
-        set { state.value.nowPlaying = newValue }
+        set {
+            state.value.nowPlaying = newValue
+            publishHandoffs()
+        }
     }
     private var lookahead: Handoff? {
         get { state.value.lookahead }
-        set { state.value.lookahead = newValue }
+        set {
+            state.value.lookahead = newValue
+            publishHandoffs()
+        }
+    }
+    /// The song ids of the (at most two) items handed to the player, readable from any thread:
+    /// a time observer's block, on the clock thread, names the song it reports without entering
+    /// the partition's queue (issue 31's pushed ticks).
+    private let handoffIDs = Mutex<[ObjectIdentifier: Int]>([:])
+
+    private func publishHandoffs() {
+        var ids: [ObjectIdentifier: Int] = [:]
+        for handoff in [state.value.nowPlaying, state.value.lookahead].compactMap({ $0 }) {
+            ids[ObjectIdentifier(handoff.item)] = handoff.id
+        }
+        handoffIDs.withLock { $0 = ids }
+    }
+
+    /// The queue entry's id (`songid`) that `item` plays, if the partition handed it to the
+    /// player and still holds it; from any thread.
+    func songID(of item: PlayerItem) -> Int? {
+        handoffIDs.withLock { $0[ObjectIdentifier(item)] }
     }
     /// True while some output is enabled; with none, the player holds its place (paused).
     var outputEnabled: Bool { outputs.anyEnabled }

@@ -23,7 +23,8 @@ final class ControlServer: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let partition: Partition
     private let events: ControlEvents
-    private let scheduler: PartitionScheduler
+    /// Where clients' commands run; the web server's WebSocket clients use it too.
+    let scheduler: PartitionScheduler
     private let logger: Logger
     /// The clients served at once (`--max-clients`), over every listener.
     let clients: ClientLimit

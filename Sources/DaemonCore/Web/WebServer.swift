@@ -1,0 +1,229 @@
+import AppLifecycle
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import MPDProtocol
+import NIOCore
+import QueuePlayer
+import ServiceLifecycle
+
+/// `--http`: the web page at `/` and the WebSocket API at `/ws` (issue 31, docs/websocket.md),
+/// served by hummingbird on the control server's event loop, as one more service of the
+/// daemon's `ServiceGroup` (stopped, before the control server's event loop, with the others).
+///
+/// Nothing here blocks the event loop: requests are answered from bytes compiled into the
+/// binary (``WebResources``); a WebSocket's commands run on the partition's queue as the
+/// socket's do (``WebSocketClient``), its ticks come from the player's time observers on the
+/// clock thread and go out through a bounded buffer per client.
+final class WebServer: Service, Sendable {
+    /// What `--http` and `--http-token-file` say.
+    struct Options: Sendable {
+        var address: HTTPListenAddress
+        /// The token every request must carry; required for a bind other than loopback.
+        var token: String?
+    }
+
+    /// Why the server could not start (a port in use).
+    struct SetupError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The largest WebSocket message a client may send (a command line is at most 4 KiB).
+    static let maximumMessageSize = 64 * 1024
+    /// The most HTTP connections at once (pages and WebSockets); more wait to be accepted.
+    static let maximumConnections = 64
+
+    private let options: Options
+    private let access: WebAccess
+    private let partition: Partition
+    private let events: ControlEvents
+    private let player: QueuePlayer
+    private let application: AppLifecycle.Application
+    private let group: any EventLoopGroup
+    private let scheduler: any ConnectionScheduler
+    private let logger: Logger
+    let clients = WebClients()
+
+    init(options: Options, partition: Partition, events: ControlEvents, player: QueuePlayer, application: AppLifecycle.Application,
+         group: any EventLoopGroup, scheduler: any ConnectionScheduler, logger: Logger) {
+        self.options = options
+        access = WebAccess(address: options.address, token: options.token)
+        self.partition = partition
+        self.events = events
+        self.player = player
+        self.application = application
+        self.group = group
+        self.scheduler = scheduler
+        self.logger = logger
+    }
+
+    /// Reads `--http-token-file`: its first line, which must not be empty.
+    static func readToken(file: String) throws(DaemonOptionError) -> String {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw DaemonOptionError("--http-token-file \(file): cannot read the file.")
+        }
+        let token = text.split(separator: "\n", omittingEmptySubsequences: false).first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !token.isEmpty else { throw DaemonOptionError("--http-token-file \(file): the file's first line is empty.") }
+        return token
+    }
+
+    /// Downloads started or ended: every client is told how many run. Any thread.
+    func downloadsChanged(active: Int) {
+        clients.broadcast(WebClients.downloadsEvent(active: active))
+    }
+
+    // MARK: Service
+
+    func run() async throws {
+        let observations = observe()
+        defer {
+            for observation in observations {
+                if let token = observation as? any NSObjectProtocol { application.notificationCenter.removeObserver(token) }
+            }
+        }
+        let app = Hummingbird.Application(
+            router: makeRouter(),
+            server: .http1WebSocketUpgrade(
+                configuration: .init(
+                    http1: .init(idleTimeout: .seconds(120)),
+                    ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)),
+                              closeTimeout: .seconds(2))),
+                shouldUpgrade: { [self] head, channel, logger in shouldUpgrade(head, channel: channel) }),
+            configuration: .init(address: .hostname(options.address.host, port: options.address.port),
+                                 serverName: "queueplayerd",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+            onServerRunning: { [logger, options] channel in
+                let port = channel.localAddress?.port ?? options.address.port
+                let shown = HTTPListenAddress(host: options.address.host, port: port)
+                logger.info("web page: http://\(shown)/ (WebSocket API: ws://\(shown)/ws)")
+            },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger)
+        do {
+            try await app.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw SetupError(description: "--http \(options.address): the address is already in use (another program listens there); "
+                                 + "choose another port, or --http off")
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL || error.errnoCode == EACCES {
+            throw SetupError(description: "--http \(options.address): cannot listen there: \(error)")
+        }
+    }
+
+    // MARK: HTTP
+
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(AccessMiddleware(access: access, logger: logger))
+        for (path, file) in [("/", "index.html"), ("/index.html", "index.html"), ("/app.js", "app.js"), ("/style.css", "style.css")] {
+            router.get(RouterPath(path)) { request, _ -> Response in
+                WebResources.response(for: file, settingToken: WebAccess.queryToken(request.uri.query))
+            }
+        }
+        return router
+    }
+
+    /// Checks every request but the upgrades (``shouldUpgrade(_:channel:)`` checks those).
+    private struct AccessMiddleware: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let access: WebAccess
+        let logger: Logger
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            let verdict = access.check(.init(host: request.head.authority, origin: request.headers[.origin],
+                                             authorization: request.headers[.authorization],
+                                             cookie: request.headers[.cookie], query: request.uri.query,
+                                             isWebSocketUpgrade: false))
+            switch verdict {
+            case .allowed: return try await next(request, context)
+            case .badToken: return WebResources.refusal(.unauthorized, "a token is required (--http-token-file)")
+            case .badHost, .badOrigin:
+                logger.notice("web: refused a request for host \(request.head.authority ?? "none")")
+                return WebResources.refusal(.forbidden, "not served to this host name")
+            }
+        }
+    }
+
+    // MARK: WebSocket
+
+    private func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let target = head.path ?? ""
+        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+        guard path == "/ws" else { return .dontUpgrade }
+        let verdict = access.check(.init(host: head.authority, origin: head.headerFields[.origin],
+                                         authorization: head.headerFields[.authorization],
+                                         cookie: head.headerFields[.cookie], query: query, isWebSocketUpgrade: true))
+        guard verdict == .allowed else {
+            logger.notice("web: refused a WebSocket (\(verdict)) from origin \(head.headerFields[.origin] ?? "none")")
+            return .dontUpgrade
+        }
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            try await serve(inbound: inbound, outbound: outbound, channel: channel)
+        }
+    }
+
+    /// One WebSocket connection: a writer task drains the client's buffer into the socket while
+    /// this task reads its messages and answers them in order. Either ending ends both.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
+        let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
+                                     scheduler: scheduler, logger: logger)
+        guard clients.admit(client) else {
+            logger.warning("web: \(WebClients.limit) WebSocket clients already; refused one more")
+            try await outbound.close(.unknown(1013), reason: "too many connections")
+            return
+        }
+        let (events, partition, id) = (events, partition, client.id)
+        events.subscribe(client, client: id) { changed in client.send(WebClients.idleEvent(changed)) }
+        defer {
+            events.unsubscribe(client)
+            clients.remove(client)
+            client.close()
+            partition.perform { $0.clientDidDisconnect(id) }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await text in client.outgoing { try await outbound.writeTextMessage(text) }
+            }
+            group.addTask {
+                var session = ClientSession()
+                session.clientID = id
+                for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+                    guard case .text(let text) = message else {
+                        client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
+                        continue
+                    }
+                    await client.handle(text, session: &session)
+                    if session.isClosed { break }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Events
+
+    /// Follows what every client hears of unasked: the current item, the life cycle.
+    private func observe() -> [Any] {
+        let (clients, partition, application) = (clients, partition, application)
+        var observations: [Any] = []
+        observations.append(player.observe(\.currentItem, options: [.new]) { _, _ in
+            partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition)) }
+        })
+        let center = application.notificationCenter
+        typealias Lifecycle = AppLifecycle.Application
+        for name in [Lifecycle.willResignActiveNotification, Lifecycle.didEnterBackgroundNotification,
+                     Lifecycle.willEnterForegroundNotification, Lifecycle.didBecomeActiveNotification,
+                     Lifecycle.didSuspendNotification, Lifecycle.didWakeNotification] {
+            observations.append(center.addObserver(forName: name, object: application, queue: nil) { _ in
+                // The application lives on the partition's queue; its state is read there.
+                partition.perform { _ in clients.broadcast(WebClients.lifecycleEvent(application.state)) }
+            })
+        }
+        return observations
+    }
+}

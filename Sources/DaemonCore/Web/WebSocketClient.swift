@@ -1,0 +1,298 @@
+import Dispatch
+import Logging
+import MPDProtocol
+import NIOCore
+import QueuePlayer
+import Synchronization
+
+/// One WebSocket client of the API at `/ws`: its outbound buffer, its time subscriptions, and
+/// its commands, which run through a ``ClientSession`` of its own on the partition's queue, as a
+/// control-socket client's do.
+///
+/// Threads: ``send(_:)`` is called from anywhere (the clock thread with a tick, the partition's
+/// queue with an idle event, the client's task with an answer) and never blocks: it puts the
+/// message in a bounded `AsyncStream` that the connection's writer task drains into the socket
+/// (``outgoing``). A client that does not read fills the socket, then NIO's buffer (the writer
+/// waits), then this stream; at ``outboundLimit`` messages it is dropped: its channel is closed,
+/// and nothing else (the clock thread, playback, other clients) waits for it.
+///
+/// The command session is the client's task's alone (``run(commandLine:)`` is called by one task,
+/// one message after another), and so is lent to the partition's queue and taken back.
+/// Subscriptions are under a mutex; the player's observers are added and removed on
+/// ``observerQueue`` (the player's calls may wait for its control queue, which must not hold up
+/// a Swift task's thread or the event loop).
+final class WebSocketClient: Sendable {
+    /// Messages waiting for the socket, at most; past it the client is dropped.
+    static let outboundLimit = 512
+    /// Subscriptions one client may hold (time and boundary together).
+    static let subscriptionLimit = 32
+
+    let id: Int
+    /// What the writer task sends, in order.
+    let outgoing: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+    private let channel: any Channel
+    private let partition: Partition
+    private let player: QueuePlayer
+    private let scheduler: any ConnectionScheduler
+    private let logger: Logger
+
+    private struct Subscription {
+        enum Kind { case time, boundary }
+        let kind: Kind
+        let tokens: [TimeObserverToken]
+    }
+
+    private struct State {
+        var subscriptions: [Int: Subscription] = [:]
+        var nextSubscription = 1
+        var isClosed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Where observers are added and removed: a queue of its own, not the queue their blocks run
+    /// on (``tickQueue``), which the clock thread holds while it delivers.
+    static let observerQueue = DispatchQueue(label: "queueplayerd.web.observers")
+    /// Where the blocks of every web client's time observers run (on the clock thread, holding it).
+    static let tickQueue = DispatchQueue(label: "queueplayerd.web.ticks")
+
+    init(id: Int, channel: any Channel, partition: Partition, player: QueuePlayer, scheduler: any ConnectionScheduler,
+         logger: Logger) {
+        self.id = id
+        self.channel = channel
+        self.partition = partition
+        self.player = player
+        self.scheduler = scheduler
+        self.logger = logger
+        (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.outboundLimit))
+    }
+
+    // MARK: Output
+
+    /// Queues a message for the client; drops the client if its buffer is full. Never blocks.
+    func send(_ message: JSONValue) {
+        send(text: message.encoded)
+    }
+
+    func send(text: String) {
+        if case .dropped = continuation.yield(text) { overflowed() }
+    }
+
+    private func overflowed() {
+        let first = state.withLock { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard first else { return }
+        logger.warning("web client \(id): \(Self.outboundLimit) messages unread; disconnected")
+        continuation.finish()
+        channel.close(promise: nil)
+    }
+
+    // MARK: Requests
+
+    /// Answers one text message.
+    func handle(_ text: String, session: inout ClientSession) async {
+        let request: WebRequest
+        do {
+            request = try WebRequest.parse(text)
+        } catch {
+            send(answer(id: error.id, .object([("error", ReplyJSON.error(ack: error.ack, message: error.message))])))
+            return
+        }
+        switch request.action {
+        case .command(let line):
+            send(answer(id: request.id, await run(commandLine: line, session: &session)))
+        case .subscribeTime(let interval):
+            send(answer(id: request.id, await subscribeTime(interval: interval)))
+        case .subscribeBoundary(let times):
+            send(answer(id: request.id, await subscribeBoundary(times: times)))
+        case .unsubscribe(let which):
+            send(answer(id: request.id, unsubscribe(which)))
+        }
+    }
+
+    /// `{"id": ..., "ok"/"error": ...}`: the answer's fields after the id, when there is one.
+    private func answer(id: JSONValue?, _ body: JSONValue) -> JSONValue {
+        guard let id, case .object(let fields) = body else { return body }
+        return .object([("id", id)] + fields)
+    }
+
+    /// Commands the WebSocket does not take: the events come unasked, and a command list or a
+    /// close is the connection's framing, which JSON messages replace.
+    private static let refused: Set<String> = [
+        "idle", "noidle", "close", "command_list_begin", "command_list_ok_begin", "command_list_end",
+    ]
+
+    /// Runs one MPD command line as the control socket would, and answers it as JSON.
+    func run(commandLine line: String, session: inout ClientSession) async -> JSONValue {
+        let name = String(line.prefix { $0 != " " && $0 != "\t" })
+        if Self.refused.contains(name) {
+            return .object([("error", ReplyJSON.error(ack: .unknown, command: name,
+                                                      message: "\(name) is not taken over the WebSocket (docs/websocket.md)"))])
+        }
+        session.append(Array(line.utf8) + [UInt8(ascii: "\n")])
+        var actions: [SessionAction] = []
+        steps: while true {
+            switch session.step() {
+            case .needsInput:
+                break steps
+            case .handled(let handled):
+                actions += handled
+            case .ready(let needsExecutor):
+                let placement: ConnectionWorkPlacement = !needsExecutor ? .protocolOnly
+                    : session.isPendingWorkExpensive ? .expensive : .partition
+                let (returned, more) = await lend(session, placement)
+                session = returned
+                actions += more
+            }
+        }
+        return ReplyJSON.answer(command: name, actions: actions)
+    }
+
+    /// Runs the session's pending work where `placement` says (the partition's queue, behind the
+    /// expensive-command gate for an expensive one) and hands the session back.
+    private func lend(_ lent: ClientSession, _ placement: ConnectionWorkPlacement) async -> (ClientSession, [SessionAction]) {
+        let partition = partition
+        return await withCheckedContinuation { done in
+            scheduler.run(placement, on: channel.eventLoop, {
+                var session = lent
+                let actions: [SessionAction]
+                switch placement {
+                case .partition, .expensive:
+                    actions = session.runPending(executor: partition)
+                case .protocolOnly:
+                    actions = session.runPending { command, _ throws(MPDError) in
+                        throw MPDError(.unknown, "\(command.name) needs the partition's queue")
+                    }
+                }
+                return LentSession(session: session, actions: actions)
+            }, deliver: { lent in done.resume(returning: (lent.session, lent.actions)) })
+        }
+    }
+
+    private struct LentSession: Sendable {
+        var session: ClientSession
+        var actions: [SessionAction]
+    }
+
+    // MARK: Subscriptions
+
+    private func subscribeTime(interval: Double) async -> JSONValue {
+        guard let number = reserveSubscription() else { return tooManySubscriptions() }
+        let (player, partition) = (player, partition)
+        let token = await onObserverQueue {
+            player.addPeriodicTimeObserver(forInterval: MediaTime(seconds: interval), queue: Self.tickQueue) { [weak self] time in
+                // Nothing while paused or waiting: the observer also reports the position once
+                // when playback stops, which a subscriber must not take for a tick.
+                guard let self, player.timeControlStatus == .playing, let item = player.currentItem else { return }
+                send(text: Self.tick(subscription: number, songID: partition.songID(of: item), elapsed: time.seconds))
+            }
+        }
+        return installed(number, Subscription(kind: .time, tokens: [token]), kind: "time")
+    }
+
+    private func subscribeBoundary(times: [Double]) async -> JSONValue {
+        guard let number = reserveSubscription() else { return tooManySubscriptions() }
+        let (player, partition) = (player, partition)
+        // One observer per time, so that each push names the time it crossed.
+        let tokens = await onObserverQueue {
+            times.map { time in
+                player.addBoundaryTimeObserver(forTimes: [MediaTime(seconds: time)], queue: Self.tickQueue) { [weak self] in
+                    guard let self else { return }
+                    let songID = player.currentItem.flatMap { partition.songID(of: $0) }
+                    send(.object([("event", .string("boundary")), ("subscription", .int(number)), ("time", .double(time)),
+                                  ("songid", songID.map { .int($0) } ?? .null)]))
+                }
+            }
+        }
+        return installed(number, Subscription(kind: .boundary, tokens: tokens), kind: "boundary")
+    }
+
+    /// `{"event":"time","subscription":1,"songid":3,"elapsed":12.34,"state":"play"}`, built as
+    /// plain text: it is made on the clock thread, for every tick.
+    static func tick(subscription: Int, songID: Int?, elapsed: Double) -> String {
+        var text = "{\"event\":\"time\",\"subscription\":"
+        text += String(subscription)
+        text += ",\"songid\":"
+        text += songID.map(String.init) ?? "null"
+        text += ",\"elapsed\":"
+        text += JSONValue.number((elapsed * 10_000).rounded() / 10_000)
+        text += ",\"state\":\"play\"}"
+        return text
+    }
+
+    /// Takes a subscription number, or nil when the client holds as many as it may.
+    private func reserveSubscription() -> Int? {
+        state.withLock { state in
+            guard !state.isClosed, state.subscriptions.count < Self.subscriptionLimit else { return nil }
+            defer { state.nextSubscription += 1 }
+            return state.nextSubscription
+        }
+    }
+
+    private func tooManySubscriptions() -> JSONValue {
+        .object([("error", ReplyJSON.error(ack: .argument, message: "at most \(Self.subscriptionLimit) subscriptions per client"))])
+    }
+
+    /// Keeps the observers of a new subscription, unless the client went meanwhile.
+    private func installed(_ number: Int, _ subscription: Subscription, kind: String) -> JSONValue {
+        let kept = state.withLock { state -> Bool in
+            guard !state.isClosed else { return false }
+            state.subscriptions[number] = subscription
+            return true
+        }
+        if !kept { remove([subscription]) }
+        return .object([("ok", .object([("subscription", .int(number)), ("subscribe", .string(kind))]))])
+    }
+
+    private func unsubscribe(_ which: WebRequest.Unsubscribe) -> JSONValue {
+        let removed = state.withLock { state -> [Int: Subscription] in
+            let chosen = state.subscriptions.filter { number, subscription in
+                switch which {
+                case .subscription(let wanted): number == wanted
+                case .allTime: subscription.kind == .time
+                case .allBoundary: subscription.kind == .boundary
+                case .all: true
+                }
+            }
+            for number in chosen.keys { state.subscriptions.removeValue(forKey: number) }
+            return chosen
+        }
+        if case .subscription(let wanted) = which, removed.isEmpty {
+            return .object([("error", ReplyJSON.error(ack: .noExist, message: "no subscription \(wanted)"))])
+        }
+        remove(Array(removed.values))
+        return .object([("ok", .object([("unsubscribed", .array(removed.keys.sorted().map { .int($0) }))]))])
+    }
+
+    /// Ends the client: its subscriptions go and nothing more is sent.
+    func close() {
+        let subscriptions = state.withLock { state -> [Subscription] in
+            state.isClosed = true
+            defer { state.subscriptions = [:] }
+            return Array(state.subscriptions.values)
+        }
+        continuation.finish()
+        remove(subscriptions)
+    }
+
+    /// Removes the observers on ``observerQueue``: removal waits for a call running on another
+    /// thread, and for the player's control queue. The tokens are released there too (a token
+    /// released elsewhere would remove its observer where it was released).
+    private func remove(_ subscriptions: [Subscription]) {
+        guard !subscriptions.isEmpty else { return }
+        let player = player
+        let tokens = subscriptions.flatMap(\.tokens)
+        Self.observerQueue.async {
+            for token in tokens { player.removeTimeObserver(token) }
+        }
+    }
+
+    private func onObserverQueue<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { done in
+            Self.observerQueue.async { done.resume(returning: body()) }
+        }
+    }
+}

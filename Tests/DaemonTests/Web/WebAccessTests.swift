@@ -1,0 +1,57 @@
+import Testing
+@testable import DaemonCore
+
+/// Who may use the page and the WebSocket: Host, token, Origin.
+@Suite struct WebAccessTests {
+    let loopback = WebAccess(address: HTTPListenAddress(host: "127.0.0.1", port: 6680), token: nil)
+    let everywhere = WebAccess(address: HTTPListenAddress(host: "0.0.0.0", port: 6680), token: "t0k")
+
+    func request(host: String? = "127.0.0.1:6680", origin: String? = nil, authorization: String? = nil, cookie: String? = nil,
+                 query: String? = nil, upgrade: Bool = false) -> WebAccess.Request {
+        .init(host: host, origin: origin, authorization: authorization, cookie: cookie, query: query, isWebSocketUpgrade: upgrade)
+    }
+
+    @Test func loopbackAnswersOnlyLoopbackNames() {
+        for host in ["127.0.0.1:6680", "localhost:6680", "LOCALHOST", "[::1]:6680", "127.1.2.3"] {
+            #expect(loopback.check(request(host: host)) == .allowed, "\(host)")
+        }
+        for host in ["evil.example:6680", "evil.example", "192.168.1.2:6680", "", "[::2]:6680", "127.0.0.1.evil.example"] {
+            #expect(loopback.check(request(host: host)) == .badHost, "\(host)")
+        }
+        #expect(loopback.check(request(host: nil)) == .badHost)
+    }
+
+    @Test func theOriginOfAnUpgradeMustBeThePagesOwn() {
+        #expect(loopback.check(request(upgrade: true)) == .allowed)
+        #expect(loopback.check(request(origin: "http://127.0.0.1:6680", upgrade: true)) == .allowed)
+        #expect(loopback.check(request(origin: "http://evil.example", upgrade: true)) == .badOrigin)
+        #expect(loopback.check(request(origin: "http://127.0.0.1:6681", upgrade: true)) == .badOrigin)
+        #expect(loopback.check(request(origin: "null", upgrade: true)) == .badOrigin)
+        #expect(loopback.check(request(origin: "http://evil.example")) == .allowed, "a plain request's Origin does not matter")
+    }
+
+    @Test func aTokenByHeaderQueryOrCookie() {
+        let host = "192.168.1.2:6680"
+        #expect(everywhere.check(request(host: host)) == .badToken)
+        #expect(everywhere.check(request(host: host, authorization: "Bearer t0k")) == .allowed)
+        #expect(everywhere.check(request(host: host, authorization: "Bearer t0kk")) == .badToken)
+        #expect(everywhere.check(request(host: host, query: "a=1&token=t0k")) == .allowed)
+        #expect(everywhere.check(request(host: host, query: "token=t0")) == .badToken)
+        #expect(everywhere.check(request(host: host, cookie: "x=1; queueplayerd_token=t0k")) == .allowed)
+        #expect(everywhere.check(request(host: host, cookie: "queueplayerd_token=nope")) == .badToken)
+    }
+
+    @Test func addresses() throws {
+        #expect(try HTTPListenAddress.parse("off") == nil)
+        #expect(try HTTPListenAddress.parse("6680") == HTTPListenAddress(host: "127.0.0.1", port: 6680))
+        #expect(try HTTPListenAddress.parse("0.0.0.0:80") == HTTPListenAddress(host: "0.0.0.0", port: 80))
+        #expect(try HTTPListenAddress.parse("[::1]:6680") == HTTPListenAddress(host: "::1", port: 6680))
+        #expect(try HTTPListenAddress.parse("localhost:0")?.isLoopback == true)
+        #expect(try HTTPListenAddress.parse("127.0.0.1:6680")?.isLoopback == true)
+        #expect(try HTTPListenAddress.parse("0.0.0.0:6680")?.isLoopback == false)
+        #expect(try HTTPListenAddress.parse("[::]:6680")?.isLoopback == false)
+        for bad in ["", "x", "example.org:80", "1.2.3:80", "::1:80", "127.0.0.1:65536", "127.0.0.1:-1", "[::1]6680"] {
+            #expect(throws: DaemonOptionError.self, "\(bad)") { try HTTPListenAddress.parse(bad) }
+        }
+    }
+}
