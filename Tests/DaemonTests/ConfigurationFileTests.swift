@@ -50,6 +50,8 @@ import TestSupport
             max-download-size = 5000000000
             fetch-timeout = 12.5
             max-clients = 7
+            http = "127.0.0.1:6681"
+            http-token-file = "/etc/queueplayerd/token"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
@@ -70,6 +72,8 @@ import TestSupport
         #expect(options.maxDownloadSize == 5_000_000_000)
         #expect(options.fetchTimeout == 12.5)
         #expect(options.maxClients == 7)
+        #expect(options.http?.description == "127.0.0.1:6681")
+        #expect(options.httpTokenFile == "/etc/queueplayerd/token")
 
         let media = try Self.read("media = \"\(music.path)\"")
         #expect(try DaemonSettings().options(over: media).media == music.path)

@@ -188,7 +188,8 @@ public struct DaemonSettings: Sendable, Equatable {
                 throw origin.error(.http, error.description)
             }
             if let address, !address.isLoopback, httpTokenFile == nil {
-                throw origin.error(.http, "\(address) is reachable from other machines: give http-token-file too")
+                let token = origin.isFile(.http) ? "http-token-file" : Setting.httpTokenFile.option + " PATH"
+                throw origin.error(.http, "\(address) is reachable from other machines: give \(token) too")
             }
             options.http = address
         }

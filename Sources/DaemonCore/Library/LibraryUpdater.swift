@@ -18,6 +18,8 @@ import Synchronization
 /// directory is used as it is; without one, it is built quietly (``buildIfNeeded()``).
 ///
 /// Confined to the partition's queue, but for the scan, which runs on a global utility queue.
+/// `@unchecked Sendable`: its `var`s belong to `queue` (the partition's), which every entry
+/// point asserts (`index`, `distinctValues`, `buildIfNeeded`, `start`, `runningJob`).
 final class LibraryUpdater: @unchecked Sendable {
     private let library: MusicLibrary
     private let songIndex: SongIndex
@@ -49,6 +51,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// The queries' view of `database` (``LibraryIndex``): built in the background when the
     /// database is installed, or here by a query that comes before that is done.
     var index: LibraryIndex {
+        dispatchPrecondition(condition: .onQueue(queue))
         if let prepared { return prepared }
         let built = LibraryIndex(database)
         prepared = built
@@ -82,6 +85,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// it works on the keys' ``TagColumn``s, built at the first use after the database
     /// changed and kept.
     func distinctValues(of key: FilterKey, filter: SongFilter?, groups: [FilterKey]) -> [[String]] {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard groups.count <= 1 else { return database.distinctValues(of: key, filter: filter, groups: groups) }
         return TagColumn.distinctRows(of: column(key), groupedBy: groups.first.map(column),
                                       songs: songsInOrder, filter: filter)
@@ -108,7 +112,10 @@ final class LibraryUpdater: @unchecked Sendable {
     }
 
     /// The job number while an update runs (`updating_db:` in `status`).
-    var runningJob: Int? { current?.number }
+    var runningJob: Int? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return current?.number
+    }
 
     /// Seconds since the daemon started (`uptime` in `stats`).
     var uptime: Int { Int(Date().timeIntervalSince(startedAt)) }
@@ -118,6 +125,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// `application`, so a daemon suspended meanwhile stops it (the next `update` builds).
     /// Call once, on the partition's queue.
     func buildIfNeeded(in application: any ApplicationContext) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard database.updated == 0 else { return }
         let activity = application.beginBackgroundActivity(named: "build the song database")
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -140,6 +148,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// `application`; returns its job number. Updates run one after the other, each on the
     /// database the previous one left, as MPD's update queue runs them (at most 32 waiting).
     func start(in application: any ApplicationContext, uri: String? = nil, rereadAll: Bool) throws(MPDError) -> Int {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard pending.count < Self.maxQueuedJobs else { throw MPDError(.updateAlready, "Update queue is full") }
         lastJob += 1
         initialBuildSuperseded.store(true, ordering: .relaxed)

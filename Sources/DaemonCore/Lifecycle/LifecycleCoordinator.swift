@@ -12,6 +12,8 @@ import Synchronization
 /// Lives on the partition's queue, as the application does; the periodic time
 /// observer reads ``isInBackground`` from its own queue, and the feed fetcher begins its
 /// tasks through ``beginBackgroundFetch(named:allowance:expirationHandler:)``, which hops there.
+/// `@unchecked Sendable`: `observers` and `transport` belong to the application's queue (the
+/// partition's), which ``start()`` asserts; the rest is `let`s and an atomic.
 final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unchecked Sendable {
     let application: Application
     private let player: QueuePlayer
@@ -31,6 +33,7 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
 
     /// Starts following the application's notifications and the player's transport.
     func start() {
+        dispatchPrecondition(condition: .onQueue(application.queue))
         let application = application
         let player = player
         let logger = logger
