@@ -32,7 +32,10 @@ OTHER_CLIENTS = 100
 def start(kind):
     if kind == "queueplayerd":
         sock = os.path.join(B.WORK, "run", "control.sock")
-        child = B.Child([B.QP, "--media", B.music("queue"), "--output", "alsa:pulsenull", "--no-state", "--socket", sock],
+        # --max-clients as mpd's max_connections here (benchlib.mpd_config): 100 idlers and the
+        # measuring client are past both daemons' default of 100.
+        child = B.Child([B.QP, "--media", B.music("queue"), "--output", "alsa:pulsenull", "--no-state", "--socket", sock,
+                         "--max-clients", "200"],
                         env=B.qp_env())
         B.wait_accepting(sock, child=child)
     else:
