@@ -126,7 +126,7 @@ let package = Package(
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts", "Transcripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.
         .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState"], path: "Fuzz/Targets"),

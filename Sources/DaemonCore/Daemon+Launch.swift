@@ -59,9 +59,28 @@ extension Daemon {
             autoEnqueue: options.autoEnqueue,
             web: try webOptions(options))
         configuration.maxClients = options.maxClients
+        (configuration.listeners, configuration.optionalListeners) = listeners(options)
+        configuration.access = AccessPolicy(
+            passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },
+            defaultPermissions: options.defaultPermissions, localPermissions: options.localPermissions,
+            logger: logger)
         raiseDescriptorLimit(logger: logger)
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
-        try await daemon.run(socketPath: options.socket ?? defaultSocketPath())
+        try await daemon.run()
+    }
+
+    /// Where the control server listens: the Unix socket (`--socket`, or the default path)
+    /// unless a `--bind` names one; the TCP addresses of `--bind`, or `localhost:6600` when no
+    /// `--bind` is given, which is optional (taken by another program, say mpd, it is left out
+    /// with a warning).
+    static func listeners(_ options: DaemonOptions) -> (all: [ListenAddress], optional: Set<ListenAddress>) {
+        let unix = options.binds.filter { if case .unix = $0 { true } else { false } }
+        let tcp = options.binds.filter { if case .tcp = $0 { true } else { false } }
+        let socket = unix.isEmpty ? [ListenAddress.unix(options.socket ?? defaultSocketPath())] : unix
+        if options.binds.isEmpty {
+            return (socket + [.conventionalTCP], [.conventionalTCP])
+        }
+        return (socket + tcp, [])
     }
 
     /// Raises the soft limit on open descriptors to the hard one: each client holds one, and

@@ -10,7 +10,7 @@ import Synchronization
 /// The composition root: a player, its observers, the control socket, the
 /// application life cycle, the saved state, and the signals that steer them.
 ///
-/// ``run(socketPath:)`` runs the parts as the services of one `ServiceGroup`: the control
+/// ``run()`` runs the parts as the services of one `ServiceGroup`: the control
 /// server's part sets everything up and serves; SIGTERM, SIGINT or (with `--once`) the end of
 /// the queue tears them down in the reverse of their order: systemd is told the daemon
 /// stops, the status line goes, the control socket closes its clients and its event loop,
@@ -38,6 +38,12 @@ public final class Daemon: @unchecked Sendable {
         var maxClients = ClientLimit.defaultMaximum
         /// `--http`: the web page and the WebSocket API; nil: off.
         var web: WebServer.Options? = nil
+        /// Where the control server listens (``Daemon/listeners(_:)``), and which of those may be
+        /// left out when taken (the conventional `localhost:6600`).
+        var listeners: [ListenAddress] = []
+        var optionalListeners: Set<ListenAddress> = []
+        /// `--password`, `--default-permissions`, `--local-permissions`.
+        var access = AccessPolicy.open
     }
 
     private let player: QueuePlayer
@@ -73,7 +79,8 @@ public final class Daemon: @unchecked Sendable {
                                         stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                         logger: logger)
         server = ControlServer(partition: partition, events: events,
-                               clients: ClientLimit(maximum: configuration.maxClients, logger: logger), logger: logger)
+                               clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
+                               access: configuration.access, logger: logger)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
                                       queue: partitionQueue)
         lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
@@ -133,7 +140,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Sets everything up and serves: the socket listens and the queue is loaded.
-    private func start(socketPath: String) async throws {
+    private func start() async throws {
         if configuration.exitWhenFinished && configuration.files.isEmpty {
             logger.info("nothing to play")
             queueFinished.end()
@@ -152,9 +159,9 @@ public final class Daemon: @unchecked Sendable {
         partition.perform { [self] _ in
             if listening.load(ordering: .acquiring) { loadQueue() }
         }
-        let location: String
+        let sockets: [ListeningSockets.Socket]
         do {
-            location = try await server.start(path: socketPath)
+            sockets = try await server.start(configuration.listeners, optional: configuration.optionalListeners)
         } catch {
             partitionQueue.resume()
             throw error
@@ -162,7 +169,14 @@ public final class Daemon: @unchecked Sendable {
         listening.store(true, ordering: .releasing)
         partitionQueue.resume()
         await partition.run { _ in }
-        logger.info("control socket: \(location)")
+        for socket in sockets {
+            logger.info("control socket: \(socket.description)")
+        }
+        let access = configuration.access
+        if sockets.contains(where: { !$0.isLoopback }), access.restrictsRemoteClientsByDefault {
+            logger.notice("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS (and `password SECRET` in the client), or --default-permissions read,add,player,control,admin to trust the network")
+        }
+        partition.perform { $0.access = access }
         feeds.start()
         systemd.didStart(player: player, partition: partition, logger: logger)
     }
@@ -275,7 +289,7 @@ public final class Daemon: @unchecked Sendable {
     /// Starts the daemon and runs its parts until SIGTERM, SIGINT or the end of the queue
     /// (`--once`), then tears them down, last part first; returns once all are down (the daemon
     /// exits 0). Throws if the daemon cannot start (the control socket cannot listen).
-    func run(socketPath: String) async throws {
+    func run() async throws {
         let (player, partition, server, systemd, logger) = (player, partition, server, systemd, logger)
         var parts: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func part(_ service: DaemonPart, endsTheDaemon: Bool = false) {
@@ -295,7 +309,7 @@ public final class Daemon: @unchecked Sendable {
         if let stateKeeper {
             part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })
         }
-        part(DaemonPart("control server", start: { [self] in try await start(socketPath: socketPath) }) {
+        part(DaemonPart("control server", start: { [self] in try await start() }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
         // Stopped before the control server's event loop, which it runs on.

@@ -1,5 +1,6 @@
 import AppLifecycle
 import Foundation
+import MPDProtocol
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the
 /// configuration file say, merged and checked by the executable, which then hands them to
@@ -11,6 +12,15 @@ public struct DaemonOptions: Sendable {
     public var musicDirectory: String?
     /// `--socket PATH`; nil: ``Daemon/defaultSocketPath()``.
     public var socket: String?
+    /// `--bind`, in order. The Unix socket is `--socket`'s unless a `--bind` names one; TCP
+    /// listeners are these, or `localhost:6600` when no `--bind` is given.
+    public var binds: [ListenAddress] = []
+    /// `--password`, in order.
+    public var passwords: [PasswordSetting] = []
+    /// `--default-permissions`; nil: all without a password, none with one (mpd's).
+    public var defaultPermissions: Permission?
+    /// `--local-permissions` (Unix socket clients); nil: the default permissions.
+    public var localPermissions: Permission?
     /// `--output`, in order; empty: `auto`.
     public var outputs: [OutputChoice] = []
     /// `--buffer-time`, milliseconds.

@@ -65,6 +65,13 @@ public struct ClientSession: Sendable {
     public private(set) var tagTypes: Set<TagType> = Set(TagType.allCases)
     /// The most payload bytes of one binary reply this client takes (`binarylimit`).
     public private(set) var binaryLimit = ClientSession.defaultBinaryLimit
+    /// What this client may do (mpd's permissions): set by the connection from its listener,
+    /// replaced by a `password` the executor accepts (``Reply/grantedPermissions``). A command
+    /// it does not allow is answered `ACK [4@0] {cmd} you don't have permission for "cmd"`,
+    /// and `commands`/`notcommands` list what it allows and what not.
+    public var permissions: Permission = .all
+    /// Who the client is, for the executor's per-peer bookkeeping (``CommandContext/peer``).
+    public var peer = ""
 
     private var lineBuffer: LineBuffer
     private var commandList: CommandListBuffer?
@@ -253,7 +260,7 @@ public struct ClientSession: Sendable {
         } else if Bytes.equal(line, Keyword.listOKBegin) {
             commandList = CommandListBuffer(isOKMode: true)
         } else {
-            switch ParsedLine(line) {
+            switch ParsedLine(line, permissions: permissions) {
             case .command(let command):
                 if let outcome = answer(command) ?? answerInline(command, inline) {
                     report(outcome, into: &output)
@@ -288,7 +295,7 @@ public struct ClientSession: Sendable {
         var ended = false
         list.forEachLine { index, line in
             let outcome: Outcome
-            switch ParsedLine(line) {
+            switch ParsedLine(line, permissions: permissions) {
             case .command(let command):
                 outcome = answer(command) ?? execute(command, index: index, inList: true, executor: executor)
             case let failed:
@@ -346,15 +353,20 @@ public struct ClientSession: Sendable {
     /// The session's own answer to a protocol-level command; nil for the daemon's commands.
     private mutating func answer(_ command: Command) -> Outcome? {
         switch command {
-        case .ping, .notcommands, .noidle:
+        case .ping, .noidle:
             return .success("")
+        case .notcommands:
+            return .success(Command.supportedNames.filter { !permissions.allows(commandNamed: $0) }
+                .map { "command: \($0)\n" }.joined())
         case .binarylimit(let limit):
             binaryLimit = limit
             return .success("")
         case .close:
             return .finish("")
         case .commands:
-            return .success(Command.supportedNames.map { "command: \($0)\n" }.joined())
+            let names = permissions == .all ? Command.supportedNames
+                : Command.supportedNames.filter { permissions.allows(commandNamed: $0) }
+            return .success(names.map { "command: \($0)\n" }.joined())
         case .tagtypes(let tagRequest):
             return .success(apply(tagRequest))
         case .idle(let subsystems):
@@ -365,18 +377,20 @@ public struct ClientSession: Sendable {
     }
 
     private func answerInline(_ command: Command, _ inline: (Command, CommandContext) -> String?) -> Outcome? {
-        let context = CommandContext(tagTypes: tagTypes, listIndex: nil, clientID: clientID, binaryLimit: binaryLimit)
+        let context = CommandContext(tagTypes: tagTypes, listIndex: nil, clientID: clientID, binaryLimit: binaryLimit,
+                                     peer: peer)
         return inline(command, context).map { .success($0) }
     }
 
-    private func execute(
+    private mutating func execute(
         _ command: Command, index: Int, inList: Bool,
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) -> Outcome {
         let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID,
-                                     binaryLimit: binaryLimit)
+                                     binaryLimit: binaryLimit, peer: peer)
         do {
             let reply = try executor(command, context)
+            if let granted = reply.grantedPermissions { permissions = granted }
             return .success(reply.rendered(tagTypes: tagTypes), binary: reply.binary)
         } catch {
             return .failure(error.attributed(to: command.name))

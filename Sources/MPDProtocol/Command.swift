@@ -189,6 +189,11 @@ public enum Command: Hashable, Sendable {
     /// ID3v2 `APIC`), as a binary reply; an empty reply if it has none.
     case readpicture(uri: String, offset: Int)
 
+    // MARK: Client
+    /// `password SECRET`: the permissions the password gives replace the client's; `ACK [3@0]
+    /// {password} incorrect password` otherwise. The executor decides (it knows the passwords).
+    case password(String)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -291,6 +296,7 @@ public enum Command: Hashable, Sendable {
         case .decoders: "decoders"
         case .albumart: "albumart"
         case .readpicture: "readpicture"
+        case .password: "password"
         case .ping: "ping"
         case .close: "close"
         case .commands: "commands"

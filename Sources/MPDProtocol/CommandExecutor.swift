@@ -23,13 +23,17 @@ public struct CommandContext: Hashable, Sendable {
     public var clientID: Int
     /// The most payload bytes one binary reply may carry (`binarylimit`; MPD's default 8192).
     public var binaryLimit: Int
+    /// Who the client is (``ClientSession/peer``: its address, or `local` on a Unix socket):
+    /// what the executor keys per-peer limits by (failed `password`s).
+    public var peer: String
 
     /// Creates a context; the session makes one per executed command.
     public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil, clientID: Int = 0,
-                binaryLimit: Int = ClientSession.defaultBinaryLimit) {
+                binaryLimit: Int = ClientSession.defaultBinaryLimit, peer: String = "") {
         self.tagTypes = tagTypes
         self.listIndex = listIndex
         self.clientID = clientID
         self.binaryLimit = binaryLimit
+        self.peer = peer
     }
 }

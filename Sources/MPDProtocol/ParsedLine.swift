@@ -8,8 +8,14 @@ enum ParsedLine: Sendable {
     /// ACK of an invalid command name.
     case fatal(MPDError?)
 
-    init(_ line: UnsafeBufferPointer<UInt8>) {
+    /// - Parameter permissions: what the client may do; a command of the table it may not use
+    ///   is refused before its arguments are checked, as mpd's `command_check_request` does.
+    init(_ line: UnsafeBufferPointer<UInt8>, permissions: Permission = .all) {
         if let command = CommandTable.argumentlessCommand(named: line) {
+            if permissions != .all, !permissions.allows(commandNamed: command.name) {
+                self = .failure(Permission.refusal(of: command.name))
+                return
+            }
             self = .command(command)
             return
         }
@@ -22,6 +28,11 @@ enum ParsedLine: Sendable {
             case .invalidCommandName(let ack): self = .fatal(ack)
             case .invalidArgument(let ack): self = .failure(ack)
             }
+            return
+        }
+        if permissions != .all, CommandTable.entries[request.name] != nil,
+           !permissions.allows(commandNamed: request.name) {
+            self = .failure(Permission.refusal(of: request.name))
             return
         }
         do {

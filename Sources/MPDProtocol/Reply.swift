@@ -20,6 +20,9 @@ public struct Reply: Hashable, Sendable {
     /// The payload of a binary reply (`albumart`, `readpicture`): sent after the lines as
     /// `binary: N`, the N bytes, and a newline, as MPD's `Response::WriteBinary`.
     public private(set) var binary: [UInt8]?
+    /// The permissions an accepted `password` gives the client from now on (mpd's
+    /// `Client::SetPermission`): the session takes them when the reply comes back.
+    public private(set) var grantedPermissions: Permission?
 
     /// An empty body: the reply is just `OK`.
     public init() {
@@ -64,6 +67,11 @@ public struct Reply: Hashable, Sendable {
     /// Makes this a binary reply carrying `bytes` (at most the client's `binarylimit`).
     public mutating func setBinary(_ bytes: [UInt8]) {
         binary = bytes
+    }
+
+    /// Makes this the reply of an accepted password: the client holds `permissions` from now on.
+    public mutating func grant(_ permissions: Permission) {
+        grantedPermissions = permissions
     }
 
     /// Appends all lines of another reply.

@@ -62,6 +62,18 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The control socket (MPD protocol). Default: $XDG_RUNTIME_DIR/queueplayerd.sock.", valueName: "PATH"))
     var socket: String?
 
+    @Option(name: .long, help: ArgumentHelp("Listen here too (mpd's bind_to_address); give it once per listener: a Unix socket path (it replaces --socket's), or HOST[:PORT] for TCP: an IPv4 address, [IPv6]:PORT, localhost or any (PORT: 6600). Default: the Unix socket and localhost:6600.", valueName: "ADDRESS"))
+    var bind: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A password and what it allows (mpd's password): a client that sends `password SECRET` may then do PERMISSIONS, some of read,add,player,control,admin. Give it once per password. With a password, clients without one may do only --default-permissions (none by default). The command line is visible to other users (ps): prefer the configuration file's password = [...].", valueName: "SECRET@PERMISSIONS"))
+    var password: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("What clients may do before a password (comma-separated permissions). Default: everything without --password, nothing with one; clients from other machines may only read when neither is given.", valueName: "PERMISSIONS"))
+    var defaultPermissions: String?
+
+    @Option(name: .long, help: ArgumentHelp("What clients on a Unix socket may do before a password. Default: --default-permissions.", valueName: "PERMISSIONS"))
+    var localPermissions: String?
+
     @Option(name: .long, help: ArgumentHelp("Where audio goes: auto, alsa, alsa:DEVICE, null, or fifo:PATH[?format=44100:16:2] (raw PCM for snapserver). Give it several times to play to several outputs at once; the first enabled one paces. Default: auto.", valueName: "OUTPUT"))
     var output: [OutputChoice] = []
 
@@ -126,6 +138,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.media = media
         settings.musicDirectory = musicDirectory
         settings.socket = socket
+        settings.binds = bind.isEmpty ? nil : bind
+        settings.passwords = password.isEmpty ? nil : password
+        settings.defaultPermissions = defaultPermissions
+        settings.localPermissions = localPermissions
         settings.outputs = output.isEmpty ? nil : output
         settings.bufferTime = bufferTime
         settings.once = once ? true : nil

@@ -1,4 +1,5 @@
 import Foundation
+import MPDProtocol
 import Testing
 import TestSupport
 @testable import DaemonCore
@@ -50,8 +51,12 @@ import TestSupport
             max-download-size = 5000000000
             fetch-timeout = 12.5
             max-clients = 7
-            http = "127.0.0.1:6681"
-            http-token-file = "/etc/queueplayerd/token"
+            bind = ["/run/user/1000/other.sock", "192.168.1.10:6601", "[::1]", "any"]
+            password = ["s3cr@t@read,control", "guest@read"]
+            default-permissions = "read"
+            local-permissions = "read,add"
+            http = "127.0.0.1:6680"
+            http-token-file = "token"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
@@ -72,8 +77,12 @@ import TestSupport
         #expect(options.maxDownloadSize == 5_000_000_000)
         #expect(options.fetchTimeout == 12.5)
         #expect(options.maxClients == 7)
-        #expect(options.http?.description == "127.0.0.1:6681")
-        #expect(options.httpTokenFile == "/etc/queueplayerd/token")
+        #expect(options.http?.description == "127.0.0.1:6680")
+        #expect(options.binds == [.unix("/run/user/1000/other.sock"), .tcp(host: "192.168.1.10", port: 6601),
+                                  .tcp(host: "::1", port: 6600), .tcp(host: "any", port: 6600)])
+        #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),
+                                      PasswordSetting(secret: "guest", permissions: .read)])
+        #expect(options.defaultPermissions == .read && options.localPermissions == [.read, .add])
 
         let media = try Self.read("media = \"\(music.path)\"")
         #expect(try DaemonSettings().options(over: media).media == music.path)

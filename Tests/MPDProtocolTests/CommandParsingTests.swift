@@ -182,7 +182,7 @@ import Testing
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
-            "next", "notcommands", "outputs", "partition", "pause", "ping", "play", "playid", "playlistadd",
+            "next", "notcommands", "outputs", "partition", "password", "pause", "ping", "play", "playid", "playlistadd",
             "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages", "readpicture",
             "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",

@@ -148,7 +148,7 @@ import Testing
         "listall": "listall", "listallinfo": "listallinfo \"\"", "listfiles": "listfiles", "listpartitions": "listpartitions",
         "listplaylist": "listplaylist mix", "listplaylistinfo": "listplaylistinfo mix", "listplaylists": "listplaylists",
         "load": "load mix 0:2", "lsinfo": "lsinfo", "mixrampdb": "mixrampdb 0", "mixrampdelay": "mixrampdelay nan",
-        "move": "move 0:2 3", "moveid": "moveid 1 0", "next": "next", "outputs": "outputs", "partition": "partition default",
+        "move": "move 0:2 3", "moveid": "moveid 1 0", "next": "next", "outputs": "outputs", "partition": "partition default", "password": "password s3cret",
         "pause": "pause 1", "play": "play 0", "playid": "playid 1", "playlistadd": "playlistadd mix \"a.mp3\"",
         "playlistclear": "playlistclear mix", "playlistdelete": "playlistdelete mix 0", "playlistfind": "playlistfind artist x",
         "playlistid": "playlistid 1", "playlistinfo": "playlistinfo 0:5", "playlistmove": "playlistmove mix 0 1",

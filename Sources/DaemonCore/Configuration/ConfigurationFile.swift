@@ -79,6 +79,14 @@ public struct ConfigurationFile: Sendable {
             case .media: settings.media = try reader.path(value, setting)
             case .musicDirectory: settings.musicDirectory = try reader.path(value, setting)
             case .socket: settings.socket = try reader.path(value, setting)
+            case .bind:
+                // A relative socket path is beside the file, as every path of the file is.
+                settings.binds = try reader.strings(value, setting).map { text in
+                    text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix(".") ? reader.resolve(text) : text
+                }
+            case .password: settings.passwords = try reader.strings(value, setting)
+            case .defaultPermissions: settings.defaultPermissions = try reader.string(value, setting)
+            case .localPermissions: settings.localPermissions = try reader.string(value, setting)
             case .http: settings.http = try reader.string(value, setting)
             case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
             case .files: settings.files = try reader.strings(value, setting).map(reader.resolve)

@@ -1,6 +1,7 @@
 import AppLifecycle
 import FeedFetch
 import Foundation
+import MPDProtocol
 
 /// One setting of the daemon: an option of `--help`, and the key of the same name in the
 /// configuration file (`buffer-time = 500` is `--buffer-time 500`).
@@ -8,6 +9,10 @@ public enum Setting: String, CaseIterable, Sendable {
     case media
     case musicDirectory = "music-directory"
     case socket
+    case bind
+    case password
+    case defaultPermissions = "default-permissions"
+    case localPermissions = "local-permissions"
     case output
     case bufferTime = "buffer-time"
     case once
@@ -38,6 +43,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var media: String?
     public var musicDirectory: String?
     public var socket: String?
+    public var binds: [String]?
+    public var passwords: [String]?
+    public var defaultPermissions: String?
+    public var localPermissions: String?
     public var outputs: [OutputChoice]?
     public var bufferTime: Int?
     public var once: Bool?
@@ -81,6 +90,10 @@ public struct DaemonSettings: Sendable, Equatable {
                 fill(\.files, .files)
             }
             fill(\.socket, .socket)
+            fill(\.binds, .bind)
+            fill(\.passwords, .password)
+            fill(\.defaultPermissions, .defaultPermissions)
+            fill(\.localPermissions, .localPermissions)
             fill(\.outputs, .output)
             fill(\.bufferTime, .bufferTime)
             fill(\.once, .once)
@@ -130,6 +143,35 @@ public struct DaemonSettings: Sendable, Equatable {
                 throw origin.error(.socket, "a socket path must be 1 to 100 bytes long")
             }
             options.socket = socket
+        }
+        if let binds {
+            options.binds = try binds.map { text throws(DaemonOptionError) in
+                do throws(DaemonOptionError) {
+                    return try ListenAddress.parse(text)
+                } catch {
+                    throw origin.error(.bind, error.description.hasPrefix("--bind ")
+                                       ? String(error.description.dropFirst(7).dropLast()) : error.description)
+                }
+            }
+        }
+        if let passwords {
+            options.passwords = try passwords.map { text throws(DaemonOptionError) in
+                do throws(DaemonOptionError) {
+                    return try PasswordSetting.parse(text)
+                } catch {
+                    throw origin.error(.password, error.description)
+                }
+            }
+        }
+        for (setting, text) in [(Setting.defaultPermissions, defaultPermissions), (.localPermissions, localPermissions)] {
+            guard let text else { continue }
+            let permissions: Permission
+            do {
+                permissions = try Permission.parse(text)
+            } catch {
+                throw origin.error(setting, "\(error.description): give some of read, add, player, control, admin, comma-separated")
+            }
+            if setting == .defaultPermissions { options.defaultPermissions = permissions } else { options.localPermissions = permissions }
         }
         options.outputs = outputs ?? options.outputs
         if let bufferTime {

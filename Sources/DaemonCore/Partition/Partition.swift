@@ -48,6 +48,7 @@ final class Partition: @unchecked Sendable {
         var application: any ApplicationContext = AlwaysActiveContext()
         var remoteNotification: (String) -> Void = { _ in }
         var transferCount: () -> Int = { 0 }
+        var access = AccessPolicy.open
         var playQueue = PlayQueue<QueuedSong>()
         var nowPlaying: Handoff?
         var lookahead: Handoff?
@@ -78,6 +79,11 @@ final class Partition: @unchecked Sendable {
     var transferCount: () -> Int {
         get { state.value.transferCount }
         set { state.value.transferCount = newValue }
+    }
+    /// The passwords and permissions (`password`); set by the daemon.
+    var access: AccessPolicy {
+        get { state.value.access }
+        set { state.value.access = newValue }
     }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {

@@ -31,6 +31,12 @@ import Synchronization
 /// * Input is read only when the session has no complete line left (the pipeline's `read`
 ///   is held back until then), at most ``readSize`` bytes per turn of the event loop, so a
 ///   client that floods commands takes turns with the others and its input stays bounded.
+/// * End of input (the client shut down its sending side, `printf 'status\n' | socat - UNIX-CONNECT:...`,
+///   or closed at once after a pipelined batch): the channel allows remote half-closure, so
+///   the end arrives as `ChannelEvent.inputClosed` behind the bytes before it, and every
+///   complete command read is still answered, in order; the connection is closed once the
+///   session has no complete line left. A partial line, or a command list left open, is
+///   dropped, as mpd does.
 ///
 /// Its state belongs to the channel's event loop: work that runs elsewhere takes the lent
 /// session with it and comes back through a `NIOLoopBound` reference, which checks the loop.
@@ -76,6 +82,9 @@ final class ControlConnection: ChannelDuplexHandler {
     private var readRequested = false
     /// The session asked to close (or the client overflowed): nothing more is run or written.
     private var isClosing = false
+    /// The client shut down its sending side: nothing more will be read, and the connection
+    /// closes once the session has answered every complete line it holds.
+    private var inputEnded = false
     /// Replies gathered since the last flush, written to the channel as one buffer: a client
     /// pipelining small commands costs one channel write per batch, not one per reply.
     private var output: ByteBuffer?
@@ -89,10 +98,13 @@ final class ControlConnection: ChannelDuplexHandler {
     /// hold (``StatusSnapshot``).
     private let answerInline: (Command, CommandContext) -> String?
 
-    /// - Parameter outputLimit: the unsent output past which the client is dropped
-    ///   (``maxOutputBufferSize``; tests give a smaller one).
+    /// - Parameters:
+    ///   - outputLimit: the unsent output past which the client is dropped
+    ///     (``maxOutputBufferSize``; tests give a smaller one).
+    ///   - permissions: what the client may do until it sends a password (``AccessPolicy``).
+    ///   - peer: its name in the log and in the count of failed passwords (``AccessPolicy/peerName(_:)``).
     init(partition: Partition, events: ControlEvents, scheduler: any ConnectionScheduler, logger: Logger,
-         outputLimit: Int = ControlConnection.maxOutputBufferSize) {
+         outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local") {
         let snapshot = events.statusSnapshot
         answerInline = { command, context in
             snapshot.answer(command, context: context) { partition.playerConditions }
@@ -103,6 +115,8 @@ final class ControlConnection: ChannelDuplexHandler {
         self.logger = logger
         self.outputLimit = outputLimit
         session?.clientID = clientID
+        session?.permissions = permissions
+        session?.peer = peer
     }
 
     // MARK: Channel events
@@ -153,6 +167,17 @@ final class ControlConnection: ChannelDuplexHandler {
         passReadIfWanted()
     }
 
+    /// The end of the client's input (``inputEnded``); other events pass on.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, case .inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        inputEnded = true
+        // Lent: the session is pumped when it comes back, and the close waits until then.
+        if session != nil { pump() }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
@@ -175,6 +200,12 @@ final class ControlConnection: ChannelDuplexHandler {
             guard let step = session?.step(answering: answerInline) else { return }
             switch step {
             case .needsInput:
+                if inputEnded {
+                    // Every complete line is answered; what is left is a partial line or an
+                    // open command list, which mpd drops too.
+                    close(context)
+                    return
+                }
                 wantsInput = true
                 flush(context)
                 passReadIfWanted()

@@ -1,0 +1,108 @@
+import Logging
+import MPDProtocol
+import NIOCore
+import Testing
+@testable import DaemonCore
+
+/// Who may do what (issue 34): mpd's defaults, the read-only rule for other machines, the
+/// constant-time comparison and the limit on guessing.
+@Suite struct AccessPolicyTests {
+    private let logger = Logger(label: "test")
+
+    private func policy(_ passwords: [(String, Permission)] = [], defaultPermissions: Permission? = nil,
+                        localPermissions: Permission? = nil) -> AccessPolicy {
+        AccessPolicy(passwords: passwords.map { .init(secret: Array($0.0.utf8), permissions: $0.1) },
+                     defaultPermissions: defaultPermissions, localPermissions: localPermissions, logger: logger)
+    }
+
+    private let local: SocketAddress? = nil
+    private let loopback = try! SocketAddress(ipAddress: "127.0.0.1", port: 40000)
+    private let loopback6 = try! SocketAddress(ipAddress: "::1", port: 40000)
+    private let remote = try! SocketAddress(ipAddress: "192.0.2.7", port: 40000)
+
+    @Test func withoutAPasswordThisMachineMayDoEverythingAndOthersOnlyRead() {
+        let open = policy()
+        #expect(open.permissions(forPeer: local) == .all)
+        #expect(open.permissions(forPeer: loopback) == .all)
+        #expect(open.permissions(forPeer: loopback6) == .all)
+        #expect(open.permissions(forPeer: remote) == .read)
+        #expect(open.restrictsRemoteClientsByDefault)
+        // Trusting the network is one setting away.
+        let trusting = policy(defaultPermissions: .all)
+        #expect(trusting.permissions(forPeer: remote) == .all && !trusting.restrictsRemoteClientsByDefault)
+    }
+
+    @Test func aPasswordTakesTheDefaultAwayAsInMPD() {
+        let guarded = policy([("s3cret", .all)])
+        #expect(guarded.permissions(forPeer: remote) == [])
+        #expect(guarded.permissions(forPeer: loopback) == [])
+        #expect(guarded.permissions(forPeer: local) == [])
+        let localTrusted = policy([("s3cret", .all)], defaultPermissions: .read, localPermissions: .all)
+        #expect(localTrusted.permissions(forPeer: local) == .all)
+        #expect(localTrusted.permissions(forPeer: remote) == .read)
+    }
+
+    @Test func theRightPasswordGrantsItsPermissionsAndAWrongOneIsMPDsError() throws {
+        let guarded = policy([("s3cret", [.read, .add]), ("admin@home", .all)])
+        #expect(try guarded.check(password: "s3cret", peer: "a", now: 0) == [.read, .add])
+        #expect(try guarded.check(password: "admin@home", peer: "a", now: 0) == .all)
+        #expect(throws: MPDError(.password, "incorrect password")) { try guarded.check(password: "s3cre", peer: "a", now: 0) }
+        #expect(throws: MPDError(.password, "incorrect password")) { try guarded.check(password: "s3cret ", peer: "a", now: 0) }
+    }
+
+    @Test func aPeerThatKeepsFailingMustWaitLongerEachTimeAndOthersAreNotHeldUp() throws {
+        let guarded = policy([("s3cret", .all)])
+        for attempt in 0..<AccessPolicy.freeFailures {
+            #expect(throws: MPDError.self) { try guarded.check(password: "guess\(attempt)", peer: "192.0.2.7", now: 10) }
+        }
+        // Too soon: refused unchecked, even the right password.
+        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "192.0.2.7", now: 10.5) }
+        // Another peer is not held up.
+        #expect(try guarded.check(password: "s3cret", peer: "192.0.2.8", now: 10.5) == .all)
+        // After the wait the right one is accepted and the count starts again.
+        #expect(try guarded.check(password: "s3cret", peer: "192.0.2.7", now: 11) == .all)
+        #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "192.0.2.7", now: 11) }
+        #expect(try guarded.check(password: "s3cret", peer: "192.0.2.7", now: 11) == .all)
+        #expect(AccessPolicy.wait(afterFailures: 3) == 1 && AccessPolicy.wait(afterFailures: 5) == 4)
+        #expect(AccessPolicy.wait(afterFailures: 50) == AccessPolicy.longestWait)
+    }
+
+    @Test func theComparisonLooksAtEveryByteWhateverTheLengths() {
+        #expect(AccessPolicy.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!AccessPolicy.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!AccessPolicy.constantTimeEqual(Array("abc".utf8), Array("abc\0".utf8)))
+        #expect(!AccessPolicy.constantTimeEqual([], Array("a".utf8)))
+        #expect(AccessPolicy.constantTimeEqual([], []))
+    }
+
+    @Test func permissionsParseAsMPDParsesThem() throws {
+        #expect(try Permission.parse("read,add") == [.read, .add])
+        #expect(try Permission.parse("control") == [.control, .player], "control implies player, as in mpd 0.23")
+        #expect(try Permission.parse("") == [])
+        #expect(throws: PermissionParseError.self) { try Permission.parse("read,write") }
+        #expect(Permission.all.description == "read,add,player,control,admin")
+        #expect(try PasswordSetting.parse("p@ss@read").secret == "p@ss")
+        #expect(throws: DaemonOptionError.self) { try PasswordSetting.parse("nopermissions") }
+        #expect(!"\(try PasswordSetting.parse("hunter2@read"))".contains("hunter2"))
+    }
+
+    @Test func listenAddressesParseAsMPDsBindToAddress() throws {
+        #expect(try ListenAddress.parse("127.0.0.1:6601") == .tcp(host: "127.0.0.1", port: 6601))
+        #expect(try ListenAddress.parse("[::1]:6600") == .tcp(host: "::1", port: 6600))
+        #expect(try ListenAddress.parse("[::1]") == .tcp(host: "::1", port: 6600))
+        #expect(try ListenAddress.parse("::") == .tcp(host: "::", port: 6600))
+        #expect(try ListenAddress.parse("localhost") == .tcp(host: "localhost", port: 6600))
+        #expect(try ListenAddress.parse("any:0") == .tcp(host: "any", port: 0))
+        #expect(try ListenAddress.parse("/run/mpd.sock") == .unix("/run/mpd.sock"))
+        #expect(throws: DaemonOptionError.self) { try ListenAddress.parse("example.com:6600") }
+        #expect(throws: DaemonOptionError.self) { try ListenAddress.parse("127.0.0.1:70000") }
+        #expect(throws: DaemonOptionError.self) { try ListenAddress.parse("[127.0.0.1]:6600") }
+        #expect(ListenAddress.tcp(host: "localhost", port: 1).isLoopback && !ListenAddress.tcp(host: "any", port: 1).isLoopback)
+        var options = DaemonOptions()
+        #expect(Daemon.listeners(options).all == [.unix(Daemon.defaultSocketPath()), .conventionalTCP])
+        options.binds = [.tcp(host: "192.0.2.1", port: 6600)]
+        #expect(Daemon.listeners(options).all == [.unix(Daemon.defaultSocketPath()), .tcp(host: "192.0.2.1", port: 6600)])
+        options.binds = [.unix("/tmp/x.sock")]
+        #expect(Daemon.listeners(options).all == [.unix("/tmp/x.sock")])
+    }
+}
