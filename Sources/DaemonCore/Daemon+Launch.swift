@@ -43,7 +43,7 @@ extension Daemon {
         let outputs = try OutputFactory.makeOutputs(for: options.outputs,
                                                     bufferTimeMicroseconds: UInt32(options.bufferTimeMilliseconds) * 1000,
                                                     logger: logger)
-        let configuration = Configuration(
+        var configuration = Configuration(
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: options.media != nil || !options.files.isEmpty, exitWhenFinished: options.once,
             backgroundMode: options.backgroundMode, backgroundTime: options.backgroundTime,
@@ -54,7 +54,26 @@ extension Daemon {
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
                                        minimumFreeSpace: options.minFreeSpace),
             autoEnqueue: options.autoEnqueue)
+        configuration.location = try locationOptions(options, logger: logger)
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run(socketPath: options.socket ?? defaultSocketPath())
+    }
+
+    /// `--location`, `location` in `--background-modes` and `--regions`; nil without `--location`.
+    /// A waypoint that is wrong is left out with a warning naming it; a file that cannot be read is an option error.
+    private static func locationOptions(_ options: DaemonOptions, logger: Logger) throws -> LocationService.Options? {
+        guard let source = options.location else { return nil }
+        var waypoints: [RegionWaypoint] = []
+        if let path = options.regions {
+            let read: (waypoints: [RegionWaypoint], problems: [String])
+            do {
+                read = try RegionFile.read(URL(fileURLWithPath: path))
+            } catch {
+                throw DaemonOptionError("--regions \(path): \(error.localizedDescription)")
+            }
+            for problem in read.problems { logger.warning("--regions \(path): \(problem)") }
+            waypoints = read.waypoints
+        }
+        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regions: waypoints)
     }
 }

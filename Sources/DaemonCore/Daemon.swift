@@ -34,6 +34,8 @@ public final class Daemon: @unchecked Sendable {
         var feeds: FeedService.Options
         /// `--auto-enqueue`: downloaded episodes are appended to the queue.
         var autoEnqueue: Bool
+        /// `--location` and `--regions`; nil: no location updates.
+        var location: LocationService.Options?
     }
 
     private let player: QueuePlayer
@@ -47,6 +49,7 @@ public final class Daemon: @unchecked Sendable {
     private let stateKeeper: StateKeeper?
     private let statusLine: StatusLine?
     private let feeds: FeedService
+    private let location: LocationService?
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
@@ -73,6 +76,11 @@ public final class Daemon: @unchecked Sendable {
         let partition = self.partition
         stateKeeper = configuration.stateStore.map {
             StateKeeper(store: $0, partition: partition, logger: logger)
+        }
+        let lifecycle = self.lifecycle
+        location = configuration.location.map {
+            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
+                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(), logger: logger)
         }
         let statusLine = StatusLine.isWanted ? StatusLine(partition: partition) : nil
         self.statusLine = statusLine
@@ -221,8 +229,10 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func connectLifecycle() async {
-        await partition.run { [self, feeds] partition in
+        await partition.run { [self, feeds, location] partition in
             lifecycle.start()
+            partition.location = location
+            location?.start()
             partition.application = lifecycle
             partition.remoteNotification = { feeds.handleRemoteNotification($0) }
             partition.transferCount = { feeds.transfers?.activeCount ?? 0 }
@@ -286,6 +296,9 @@ public final class Daemon: @unchecked Sendable {
         })
         // Before the control server's event loop goes: the HTTP client runs on it.
         part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
+        if let location {
+            part(DaemonPart("location") { await location.stop() })
+        }
         if let statusLine {
             part(DaemonPart("status line") { await partition.run { _ in statusLine.hide() } })
         }

@@ -37,6 +37,12 @@ public struct DaemonOptions: Sendable {
     public var maxDownloadSize: Int64 = 2 << 30
     /// `--fetch-timeout`, seconds.
     public var fetchTimeout = 30.0
+    /// `--location`: where fixes come from; nil: no location updates.
+    public var location: LocationChoice?
+    /// `location` in `--background-modes`: standard location updates go on in the background.
+    public var backgroundLocation = false
+    /// `--regions FILE.gpx`.
+    public var regions: String?
     /// FILE arguments, in order.
     public var files: [String] = []
 

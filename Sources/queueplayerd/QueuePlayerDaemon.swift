@@ -8,6 +8,11 @@ import Foundation
 /// the audio background mode.
 @main
 struct QueuePlayerDaemon: AsyncParsableCommand {
+    /// As the library's, with a bare `--location` completed first (LocationArgument.swift).
+    static func main() async {
+        await main(LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst())))
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "queueplayerd",
         abstract: "A headless, gapless MP3 queue player for ALSA.",
@@ -60,8 +65,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
 
-    @Option(name: .long, help: ArgumentHelp("What keeps running in the background: audio (playback goes on) or none (entering the background pauses).", valueName: "MODE"))
-    var backgroundModes: BackgroundModeChoice = .audio
+    @Option(name: .long, help: ArgumentHelp("What keeps running in the background, a comma list: audio (playback goes on; without it entering the background pauses), location (location updates go on), or none.", valueName: "MODES"))
+    var backgroundModes: BackgroundModesChoice = BackgroundModesChoice(modes: [.audio])
 
     @Option(name: .long, help: ArgumentHelp("Seconds the daemon may run in the background without playing before it is suspended.", valueName: "SECONDS"))
     var backgroundTime: Double = 180
@@ -89,6 +94,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).", valueName: "SECONDS"))
     var fetchTimeout: Double = 30
+
+    @Option(name: .long, help: ArgumentHelp("Take location updates from gpsd (default localhost:2947); a bare --location is gpsd's default.", valueName: "gpsd[:HOST[:PORT]]"))
+    var location: LocationChoice?
+
+    @Option(name: .long, help: ArgumentHelp("A GPX file of waypoints to monitor as regions; entering one plays its audio as an announcement (implies --location).", valueName: "FILE.gpx"))
+    var regions: String?
 
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
@@ -142,6 +153,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         options.bufferTimeMilliseconds = bufferTime
         options.once = once
         options.backgroundMode = backgroundModes.mode
+        options.backgroundLocation = backgroundModes.modes.contains(.location)
+        options.location = location ?? (regions == nil ? nil : LocationChoice())
+        options.regions = regions
         options.backgroundTime = backgroundTime
         options.noState = noState
         options.feeds = feed.compactMap { try? FeedSubscriptionList.feedURL($0).get() }
@@ -162,7 +176,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
 
 /// `--background-modes`: the `UIBackgroundModes` of the daemon.
 enum BackgroundModeChoice: String, ExpressibleByArgument, CaseIterable {
-    case audio, none
+    case audio, none, location
 
     var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
 }
