@@ -94,3 +94,31 @@ import Glibc
         gpsfake.stop()
     }
 }
+
+/// Region monitoring needs no background mode and goes on while the daemon is suspended: an
+/// event wakes it into the background, it handles it, and it is suspended again.
+@Suite(.serialized) struct LocationSuspendedRegionTests {
+    @Test func aRegionEnteredWhileSuspendedWakesTheDaemonForTheEvent() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two epochs a second, 10 m/s: the stop 300 m on is entered at 250 m, 12.5 s after the lead-in.
+        let drive = GPSFake.drive(from: LocationRegionTests.start, bearing: 0, speed: 10, seconds: 45, at: LocationRegionTests.epoch)
+        let stop = LocationRegionTests.start.moved(by: 300, bearing: 0)
+        let gpx = try LocationRegionTests.gpx([("Stop B", String(format: "%.8f", stop.latitude), String(format: "%.8f", stop.longitude),
+                                                "<qp:radius>50</qp:radius>")], in: directory)
+        let gpsfake = try GPSFake(epochs: drive, cycle: 0.25)
+        let daemon = try LifecycleDaemon(["--output", "null", "--no-state", "--background-time", "1", "--background-modes", "audio",
+                                          "--location", "gpsd:127.0.0.1:\(gpsfake.port)", "--regions", gpx.path])
+        daemon.process.send(SIGUSR1)
+        #expect(daemon.waitForStandardError(timeout: 10) { $0.contains("suspended: the audio device is closed") })
+        #expect(!daemon.process.standardError.contains("entered region"), "suspended before the stop")
+        #expect(daemon.waitForStandardError(timeout: 30) { $0.contains("location: entered region Stop B") })
+        let log = daemon.process.standardError
+        let woken = try #require(log.range(of: "woken from suspension"), "the event woke the daemon: \(log.suffix(1_500))")
+        let entered = try #require(log.range(of: "location: entered region Stop B"))
+        #expect(woken.lowerBound < entered.lowerBound)
+        #expect(try daemon.waitForStatus(timeout: 15) { $0["appstate"] == "suspended" }["appstate"] == "suspended",
+                "suspended again once the event is handled")
+        gpsfake.stop()
+    }
+}

@@ -126,6 +126,9 @@ final class LocationService: LocationManagerDelegate {
 
     func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
         partition.perform { [self] partition in
+            // A significant change wakes a suspended daemon (standard updates never reach one).
+            let wake = state.value.mode == .significant ? beginWake(named: "significant location change") : nil
+            defer { wake?.end() }
             state.value.fixLost = false
             for location in locations {
                 if lifecycle.isInBackground { Console.line("Background location: \(location.formatted)") }
@@ -154,6 +157,8 @@ final class LocationService: LocationManagerDelegate {
 
     func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
         partition.perform { [self] partition in
+            let wake = beginWake(named: "region entered")
+            defer { wake.end() }
             logger.info("location: entered region \(region.identifier)")
             partition.events.post([.region])
             if let waypoint = waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
@@ -162,10 +167,24 @@ final class LocationService: LocationManagerDelegate {
 
     func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
         partition.perform { [self] partition in
+            let wake = beginWake(named: "region left")
+            defer { wake.end() }
             logger.info("location: left region \(region.identifier)")
             partition.events.post([.region])
         }
     }
+
+    /// As iOS relaunches or wakes an app for a region event or a significant change (they need
+    /// no background mode): a suspended daemon wakes into the background for at most
+    /// ``eventAllowance`` seconds, handles the event (the line, the announcement, the idle
+    /// event) and is suspended again once no task runs, as for a feed's fetch. An announcement
+    /// keeps it awake while it plays only with the `audio` background mode.
+    private func beginWake(named name: String) -> BackgroundActivity {
+        lifecycle.beginBackgroundWake(named: name, allowance: Self.eventAllowance)
+    }
+
+    /// Seconds a region event or a significant change may keep a woken daemon in the background.
+    static let eventAllowance = 10.0
 
     /// Asks for a write of the fixes in ``LocationHistoryStore/delay`` seconds, unless one is asked for already.
     private func scheduleSave() {

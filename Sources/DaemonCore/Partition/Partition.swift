@@ -379,13 +379,13 @@ final class Partition: @unchecked Sendable {
     /// audible, the announcement plays, then the song resumes from that time, by a seek, which
     /// is sample-exact. The queue itself is not changed; one announcement asked for while
     /// another plays follows it. A transport command meanwhile (`play`, `stop`, `next`...) ends it.
+    /// The caller has woken a suspended daemon for it (``LocationService``'s wake).
     func announce(_ file: URL, for name: String) {
         if state.value.announcement != nil {
             state.value.announcement?.waiting.append(file)
             return
         }
         syncWithPlayer()
-        application.commandNeedsPlayer()
         var resume: (id: Int, seconds: Double, paused: Bool)?
         if let playing = nowPlaying, playQueue.position(ofID: playing.id) != nil {
             resume = (playing.id, player.currentTime().seconds, playState == .pause)
