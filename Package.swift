@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport", "Location"], exclude: ["Scripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.
-        .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState"], path: "Fuzz/Targets"),
+        .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState", "Location"], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "DaemonState"]),
     ],
     swiftLanguageModes: [.v6]

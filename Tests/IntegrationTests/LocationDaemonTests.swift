@@ -143,6 +143,24 @@ import Glibc
         #expect(waitUntil(timeout: 20) { ((try? Self.lines(daemon, "locations")) ?? []).count > kept })
     }
 
+    @Test func significantChangesGoOnInTheBackgroundWithoutTheLocationMode() throws {
+        // 20 m/s replayed at 25 epochs a second: 500 m of road every second, for a minute; the
+        // significant-change service takes a fix every 10 s.
+        let drive = GPSFake.drive(from: Self.start, bearing: 90, speed: 20, seconds: 1_500, at: Self.epoch)
+        let gpsfake = try GPSFake(epochs: drive, cycle: 0.02)
+        let daemon = try Self.daemon(gpsfake, ["--no-state", "--background-modes", "audio"])
+        #expect(try Self.lines(daemon, "locationupdates significant").isEmpty)
+        daemon.process.send(SIGUSR1)
+        #expect(daemon.waitForStandardError(timeout: 10) { $0.contains("entered the background") })
+        #expect(waitUntil(timeout: 40) { Self.backgroundLines(daemon).count >= 3 }, "\(daemon.process.lines.map(\.text))")
+        #expect(!daemon.process.standardError.contains("no updates in the background"), "standard updates are off: nothing refused")
+        let points = Self.backgroundLines(daemon).map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
+        for (a, b) in zip(points, points.dropFirst()) {
+            #expect(a.distance(to: b) >= 500, "a significant change is 500 m at least: \(a.distance(to: b)) m")
+        }
+        gpsfake.stop()
+    }
+
     @Test func withoutLocationTheCommandsSaySo() throws {
         let daemon = try LifecycleDaemon(["--output", "null", "--no-state"])
         #expect(try Self.lines(daemon, "location") == ["ACK [50@0] {location} location updates are off (start with --location)"])

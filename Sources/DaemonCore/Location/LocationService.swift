@@ -111,14 +111,15 @@ final class LocationService: LocationManagerDelegate {
         state.value.mode = mode
         switch mode {
         case .on:
-            manager.stopMonitoringSignificantLocationChanges()
             manager.startUpdatingLocation()
+            manager.stopMonitoringSignificantLocationChanges()
         case .off:
             manager.stopUpdatingLocation()
             manager.stopMonitoringSignificantLocationChanges()
         case .significant:
-            manager.stopUpdatingLocation()
+            // Started before the standard updates stop, so the source is reconfigured, not reconnected.
             manager.startMonitoringSignificantLocationChanges()
+            manager.stopUpdatingLocation()
         }
     }
 
