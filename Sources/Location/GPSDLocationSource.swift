@@ -67,19 +67,29 @@ public final class GPSDLocationSource: LocationSource, @unchecked Sendable {
         self.port = port
     }
 
+    /// A source let go without ``stop()``: its socket is closed (by the read source's cancel
+    /// handler) and its timers go. No other reference is left, so no queue can be in it.
+    deinit {
+        unguardedState.reader?.cancel()
+        for timer in [unguardedState.retry, unguardedState.nextSample, unguardedState.answerDeadline] { timer?.cancel() }
+    }
+
     /// How often the source's queue has woken for the connection or a timer since it was made:
     /// what ``LocationAccuracy/sampleInterval`` saves.
     public var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
     public func start(sampling: SamplingPolicy, handler: @escaping @Sendable (LocationSourceEvent) -> Void) {
         queue.async { [self] in
-            let wasRunning = state.sampling != nil
+            let previous = state.sampling
             state.handler = handler
             state.sampling = sampling
-            if !wasRunning {
+            if previous == nil {
                 state.backOff = 0.5
                 connect()
-            } else if state.answered {
+            } else if previous != sampling {
+                // A new interval counts from a fix taken now, not from the old interval's end.
+                state.nextSample?.cancel()
+                state.nextSample = nil
                 applySampling()
             }
         }

@@ -75,9 +75,15 @@ final class LocationService: LocationManagerDelegate {
         let application = lifecycle.application
         let center = application.notificationCenter
         let manager = manager
-        for (name, background) in [(Application.didEnterBackgroundNotification, true), (Application.willEnterForegroundNotification, false),
-                                   (Application.didSuspendNotification, true)] {
+        let allowed = options.backgroundUpdates
+        // (in the background, allowed to update there): a suspended daemon takes no standard
+        // updates even with the location mode; woken, or in the foreground, it does again.
+        for (name, background, permitted) in [(Application.didEnterBackgroundNotification, true, allowed),
+                                              (Application.willEnterForegroundNotification, false, allowed),
+                                              (Application.didSuspendNotification, true, false),
+                                              (Application.didWakeNotification, true, allowed)] {
             state.value.observers.append(center.addObserver(forName: name, object: application, queue: nil) { _ in
+                manager.allowsBackgroundLocationUpdates = permitted
                 manager.applicationIsInBackground = background
             })
         }
@@ -150,6 +156,8 @@ final class LocationService: LocationManagerDelegate {
                 state.value.fixLost = true
             case .sourceUnavailable(let why):
                 logger.warning("location: \(why); playback is unaffected, trying again with back-off")
+            case .denied where options.backgroundUpdates:
+                logger.info("location: no updates while suspended; they resume when the daemon is woken or in the foreground")
             case .denied:
                 logger.info("location: no updates in the background without the location background mode (--background-modes ...,location); they resume in the foreground")
             }

@@ -253,6 +253,12 @@ final class Partition: @unchecked Sendable {
         events.post([.player])
     }
 
+    /// Seconds into the queue's current song: where the player is, or, while an announcement
+    /// plays over it, where the song resumes (what the saved state keeps).
+    var songTime: Double {
+        state.value.announcement?.resume?.seconds ?? player.currentTime().seconds
+    }
+
     /// The queued files, in order.
     var queuedFiles: [URL] { playQueue.entries.map(\.song.url) }
 
