@@ -161,6 +161,32 @@ import Glibc
         gpsfake.stop()
     }
 
+    /// The power knob seen from outside: the daemon's context switches a second (every thread of
+    /// it) while gpsd reports 10 epochs a second and nothing plays, at `best` and at `threeKilometers`.
+    @Test func theDaemonWakesAFractionAsOftenAtThreeKilometers() throws {
+        let drive = GPSFake.drive(from: Self.start, bearing: 0, speed: 15, seconds: 600, at: Self.epoch)
+        let gpsfake = try GPSFake(epochs: drive, cycle: 0.05)
+        let daemon = try Self.daemon(gpsfake, ["--no-state"])
+        #expect(waitUntil(timeout: 20) { ((try? Self.lines(daemon, "location")) ?? []).contains { $0.hasPrefix("lat:") } })
+        let watcher = try GPSDWatcher(port: gpsfake.port)
+        /// Context switches a second over the next `fixes` epochs gpsd reports: per thread, so a
+        /// worker thread that ends meanwhile does not take its count away (its last switches are missed).
+        func rate(over fixes: Int) -> Double {
+            let (switches, time, seen) = (Self.switchesByThread(daemon), ChildProcess.now(), watcher.fixCount)
+            #expect(waitUntil(timeout: 30) { watcher.fixCount >= seen + fixes })
+            let after = Self.switchesByThread(daemon)
+            let total = after.reduce(0) { $0 + max(0, $1.value - (switches[$1.key] ?? 0)) }
+            return Double(total) / (ChildProcess.now() - time)
+        }
+        let best = rate(over: 100)
+        #expect(try Self.lines(daemon, "locationaccuracy threeKilometers").isEmpty)
+        _ = rate(over: 10)  // the fix taken at once, then silence
+        let coarse = rate(over: 100)
+        print(String(format: "daemon context switches per second, nothing playing, gpsd at 10 epochs/s: best %.1f, threeKilometers %.1f", best, coarse))
+        #expect(coarse < best / 3, "threeKilometers \(coarse) a second against best's \(best)")
+        gpsfake.stop()
+    }
+
     @Test func withoutLocationTheCommandsSaySo() throws {
         let daemon = try LifecycleDaemon(["--output", "null", "--no-state"])
         #expect(try Self.lines(daemon, "location") == ["ACK [50@0] {location} location updates are off (start with --location)"])
@@ -182,6 +208,19 @@ import Glibc
         gpsfake.stop()
         let second = try Self.daemon(nil, port: gpsfake.port, [], stateHome: stateHome)
         #expect(try Self.lines(second, "locations") == before)
+    }
+
+    /// Each thread's voluntary and involuntary context switches so far, by thread id.
+    static func switchesByThread(_ daemon: LifecycleDaemon) -> [String: Int] {
+        let pid = daemon.process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var result: [String: Int] = [:]
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            result[task] = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+        }
+        return result
     }
 
     /// The coordinates of a `locations` reply.
