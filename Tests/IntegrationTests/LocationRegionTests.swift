@@ -95,6 +95,36 @@ import Glibc
     }
 }
 
+extension LocationRegionTests {
+    @Test func twoRegionsEnteredAtOncePlayNearestFirstThenTheQueue() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let song = try TestMedia.makeTone(seconds: 60, in: directory, name: "song")
+        _ = try TestMedia.makeTone(seconds: 1, frequency: 660, in: directory, name: "near")
+        _ = try TestMedia.makeTone(seconds: 1, frequency: 990, in: directory, name: "far")
+        let drive = GPSFake.drive(from: Self.start, bearing: 0, speed: 10, seconds: 30, at: Self.epoch)
+        // Both circles (400 m) take in the start: the first fix enters both at once, 201 m from Near's
+        // centre and 209 m from Far's (listed first in the file).
+        let near = Self.start.moved(by: 200, bearing: 0).moved(by: 20, bearing: 90)
+        let far = Self.start.moved(by: 200, bearing: 0).moved(by: 60, bearing: 270)
+        let gpx = try Self.gpx([
+            ("Far", String(format: "%.8f", far.latitude), String(format: "%.8f", far.longitude), "<qp:radius>400</qp:radius><qp:audio>far.mp3</qp:audio>"),
+            ("Near", String(format: "%.8f", near.latitude), String(format: "%.8f", near.longitude), "<qp:radius>400</qp:radius><qp:audio>near.mp3</qp:audio>"),
+        ], in: directory)
+        let gpsfake = try GPSFake(epochs: drive, cycle: 0.1)
+        let daemon = try LifecycleDaemon(["--output", "null", "--no-state", "--location", "gpsd:127.0.0.1:\(gpsfake.port)",
+                                          "--regions", gpx.path, song.path])
+        let played = { daemon.process.lines.map(\.text).filter { $0.hasPrefix("Now playing: ") } }
+        #expect(waitUntil(timeout: 30) { played().count >= 4 }, "\(played())")
+        #expect(played() == ["Now playing: song.mp3", "Now playing: near.mp3", "Now playing: far.mp3", "Now playing: song.mp3"])
+        let log = daemon.process.standardError
+        #expect(log.components(separatedBy: "entered region Near")[0].contains("entered region Far") == false, "Near is entered first")
+        let status = try daemon.waitForStatus(timeout: 5) { (Double($0["elapsed"] ?? "") ?? 0) > 0 && $0["song"] == "0" }
+        #expect(status["playlistlength"] == "1")
+        gpsfake.stop()
+    }
+}
+
 /// Region monitoring needs no background mode and goes on while the daemon is suspended: an
 /// event wakes it into the background, it handles it, and it is suspended again.
 @Suite(.serialized) struct LocationSuspendedRegionTests {
