@@ -73,6 +73,10 @@ let package = Package(
             ]
         ),
 
+        // Location updates shaped like Core Location (issue 30): the manager, region monitoring,
+        // the geometry, and the sources (gpsd over TCP, a scripted one for tests). Independent of the player.
+        .target(name: "Location"),
+
         // The daemon as a library: the partition (queue, player, mixer, options), the command
         // layer, the control server, the saved state, the life cycle, the feeds, systemd.
         .target(
@@ -84,6 +88,7 @@ let package = Package(
                 "DaemonState",
                 "Feeds",
                 "FeedFetch",
+                "Location",
                 "CShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,12 +129,13 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "LocationTests", dependencies: ["Location", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport"], exclude: ["Scripts", "Transcripts"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport", "Location"], exclude: ["Scripts", "Transcripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.
-        .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState"], path: "Fuzz/Targets"),
+        .target(name: "FuzzTargets", dependencies: ["MPDProtocol", "QueuePlayer", "DaemonState", "Location"], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "DaemonState"]),
     ],
     swiftLanguageModes: [.v6]

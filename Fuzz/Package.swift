@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "FuzzMPDSession", dependencies: driverDependencies),
         .executableTarget(name: "FuzzSavedState", dependencies: driverDependencies),
         .executableTarget(name: "FuzzMP3Decoder", dependencies: driverDependencies),
+        .executableTarget(name: "FuzzGPSDReport", dependencies: driverDependencies),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case savedState = "saved-state"
     /// The contents of a file added to the queue, through `MPG123Decoder`.
     case mp3Decoder = "mp3-decoder"
+    /// What gpsd sends the location source, through `GPSDReport` and `FixSanity`.
+    case gpsdReport = "gpsd-report"
 
     /// The directory name of this target's corpus and regression inputs.
     public var name: String { rawValue }
@@ -22,6 +24,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .mpdSession: try MPDSessionFuzzTarget.run(input)
         case .savedState: try SavedStateFuzzTarget.run(input)
         case .mp3Decoder: try MP3DecoderFuzzTarget.run(input)
+        case .gpsdReport: try GPSDReportFuzzTarget.run(input)
         }
     }
 

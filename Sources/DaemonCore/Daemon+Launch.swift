@@ -65,6 +65,7 @@ extension Daemon {
             defaultPermissions: options.defaultPermissions, localPermissions: options.localPermissions,
             logger: logger)
         raiseDescriptorLimit(logger: logger)
+        configuration.location = try locationOptions(options, logger: logger)
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run()
     }
@@ -107,5 +108,23 @@ extension Daemon {
             throw DaemonOptionError("--http \(address) is reachable from other machines: give --http-token-file PATH too.")
         }
         return WebServer.Options(address: address, token: token)
+    }
+
+    /// `--location`, `location` in `--background-modes` and `--regions`; nil without `--location`.
+    /// A waypoint that is wrong is left out with a warning naming it; a file that cannot be read is an option error.
+    private static func locationOptions(_ options: DaemonOptions, logger: Logger) throws -> LocationService.Options? {
+        guard let source = options.location else { return nil }
+        var waypoints: [RegionWaypoint] = []
+        if let path = options.regions {
+            let read: (waypoints: [RegionWaypoint], problems: [String])
+            do {
+                read = try RegionFile.read(URL(fileURLWithPath: path))
+            } catch {
+                throw DaemonOptionError("--regions \(path): \(error.localizedDescription)")
+            }
+            for problem in read.problems { logger.warning("--regions \(path): \(problem)") }
+            waypoints = read.waypoints
+        }
+        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regions: waypoints)
     }
 }

@@ -44,6 +44,8 @@ public final class Daemon: @unchecked Sendable {
         var optionalListeners: Set<ListenAddress> = []
         /// `--password`, `--default-permissions`, `--local-permissions`.
         var access = AccessPolicy.open
+        /// `--location` and `--regions`; nil: no location updates.
+        var location: LocationService.Options?
     }
 
     private let player: QueuePlayer
@@ -59,6 +61,7 @@ public final class Daemon: @unchecked Sendable {
     private let feeds: FeedService
     /// `--http`'s server, if asked for.
     private let web: WebServer?
+    private let location: LocationService?
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
@@ -87,6 +90,11 @@ public final class Daemon: @unchecked Sendable {
         let partition = self.partition
         stateKeeper = configuration.stateStore.map {
             StateKeeper(store: $0, partition: partition, logger: logger)
+        }
+        let lifecycle = self.lifecycle
+        location = configuration.location.map {
+            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
+                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(), logger: logger)
         }
         let statusLine = StatusLine.isWanted ? StatusLine(partition: partition) : nil
         self.statusLine = statusLine
@@ -249,8 +257,10 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func connectLifecycle() async {
-        await partition.run { [self, feeds] partition in
+        await partition.run { [self, feeds, location] partition in
             lifecycle.start()
+            partition.location = location
+            location?.start()
             partition.application = lifecycle
             partition.remoteNotification = { feeds.handleRemoteNotification($0) }
             partition.transferCount = { feeds.transfers?.activeCount ?? 0 }
@@ -318,6 +328,9 @@ public final class Daemon: @unchecked Sendable {
         }
         // Before the control server's event loop goes: the HTTP client runs on it.
         part(DaemonPart("feeds") { [feeds] in await feeds.stop() })
+        if let location {
+            part(DaemonPart("location") { await location.stop() })
+        }
         if let statusLine {
             part(DaemonPart("status line") { await partition.run { _ in statusLine.hide() } })
         }

@@ -53,6 +53,12 @@ public struct DaemonOptions: Sendable {
     public var http: HTTPListenAddress?
     /// `--http-token-file`: the file whose first line is the token; required for a bind other than loopback.
     public var httpTokenFile: String?
+    /// `--location`: where fixes come from; nil: no location updates.
+    public var location: LocationChoice?
+    /// `location` in `--background-modes`: standard location updates go on in the background.
+    public var backgroundLocation = false
+    /// `--regions FILE.gpx`.
+    public var regions: String?
     /// FILE arguments, in order.
     public var files: [String] = []
 

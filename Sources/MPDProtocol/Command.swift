@@ -194,6 +194,20 @@ public enum Command: Hashable, Sendable {
     /// {password} incorrect password` otherwise. The executor decides (it knows the passwords).
     case password(String)
 
+    // MARK: Location (issue 30; not in mpd)
+    /// `location`: the last fix (`lat`, `lon`, `accuracy`, `altitude`, `speed`, `course`, `time`, `mode`).
+    case location
+    /// `locations`: the fixes kept (at most 100), oldest first.
+    case locations
+    /// `locationupdates 0|1|significant`: standard updates off or on, or the significant-change service.
+    case locationupdates(LocationUpdatesMode)
+    /// `locationaccuracy NAME`: `desiredAccuracy` (`best`, `hundredMeters`, ...; the daemon checks the name).
+    case locationaccuracy(String)
+    /// `locationdistance METRES|none`: `distanceFilter`; nil for `none`.
+    case locationdistance(Double?)
+    /// `regions`: the monitored regions, one block each.
+    case regions
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -297,6 +311,13 @@ public enum Command: Hashable, Sendable {
         case .albumart: "albumart"
         case .readpicture: "readpicture"
         case .password: "password"
+
+        case .location: "location"
+        case .locations: "locations"
+        case .locationupdates: "locationupdates"
+        case .locationaccuracy: "locationaccuracy"
+        case .locationdistance: "locationdistance"
+        case .regions: "regions"
         case .ping: "ping"
         case .close: "close"
         case .commands: "commands"

@@ -32,6 +32,14 @@ enum CommandPermissions {
                      "save", "searchaddpl", "sendmessage", "update"] {
             table[name] = .control
         }
+        // This daemon's own commands, not in mpd's table (issue 30): reading where it is, as
+        // `status` is read; changing how it listens, as a player setting is changed.
+        for name in ["location", "locations", "regions"] {
+            table[name] = .read
+        }
+        for name in ["locationupdates", "locationaccuracy", "locationdistance"] {
+            table[name] = .player
+        }
         for name in ["config", "delpartition", "disableoutput", "enableoutput", "kill", "mount", "moveoutput",
                      "newpartition", "outputset", "sticker", "toggleoutput", "unmount"] {
             table[name] = .admin

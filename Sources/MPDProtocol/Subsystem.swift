@@ -18,6 +18,11 @@ public enum Subsystem: String, Sendable, Hashable, CaseIterable {
     case neighbor
     case mount
     case partition
+    // Not mpd's (issue 30): after its subsystems, so mpd's order is untouched.
+    /// A location update was delivered.
+    case location
+    /// A monitored region was entered or left.
+    case region
 
     /// The name used on the wire, e.g. `stored_playlist`.
     public var protocolName: String { rawValue }

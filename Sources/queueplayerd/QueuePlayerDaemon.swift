@@ -8,6 +8,11 @@ import Foundation
 /// the audio background mode.
 @main
 struct QueuePlayerDaemon: AsyncParsableCommand {
+    /// As the library's, with a bare `--location` completed first (LocationArgument.swift).
+    static func main() async {
+        await main(LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst())))
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "queueplayerd",
         abstract: "A headless, gapless MP3 queue player for ALSA.",
@@ -83,8 +88,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit (status 0) once the queue has finished playing (implies --no-state).")
     var once = false
 
-    @Option(name: .long, help: ArgumentHelp("What keeps running in the background: audio (playback goes on) or none (entering the background pauses).\(Self.defaultNote(BackgroundModeChoice.audio.rawValue))", valueName: "MODE"))
-    var backgroundModes: BackgroundModeChoice?
+    @Option(name: .long, help: ArgumentHelp("What keeps running in the background, a comma list: audio (playback goes on; without it entering the background pauses), location (location updates go on), or none.\(Self.defaultNote(BackgroundModesChoice()))", valueName: "MODES"))
+    var backgroundModes: BackgroundModesChoice?
 
     @Option(name: .long, help: ArgumentHelp("Seconds the daemon may run in the background without playing before it is suspended.\(Self.defaultNote(Self.defaults.backgroundTime))", valueName: "SECONDS"))
     var backgroundTime: Double?
@@ -122,6 +127,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file whose first line is the token every web request must carry; required when --http binds an address other than loopback.", valueName: "PATH"))
     var httpTokenFile: String?
 
+    @Option(name: .long, help: ArgumentHelp("Take location updates from gpsd (default localhost:2947); a bare --location is gpsd's default.", valueName: "gpsd[:HOST[:PORT]]"))
+    var location: LocationChoice?
+
+    @Option(name: .long, help: ArgumentHelp("A GPX file of waypoints to monitor as regions; entering one plays its audio as an announcement (implies --location).", valueName: "FILE.gpx"))
+    var regions: String?
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -157,6 +168,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.fetchTimeout = fetchTimeout
         settings.maxClients = maxClients
         settings.http = http
+        settings.location = location
+        settings.regions = regions
         settings.httpTokenFile = httpTokenFile
         settings.files = files.isEmpty ? nil : files
         return settings
@@ -192,5 +205,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
 
 // The choices' parsing lives in DaemonCore, which the configuration file shares.
 extension OutputChoice: ExpressibleByArgument {}
-extension BackgroundModeChoice: ExpressibleByArgument {}
+extension BackgroundModesChoice: ExpressibleByArgument {
+    public var defaultValueDescription: String { description }
+}
 extension FetchIntervalChoice: ExpressibleByArgument {}

@@ -57,6 +57,8 @@ import TestSupport
             local-permissions = "read,add"
             http = "127.0.0.1:6680"
             http-token-file = "token"
+            location = "gpsd:127.0.0.1:2948"
+            regions = "tour.gpx"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
@@ -78,6 +80,8 @@ import TestSupport
         #expect(options.fetchTimeout == 12.5)
         #expect(options.maxClients == 7)
         #expect(options.http?.description == "127.0.0.1:6680")
+        #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
+        #expect(options.regions?.hasSuffix("/tour.gpx") == true)
         #expect(options.binds == [.unix("/run/user/1000/other.sock"), .tcp(host: "192.168.1.10", port: 6601),
                                   .tcp(host: "::1", port: 6600), .tcp(host: "any", port: 6600)])
         #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),
@@ -161,7 +165,7 @@ import TestSupport
         ("background-time = true", "background-time: expected a number, found a boolean"),
         ("fetch-interval = \"hourly\"", "fetch-interval: expected a number of seconds or \"never\", found a string"),
         ("fetch-interval = 0", "fetch-interval: give a number of seconds more than 0, or \"never\""),
-        ("background-modes = \"fetch\"", "background-modes: 'fetch' is not a mode: give \"audio\" or \"none\""),
+        ("background-modes = \"fetch\"", "background-modes: 'fetch' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\""),
         ("output = \"speakers\"", "output: 'speakers' is not an output: give auto, alsa, alsa:DEVICE, null, fifo:PATH, fifo:PATH?format=44100:16:2"),
         ("download-limit = 1979-05-27", "download-limit: expected an integer, found a date"),
     ])

@@ -144,7 +144,7 @@ import Testing
         #expect(try parse("noidle").get() == .noidle)
         let all = Subsystem.allCases.map(\.protocolName)
         #expect(all == ["database", "stored_playlist", "playlist", "player", "mixer", "output", "options",
-                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition"])
+                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region"])
     }
 
     @Test func tagtypes() throws {
@@ -176,16 +176,35 @@ import Testing
         #expect(try parse("binarylimit 8192").get() == .binarylimit(8192))
     }
 
+    @Test func locationCommands() throws {
+        #expect(try parse("location").get() == .location)
+        #expect(try parse("locations").get() == .locations)
+        #expect(try parse("regions").get() == .regions)
+        #expect(try parse("locationupdates 0").get() == .locationupdates(.off))
+        #expect(try parse("locationupdates 1").get() == .locationupdates(.on))
+        #expect(try parse("locationupdates significant").get() == .locationupdates(.significant))
+        #expect(ack("locationupdates yes") == "ACK [2@0] {locationupdates} Unrecognized location updates mode, expected 0, 1, or significant\n")
+        #expect(try parse("locationaccuracy hundredMeters").get() == .locationaccuracy("hundredMeters"))
+        #expect(try parse("locationdistance 25.5").get() == .locationdistance(25.5))
+        #expect(try parse("locationdistance none").get() == .locationdistance(nil))
+        #expect(try parse("locationdistance 0").get() == .locationdistance(nil))
+        #expect(ack("locationdistance far") == "ACK [2@0] {locationdistance} Float expected: far\n")
+        #expect(ack("locationdistance -1") == "ACK [2@0] {locationdistance} Expected metres (0 or more) or none: -1\n")
+        #expect(ack("location now") == "ACK [2@0] {location} wrong number of arguments for \"location\"\n")
+        #expect(try parse("idle location region").get() == .idle([.location, .region]))
+    }
+
     @Test func supportedNamesAreSortedAndComplete() {
         #expect(Command.supportedNames == [
             "add", "addid", "albumart", "binarylimit", "channels", "clear", "close", "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
-            "listplaylistinfo", "listplaylists", "load", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
+            "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
+            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
             "next", "notcommands", "outputs", "partition", "password", "pause", "ping", "play", "playid", "playlistadd",
             "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages", "readpicture",
-            "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
+            "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
             "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
             "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])

@@ -161,6 +161,8 @@ import Testing
         "single": "single oneshot", "stats": "stats", "status": "status", "stop": "stop", "subscribe": "subscribe c",
         "swap": "swap 0 1", "swapid": "swapid 1 2", "unsubscribe": "unsubscribe c", "update": "update \"dir\"",
         "urlhandlers": "urlhandlers", "volume": "volume -5",
+        "location": "location", "locations": "locations", "locationupdates": "locationupdates significant",
+        "locationaccuracy": "locationaccuracy best", "locationdistance": "locationdistance 25.5", "regions": "regions",
     ]
 
     static let protocolLevel: Set = ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "binarylimit"]

@@ -31,6 +31,7 @@ final class CommandDispatcher: CommandExecutor {
             LibraryCommands(partition: partition),
             PictureCommands(partition: partition),
             ClientCommands(partition: partition),
+            LocationCommands(partition: partition),
         ]
     }
 

@@ -88,6 +88,13 @@ public struct ConfigurationFile: Sendable {
             case .defaultPermissions: settings.defaultPermissions = try reader.string(value, setting)
             case .localPermissions: settings.localPermissions = try reader.string(value, setting)
             case .http: settings.http = try reader.string(value, setting)
+            case .location:
+                let text = try reader.string(value, setting, expected: "\"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"")
+                guard let choice = LocationChoice(argument: text) else {
+                    throw reader.error("location: '\(text)' is not a location source: give \"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"")
+                }
+                settings.location = choice
+            case .regions: settings.regions = try reader.path(value, setting)
             case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
             case .files: settings.files = try reader.strings(value, setting).map(reader.resolve)
             case .output:
@@ -110,11 +117,11 @@ public struct ConfigurationFile: Sendable {
             case .noState: settings.noState = try reader.boolean(value, setting)
             case .autoEnqueue: settings.autoEnqueue = try reader.boolean(value, setting)
             case .backgroundModes:
-                let text = try reader.string(value, setting, expected: "\"audio\" or \"none\"")
-                guard let mode = BackgroundModeChoice(rawValue: text) else {
-                    throw reader.error("background-modes: '\(text)' is not a mode: give \"audio\" or \"none\"")
+                let text = try reader.string(value, setting, expected: "\"audio\", \"location\", \"audio,location\" or \"none\"")
+                guard let modes = BackgroundModesChoice(argument: text) else {
+                    throw reader.error("background-modes: '\(text)' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\"")
                 }
-                settings.backgroundModes = mode
+                settings.backgroundModes = modes
             case .fetchInterval:
                 if value.string == "never" {
                     settings.fetchInterval = .never

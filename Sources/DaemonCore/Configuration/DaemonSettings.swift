@@ -29,6 +29,8 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxClients = "max-clients"
     case http
     case httpTokenFile = "http-token-file"
+    case location
+    case regions
     /// The FILE arguments.
     case files
 
@@ -50,7 +52,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var outputs: [OutputChoice]?
     public var bufferTime: Int?
     public var once: Bool?
-    public var backgroundModes: BackgroundModeChoice?
+    public var backgroundModes: BackgroundModesChoice?
     public var backgroundTime: Double?
     public var noState: Bool?
     public var feeds: [String]?
@@ -63,6 +65,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxClients: Int?
     public var http: String?
     public var httpTokenFile: String?
+    public var location: LocationChoice?
+    public var regions: String?
     public var files: [String]?
 
     public init() {}
@@ -110,6 +114,8 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.maxClients, .maxClients)
             fill(\.http, .http)
             fill(\.httpTokenFile, .httpTokenFile)
+            fill(\.location, .location)
+            fill(\.regions, .regions)
         }
         let origin = SettingOrigin(file: file?.path, lines: fromFile)
         return try merged.checked(origin)
@@ -183,6 +189,10 @@ public struct DaemonSettings: Sendable, Equatable {
         }
         options.once = once ?? options.once
         options.backgroundMode = backgroundModes?.mode ?? options.backgroundMode
+        options.backgroundLocation = backgroundModes?.location ?? options.backgroundLocation
+        // `--regions` implies `--location` (gpsd's default address).
+        options.location = location ?? (regions == nil ? options.location : LocationChoice())
+        options.regions = regions ?? options.regions
         if let backgroundTime {
             guard backgroundTime.isFinite, backgroundTime >= 0 else {
                 throw origin.error(.backgroundTime, "give a number of seconds, 0 or more")
@@ -255,11 +265,40 @@ private struct SettingOrigin {
     }
 }
 
-/// `--background-modes`: the `UIBackgroundModes` of the daemon.
-public enum BackgroundModeChoice: String, CaseIterable, Sendable {
-    case audio, none
+/// `--background-modes`: the `UIBackgroundModes` of the daemon, a comma list of `audio` (playback
+/// goes on in the background; without it entering the background pauses) and `location`
+/// (standard location updates go on), or `none` alone.
+public struct BackgroundModesChoice: Equatable, Sendable, CustomStringConvertible {
+    public var audio: Bool
+    public var location: Bool
 
-    public var mode: Application.BackgroundMode { self == .audio ? .audio : .none }
+    public init(audio: Bool = true, location: Bool = false) {
+        self.audio = audio
+        self.location = location
+    }
+
+    /// Parses `audio`, `location`, `audio,location` (any order) or `none`.
+    public init?(argument: String) {
+        let names = argument.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if names == ["none"] {
+            self.init(audio: false, location: false)
+            return
+        }
+        guard !names.isEmpty, names.allSatisfy({ $0 == "audio" || $0 == "location" }) else { return nil }
+        self.init(audio: names.contains("audio"), location: names.contains("location"))
+    }
+
+    /// The audio mode the application has (the only one it knows of).
+    public var mode: Application.BackgroundMode { audio ? .audio : .none }
+
+    public var description: String {
+        let names = [audio ? "audio" : nil, location ? "location" : nil].compactMap { $0 }
+        return names.isEmpty ? "none" : names.joined(separator: ",")
+    }
+
+    /// The forms `--help` lists.
+    public static let allValueStrings = ["audio", "location", "audio,location", "none"]
 }
 
 /// `--fetch-interval`: seconds (more than 0), or `never`.

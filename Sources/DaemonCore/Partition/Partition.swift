@@ -59,6 +59,17 @@ final class Partition: @unchecked Sendable {
         var lastError: String?
         var consecutiveFailures = 0
         var observations: [Any] = []
+        var location: LocationService?
+        var announcement: Announcement?
+    }
+
+    /// A region's announcement playing in place of the queue (issue 30): what it interrupted,
+    /// to resume it there, and the announcements waiting behind it.
+    private struct Announcement {
+        var item: PlayerItem
+        /// The queue entry that was being heard, and where; nil: nothing was.
+        var resume: (id: Int, seconds: Double, paused: Bool)?
+        var waiting: [URL] = []
     }
 
     private let state: QueueBound<State>
@@ -84,6 +95,11 @@ final class Partition: @unchecked Sendable {
     var access: AccessPolicy {
         get { state.value.access }
         set { state.value.access = newValue }
+    }
+    /// The location updates and regions (`--location`), for the location commands; nil without.
+    var location: LocationService? {
+        get { state.value.location }
+        set { state.value.location = newValue }
     }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {
@@ -252,6 +268,7 @@ final class Partition: @unchecked Sendable {
     func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
         guard position >= 0, position < playQueue.count else { return }
         consecutiveFailures = 0
+        state.value.announcement = nil
         player.removeAllItems()
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
@@ -265,6 +282,12 @@ final class Partition: @unchecked Sendable {
         if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
         if outputEnabled && !paused { player.play() } else { player.pause() }
         events.post([.player])
+    }
+
+    /// Seconds into the queue's current song: where the player is, or, while an announcement
+    /// plays over it, where the song resumes (what the saved state keeps).
+    var songTime: Double {
+        state.value.announcement?.resume?.seconds ?? player.currentTime().seconds
     }
 
     /// The queued files, in order.
@@ -328,6 +351,7 @@ final class Partition: @unchecked Sendable {
     func stop(reshuffling: Bool = true) {
         syncWithPlayer()
         if nowPlaying != nil && reshuffling { playQueue.stopped() }
+        state.value.announcement = nil
         nowPlaying = nil
         lookahead = nil
         player.removeAllItems()
@@ -384,6 +408,57 @@ final class Partition: @unchecked Sendable {
         } else {
             startPlayback(at: position, from: seconds, paused: playState == .pause)
         }
+    }
+
+    // MARK: - Announcements
+
+    /// Plays `file` over the queue (a region entered): the song being heard pauses where it is
+    /// audible, the announcement plays, then the song resumes from that time, by a seek, which
+    /// is sample-exact. The queue itself is not changed; one announcement asked for while
+    /// another plays follows it. A transport command meanwhile (`play`, `stop`, `next`...) ends it.
+    /// The caller has woken a suspended daemon for it (``LocationService``'s wake).
+    func announce(_ file: URL, for name: String) {
+        if state.value.announcement != nil {
+            state.value.announcement?.waiting.append(file)
+            return
+        }
+        syncWithPlayer()
+        var resume: (id: Int, seconds: Double, paused: Bool)?
+        if let playing = nowPlaying, playQueue.position(ofID: playing.id) != nil {
+            resume = (playing.id, player.currentTime().seconds, playState == .pause)
+        }
+        startAnnouncement(Announcement(item: PlayerItem(url: file), resume: resume))
+        logger.info("announcing \(name): \(file.lastPathComponent)\(resume.map { String(format: " (the queue resumes at %.3f s)", $0.seconds) } ?? "")")
+    }
+
+    private func startAnnouncement(_ announcement: Announcement) {
+        state.value.announcement = announcement
+        player.removeAllItems()
+        lookahead = nil
+        player.actionAtItemEnd = .pause
+        player.insert(announcement.item, after: nil)
+        if outputEnabled { player.play() }
+        events.post([.player])
+    }
+
+    /// The announcement played (or failed): the next one waiting, or the queue where it was.
+    private func announcementDidEnd(_ announcement: Announcement) {
+        var rest = announcement
+        if !rest.waiting.isEmpty {
+            let next = rest.waiting.removeFirst()
+            return startAnnouncement(Announcement(item: PlayerItem(url: next), resume: rest.resume, waiting: rest.waiting))
+        }
+        state.value.announcement = nil
+        player.removeAllItems()
+        guard let resume = announcement.resume, let position = playQueue.position(ofID: resume.id) else {
+            nowPlaying = nil
+            lookahead = nil
+            player.pause()
+            events.post([.player])
+            return
+        }
+        // As `seek` does: the song from the time it was left at, paused if it was.
+        startPlayback(at: position, from: resume.seconds, paused: resume.paused)
     }
 
     // MARK: - Changing the queue
@@ -504,6 +579,8 @@ final class Partition: @unchecked Sendable {
     /// Brings the partition up to date with the player (MPD's `SyncWithPlayer`): the
     /// look-ahead became the song being heard, or the queue ran out.
     func syncWithPlayer() {
+        // An announcement is not the queue's: the queue is where it was until it ends.
+        guard state.value.announcement == nil else { return }
         let item = player.currentItem
         if let item, item === nowPlaying?.item { return }
         if let item, let next = lookahead, item === next.item {
@@ -533,6 +610,9 @@ final class Partition: @unchecked Sendable {
     /// Single mode without repeat: at the end of a song the player moves to the next one
     /// and pauses there, as mpd's player pauses at the song border.
     private func itemDidPlayToEnd(_ item: PlayerItem) {
+        if let announcement = state.value.announcement, item === announcement.item {
+            return announcementDidEnd(announcement)
+        }
         syncWithPlayer()
         guard item === nowPlaying?.item else { return }
         consecutiveFailures = 0
@@ -552,6 +632,10 @@ final class Partition: @unchecked Sendable {
 
     /// A song that could not be opened or decoded: playback goes on with the one after it.
     private func itemFailed(_ item: PlayerItem) {
+        if let announcement = state.value.announcement, item === announcement.item {
+            logger.warning("cannot play the announcement \(item.url.path)")
+            return announcementDidEnd(announcement)
+        }
         syncWithPlayer()
         guard let failed = lookahead, item === failed.item else { return }
         lookahead = nil

@@ -192,7 +192,7 @@ final class StateKeeper: Sendable {
         let queue = partition.playQueue
         return SavedState(queue: partition.queuedFiles.map(\.path),
                           current: position,
-                          position: position != nil ? partition.player.currentTime().seconds : 0,
+                          position: position != nil ? partition.songTime : 0,
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
                                                   consume: queue.consume.rawValue, volume: partition.volume),

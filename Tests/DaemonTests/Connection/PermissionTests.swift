@@ -114,8 +114,11 @@ struct PermissionTests {
             let kept: (String) -> Bool = { $0.hasPrefix("ACK ") || $0.hasPrefix("command: ") || $0 == "list_OK" || $0 == "OK" }
             let ours = answered.filter(kept), theirs = expected.filter(kept)
             if request.hasPrefix("notcommands") || request.hasPrefix("commands") {
-                // mpd's table has commands this daemon does not implement: ours are a subset.
-                #expect(Set(ours).isSubset(of: Set(theirs)), "\(request)")
+                // mpd's table has commands this daemon does not implement: ours are a subset, but
+                // for the daemon's own (location, not in mpd), left out of the comparison.
+                let own = Set(["location", "locations", "regions", "locationupdates", "locationaccuracy", "locationdistance"]
+                    .map { "command: \($0)" })
+                #expect(Set(ours).subtracting(own).isSubset(of: Set(theirs)), "\(request)")
                 #expect(ours.last == "OK")
             } else {
                 #expect(ours == theirs, "\(request)")

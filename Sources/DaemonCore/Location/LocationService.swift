@@ -1,0 +1,210 @@
+import AppLifecycle
+import Foundation
+import Location
+import Logging
+import MPDProtocol
+
+/// The daemon's location updates (issue 30): the seeds' `CLLocationManager` delegate.
+///
+/// It owns a ``LocationManager`` over gpsd (``GPSDLocationSource``), tells it the app's state
+/// (background, suspended) and whether the `location` background mode allows updates there,
+/// and handles what it delivers on the partition's queue: the fixes kept (the last 100, saved
+/// as `locations.json` beside the state), the `Background location:` line for each update
+/// delivered in the background, the idle events `location` and `region`, and the commands'
+/// settings (`locationupdates`, `locationaccuracy`, `locationdistance`).
+///
+/// `Sendable`: its state is a `QueueBound` of the partition's queue (every access asserts it);
+/// the manager calls the delegate methods on gpsd's queue, and each hops to the partition.
+final class LocationService: LocationManagerDelegate {
+    /// How the daemon was asked to track.
+    struct Options: Sendable {
+        var source: LocationChoice
+        /// `location` in `--background-modes`: standard updates go on in the background.
+        var backgroundUpdates: Bool
+        /// `--regions`: the waypoints read from the GPX file.
+        var regions: [RegionWaypoint] = []
+    }
+
+    private struct State {
+        var fixes: [Location] = []
+        var mode: LocationUpdatesMode = .on
+        /// The receiver lost its fix since the last update (`location`'s `mode: none`).
+        var fixLost = false
+        var saveScheduled = false
+        var observers: [any NSObjectProtocol] = []
+    }
+
+    let manager: LocationManager
+    let options: Options
+    private let partition: Partition
+    private let lifecycle: LifecycleCoordinator
+    private let store: LocationHistoryStore?
+    private let logger: Logger
+    private let state: QueueBound<State>
+
+    /// - Parameter stateDirectory: where `locations.json` is kept; nil: not kept (`--no-state`).
+    init(options: Options, partition: Partition, lifecycle: LifecycleCoordinator, stateDirectory: URL?, logger: Logger) {
+        self.options = options
+        self.partition = partition
+        self.lifecycle = lifecycle
+        self.logger = logger
+        store = stateDirectory.map { LocationHistoryStore(file: $0.appendingPathComponent("locations.json"), logger: logger) }
+        manager = LocationManager(source: GPSDLocationSource(host: options.source.host, port: options.source.port))
+        state = partition.bound(State())
+    }
+
+    /// The waypoints by region identifier.
+    private var waypoints: [String: RegionWaypoint] {
+        Dictionary(options.regions.map { ($0.region.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// On the partition's queue: restores the fixes kept, follows the app's state, starts updates and regions.
+    func start() {
+        partition.assertOwned()
+        state.value.fixes = store?.load() ?? []
+        let logger = logger
+        manager.log = { level, message in
+            switch level {
+            case .debug: logger.debug("location: \(message)")
+            case .info: logger.info("location: \(message)")
+            case .warning: logger.warning("location: \(message)")
+            }
+        }
+        manager.delegate = self
+        manager.allowsBackgroundLocationUpdates = options.backgroundUpdates
+        let application = lifecycle.application
+        let center = application.notificationCenter
+        let manager = manager
+        let allowed = options.backgroundUpdates
+        // (in the background, allowed to update there): a suspended daemon takes no standard
+        // updates even with the location mode; woken, or in the foreground, it does again.
+        for (name, background, permitted) in [(Application.didEnterBackgroundNotification, true, allowed),
+                                              (Application.willEnterForegroundNotification, false, allowed),
+                                              (Application.didSuspendNotification, true, false),
+                                              (Application.didWakeNotification, true, allowed)] {
+            state.value.observers.append(center.addObserver(forName: name, object: application, queue: nil) { _ in
+                manager.allowsBackgroundLocationUpdates = permitted
+                manager.applicationIsInBackground = background
+            })
+        }
+        manager.applicationIsInBackground = application.state == .background || application.state == .suspended
+        for waypoint in options.regions { manager.startMonitoring(for: waypoint.region) }
+        manager.startUpdatingLocation()
+        logger.info("location: updates from \(options.source.description)\(options.regions.isEmpty ? "" : ", \(options.regions.count) regions")")
+    }
+
+    /// Stops the source and writes the fixes kept (at shutdown); returns once written.
+    func stop() async {
+        manager.stopUpdatingLocation()
+        manager.stopMonitoringSignificantLocationChanges()
+        for region in manager.monitoredRegions { manager.stopMonitoring(for: region) }
+        let fixes = await partition.run { [state] _ in state.value.fixes }
+        guard let store else { return }
+        await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
+            store.save(fixes) { written.resume() }
+        }
+    }
+
+    // MARK: - What the commands read and set (on the partition's queue)
+
+    /// The fixes kept, oldest first.
+    var fixes: [Location] { state.value.fixes }
+    var fixLost: Bool { state.value.fixLost }
+    var mode: LocationUpdatesMode { state.value.mode }
+
+    /// `locationupdates`: standard updates on or off, or the significant-change service alone.
+    func setMode(_ mode: LocationUpdatesMode) {
+        state.value.mode = mode
+        switch mode {
+        case .on:
+            manager.startUpdatingLocation()
+            manager.stopMonitoringSignificantLocationChanges()
+        case .off:
+            manager.stopUpdatingLocation()
+            manager.stopMonitoringSignificantLocationChanges()
+        case .significant:
+            // Started before the standard updates stop, so the source is reconfigured, not reconnected.
+            manager.startMonitoringSignificantLocationChanges()
+            manager.stopUpdatingLocation()
+        }
+    }
+
+    // MARK: - LocationManagerDelegate (on gpsd's queue: each hops to the partition)
+
+    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
+        partition.perform { [self] partition in
+            // A significant change wakes a suspended daemon (standard updates never reach one).
+            let wake = state.value.mode == .significant ? beginWake(named: "significant location change") : nil
+            defer { wake?.end() }
+            state.value.fixLost = false
+            for location in locations {
+                if lifecycle.isInBackground { Console.line("Background location: \(location.formatted)") }
+                state.value.fixes.append(location)
+            }
+            if state.value.fixes.count > LocationHistoryStore.capacity {
+                state.value.fixes.removeFirst(state.value.fixes.count - LocationHistoryStore.capacity)
+            }
+            scheduleSave()
+            partition.events.post([.location])
+        }
+    }
+
+    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
+        partition.perform { [self] _ in
+            switch error {
+            case .locationUnknown:
+                state.value.fixLost = true
+            case .sourceUnavailable(let why):
+                logger.warning("location: \(why); playback is unaffected, trying again with back-off")
+            case .denied where options.backgroundUpdates:
+                logger.info("location: no updates while suspended; they resume when the daemon is woken or in the foreground")
+            case .denied:
+                logger.info("location: no updates in the background without the location background mode (--background-modes ...,location); they resume in the foreground")
+            }
+        }
+    }
+
+    func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
+        partition.perform { [self] partition in
+            let wake = beginWake(named: "region entered")
+            defer { wake.end() }
+            logger.info("location: entered region \(region.identifier)")
+            partition.events.post([.region])
+            if let waypoint = waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
+        }
+    }
+
+    func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
+        partition.perform { [self] partition in
+            let wake = beginWake(named: "region left")
+            defer { wake.end() }
+            logger.info("location: left region \(region.identifier)")
+            partition.events.post([.region])
+        }
+    }
+
+    /// As iOS relaunches or wakes an app for a region event or a significant change (they need
+    /// no background mode): a suspended daemon wakes into the background for at most
+    /// ``eventAllowance`` seconds, handles the event (the line, the announcement, the idle
+    /// event) and is suspended again once no task runs, as for a feed's fetch. An announcement
+    /// keeps it awake while it plays only with the `audio` background mode.
+    private func beginWake(named name: String) -> BackgroundActivity {
+        lifecycle.beginBackgroundWake(named: name, allowance: Self.eventAllowance)
+    }
+
+    /// Seconds a region event or a significant change may keep a woken daemon in the background.
+    static let eventAllowance = 10.0
+
+    /// Asks for a write of the fixes in ``LocationHistoryStore/delay`` seconds, unless one is asked for already.
+    private func scheduleSave() {
+        guard let store, !state.value.saveScheduled else { return }
+        state.value.saveScheduled = true
+        let partition = partition
+        DispatchQueue.global().asyncAfter(deadline: .now() + LocationHistoryStore.delay) { [state] in
+            partition.perform { _ in
+                state.value.saveScheduled = false
+                store.save(state.value.fixes)
+            }
+        }
+    }
+}
