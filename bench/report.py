@@ -467,6 +467,34 @@ def by_thread_section(rt):
             "libpulse's thread (ALSA's pulse plugin, in every player's process).", ""] + out + [""]
 
 
+def ws_by_thread_section(ws):
+    """Row 9's daemon CPU by thread name, as row 2's: where the ticks' cost goes."""
+    out = []
+    for variant, label in (("none", "no subscriber"), ("ws-1x10ms", "1 subscriber at 10 ms"),
+                           ("ws-100x100ms", "100 subscribers at 100 ms")):
+        runs = [r["by_thread"] for r in ws["runs"].get(variant, []) if r.get("by_thread")]
+        if not runs:
+            continue
+        names = sorted({n for r in runs for n in r}, key=lambda n: -med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs]))
+        cells = []
+        for n in names:
+            cpu = med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs])
+            ctxt = med([r.get(n, {}).get("ctxt_per_s", 0) for r in runs])
+            if cpu < 0.005 and ctxt < 0.5:
+                continue
+            threads = med([r.get(n, {}).get("threads", 0) for r in runs])
+            cells.append(f"`{n}`{f' ×{threads:.0f}' if threads > 1 else ''} {cpu:.2f} s, {ctxt:.0f}/s")
+        out.append(f"- queueplayerd, {label} ({len(runs)} runs): " + "; ".join(cells))
+    if not out:
+        return []
+    return ["## Row 9 by thread", "",
+            "The daemon's CPU seconds per 60 s and context switches per second by thread name, median over the "
+            "row-9 runs (as row 2's; ×N: threads of that name). `qp.clock` runs the time observers, `NIO-ELT-…` are "
+            "swift-nio's event-loop threads (the HTTP and WebSocket server), `oot.default-qos` is libdispatch's "
+            "worker pool (`com.apple.root.default-qos`, cut to the kernel's 15 characters), `qp.render` decodes "
+            "and writes, `threaded-ml` is libpulse's thread.", ""] + out + [""]
+
+
 def main():
     frag, outdir, name = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
@@ -527,6 +555,8 @@ def main():
         md += [f"Families that failed (no figures): {', '.join(missing)}.", ""]
     if rt:
         md += by_thread_section(rt)
+    if ws:
+        md += ws_by_thread_section(ws)
     md += ["## Targets missed", ""]
     if missed:
         for r in missed:

@@ -30,7 +30,10 @@ Ticks (ws-1x10ms; and the reference's lines, the same way), those received insid
   so it would check the JSON path, not the position.
   drift = median over the last second of (elapsed - receive time) minus the same over the first:
   how far the pushed time moved against the wall clock (and so the null sink) over the window;
-  elapsed steps that are not one interval (skipped or repeated ticks) are counted.
+  elapsed steps that do not round to one interval are counted (`elapsed` is the audible time when
+  the clock thread delivered the tick, so a tick more than 5 ms late reads as a step of 2 then 0).
+  The daemon's CPU and context switches are also kept by thread name (/proc/PID/task/*), as in
+  row 2: where the ticks' cost goes.
 """
 
 import json
@@ -147,6 +150,7 @@ def tick_stats(ticks, t0, t1, interval):
             "elapsed_error_max_ms": max(deviation),
             "drift_ms": drift * 1000,
             "elapsed_steps_not_one_interval": sum(1 for s in steps if s != 1),
+            "elapsed_steps_other": {str(k): steps.count(k) for k in sorted(set(steps)) if k != 1},
             "songids": sorted({p[2] for p in pts if p[2] is not None})}
 
 
@@ -181,9 +185,11 @@ def run(variant, duration, warmup):
             wait_ready(clients)
         time.sleep(warmup)
         cpu0, t0 = B.proc_cpu_seconds(child.pid), time.monotonic()
+        threads0 = B.proc_threads(child.pid)
         ccpu0 = B.proc_cpu_seconds(clients.pid) if clients else None
         time.sleep(duration)
         cpu1, t1 = B.proc_cpu_seconds(child.pid), time.monotonic()
+        threads1 = B.proc_threads(child.pid)
         ccpu1 = B.proc_cpu_seconds(clients.pid) if clients else None
         hwm = B.proc_status_kib(child.pid, "VmHWM")
         if not child.alive():
@@ -203,7 +209,8 @@ def run(variant, duration, warmup):
         if os.path.exists(out):
             os.unlink(out)
     window = t1 - t0
-    r = {"variant": variant, "window_s": window, "cpu_s_per_60s": (cpu1 - cpu0) / window * 60, "vm_hwm_kib": hwm}
+    r = {"variant": variant, "window_s": window, "cpu_s_per_60s": (cpu1 - cpu0) / window * 60, "vm_hwm_kib": hwm,
+         "by_thread": B.threads_between(threads0, threads1, window)}
     if received is not None:
         r["client_cpu_s_per_60s"] = (ccpu1 - ccpu0) / window * 60
         if received["closed"] or received["errors"]:
