@@ -313,6 +313,73 @@ def row8(t, lb):
               qp["paused_pipelined_per_s"], "mpd", mpd["paused_pipelined_per_s"], "per_s", (">=", 1.0, "≥ mpd"))
 
 
+def row9(t, ws):
+    """Issue 31's bench: pushed ticks over the WebSocket API (bench/websocket.py)."""
+    runs = ws["runs"]
+    loop = (f"`tick-floor --print` → pipe → the same asyncio reader, mpg123 playing beside it, "
+            f"{ws.get('floor_duration_s', '?')} s windows (reference)")
+    ticks = [r["ticks"] for r in runs.get("ws-1x10ms", []) if "ticks" in r]
+    floor = [r["ticks"] for r in runs.get("tick-floor-bg", []) if "ticks" in r]
+    first = len(t.rows)
+    if ticks:
+        s = {k: summ([x[k] for x in ticks]) for k in ticks[0] if isinstance(ticks[0][k], (int, float))}
+        f = {k: summ([x[k] for x in floor]) for k in floor[0] if isinstance(floor[0][k], (int, float))} if floor else {}
+        got, expected = sum(x["ticks"] for x in ticks), sum(x["expected_ticks"] for x in ticks)
+        skipped = sum(x["elapsed_steps_not_one_interval"] for x in ticks)
+        note = f"{got} ticks of {expected} expected; {skipped} `elapsed` steps ≠ 10 ms"
+        for stat, name, limit in (("interval_error_p50_ms", "p50", None), ("interval_error_p99_ms", "p99", 2.0),
+                                  ("interval_error_max_ms", "max", None)):
+            t.add(9, f"WebSocket ticks at 10 ms, 1 subscriber: interval error as received, {name}", s[stat],
+                  loop if f else "none (absolute)", f.get(stat, "—"), "ms",
+                  ("abs<=", limit, f"≤ {limit:g} ms") if limit else None, note if name == "p99" else "")
+            t.rows[-1]["limit"] = limit
+        for stat, name, limit in (("elapsed_error_p50_ms", "p50", None), ("elapsed_error_p99_ms", "p99", 5.0),
+                                  ("elapsed_error_max_ms", "max", None)):
+            t.add(9, f"pushed `elapsed` against the audible position (receive time + median offset), {name}",
+                  s[stat], "the same loop's printed deadline, the same way (reference)" if f else "none (absolute)",
+                  f.get(stat, "—"), "ms", ("abs<=", limit, f"≤ {limit:g} ms") if limit else None)
+            t.rows[-1]["limit"] = limit
+        t.add(9, f"pushed `elapsed`, drift against the wall clock over {ws['duration_s']} s (absolute)",
+              summ([abs(x["drift_ms"]) for x in ticks]), "the same loop's (reference)" if f else "none (absolute)",
+              summ([abs(x["drift_ms"]) for x in floor]) if floor else "—", "ms")
+        t.rows[-1]["limit"] = None
+    else:
+        t.add(9, "WebSocket ticks at 10 ms, 1 subscriber", None, "(no data)", None, "ms")
+    # absolute rows: the ratio column says ours / target, then ours / the loop's
+    for r in t.rows[first:]:
+        if r.get("limit") and r["ours"] is not None:
+            against_loop = r["ratio"]
+            r["ratio"] = r["ours"] / r["limit"]
+            r["ratio_text"] = f"{r['ratio']:.2f} of target" + (f"; {against_loop:.2f}× the loop's" if against_loop else "")
+        elif r["ratio"] is not None:
+            r["ratio_text"] = f"{r['ratio']:.2f}× the loop's"
+    cpu = {v: summ([r["cpu_s_per_60s"] for r in rs]) for v, rs in runs.items()}
+    if not cpu.get("none"):
+        t.add(9, "CPU s per 60 s real-time playback with WebSocket subscribers", None, "(no data)", None, "s")
+        return
+    none = "ours, the same playback with no subscriber (server listening)"
+    setups = ws.get("setups", {})
+    for v, label in (("ws-1x10ms", "1 subscriber at 10 ms"),
+                     ("ws-100x100ms", "100 subscribers at 100 ms")):
+        if not cpu.get(v):
+            continue
+        setup = setups.get(v, {})
+        rs = runs[v]
+        if "ticks_in_window" in rs[0]:
+            note = (f"{setup.get('connections', '?')} connections (the daemon's limit); "
+                    f"{sum(r['ticks_in_window'] for r in rs)} ticks of {sum(r['expected_ticks'] for r in rs)} expected; "
+                    f"the client's CPU {med([r['client_cpu_s_per_60s'] for r in rs]):.2f} s, not counted")
+        else:
+            note = f"the client's CPU {med([r['client_cpu_s_per_60s'] for r in rs]):.2f} s, not counted"
+        t.add(9, f"CPU s per 60 s real-time playback, {label}", cpu[v], none, cpu["none"], "s", note=note)
+    # What one 10 ms subscriber adds, per repetition (the variants of a repetition run back to back),
+    # beside what a bare loop waking and writing every 10 ms costs on this machine.
+    extra = [a["cpu_s_per_60s"] - b["cpu_s_per_60s"] for a, b in zip(runs.get("ws-1x10ms", []), runs["none"])]
+    if extra and cpu.get("tick-floor-bg"):
+        t.add(9, "CPU s per 60 s that 1 subscriber at 10 ms adds (with − without, per repetition)", summ(extra),
+              "bare C 10 ms loop printing a line per wake-up (reference)", cpu["tick-floor-bg"], "s")
+
+
 # ------------------------------------------------------------------ plot
 
 def plot(rt, path):
@@ -400,29 +467,66 @@ def by_thread_section(rt):
             "libpulse's thread (ALSA's pulse plugin, in every player's process).", ""] + out + [""]
 
 
+def ws_by_thread_section(ws):
+    """Row 9's daemon CPU by thread name, as row 2's: where the ticks' cost goes."""
+    out = []
+    for variant, label in (("none", "no subscriber"), ("ws-1x10ms", "1 subscriber at 10 ms"),
+                           ("ws-100x100ms", "100 subscribers at 100 ms")):
+        runs = [r["by_thread"] for r in ws["runs"].get(variant, []) if r.get("by_thread")]
+        if not runs:
+            continue
+        names = sorted({n for r in runs for n in r}, key=lambda n: -med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs]))
+        cells = []
+        for n in names:
+            cpu = med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs])
+            ctxt = med([r.get(n, {}).get("ctxt_per_s", 0) for r in runs])
+            if cpu < 0.005 and ctxt < 0.5:
+                continue
+            threads = med([r.get(n, {}).get("threads", 0) for r in runs])
+            cells.append(f"`{n}`{f' ×{threads:.0f}' if threads > 1 else ''} {cpu:.2f} s, {ctxt:.0f}/s")
+        out.append(f"- queueplayerd, {label} ({len(runs)} runs): " + "; ".join(cells))
+    if not out:
+        return []
+    return ["## Row 9 by thread", "",
+            "The daemon's CPU seconds per 60 s and context switches per second by thread name, median over the "
+            "row-9 runs (as row 2's; ×N: threads of that name). `qp.clock` runs the time observers, `NIO-ELT-…` are "
+            "swift-nio's event-loop threads (the HTTP and WebSocket server), `oot.default-qos` is libdispatch's "
+            "worker pool (`com.apple.root.default-qos`, cut to the kernel's 15 characters), `qp.render` decodes "
+            "and writes, `threaded-ml` is libpulse's thread.", ""] + out + [""]
+
+
 def main():
     frag, outdir, name = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
     machine = load(frag, "machine") or {}
     end = load(frag, "end") or {}
-    rt, gp, ct, st, lb = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library"))
+    rt, gp, ct, st, lb, ws = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library", "websocket"))
+    seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
+
+    def ran(family):
+        """Whether the run tried FAMILY (bench/run writes seconds-FAMILY.txt for each one it ran): a
+        family left out by BENCH_ONLY is not reported as failed."""
+        return not seconds or family in seconds
     t = Table()
     missing = []
-    row1(t, frag)
+    if ran("throughput"):
+        row1(t, frag)
     if rt:
         row2_3(t, rt)
-    else:
+    elif ran("realtime"):
         missing.append("2, 3, 4 (realtime)")
     observer = row4(t, rt) if rt else {}
-    gapless = row5(t, gp) if gp else missing.append("5 (gapless)")
-    row6(t, ct) if ct else missing.append("6 (control)")
-    row7(t, st) if st else missing.append("7 (startup)")
-    row8(t, lb) if lb else missing.append("8 (library)")
+    gapless = row5(t, gp) if gp else None
+    for data, family, rows, fn in ((gp, "gapless", "5", None), (ct, "control", "6", row6), (st, "startup", "7", row7),
+                                   (lb, "library", "8", row8), (ws, "websocket", "9", row9)):
+        if data and fn:
+            fn(t, data)
+        elif not data and ran(family):
+            missing.append(f"{rows} ({family})")
     t.rows.sort(key=lambda r: r["row"])
 
     plot_name = "jitter.png" if name == "latest" else f"jitter-{name}.png"
     plotted = bool(rt) and plot(rt, os.path.join(outdir, plot_name))
-    seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
 
     missed = [r for r in t.rows if r["met"] is False]
     noisy = [r for r in t.rows
@@ -440,7 +544,8 @@ def main():
           "",
           "Every figure is the median over repeated runs, taken side by side with the peers in the same run, "
           "measured from outside the process (hyperfine, /proc/PID, wait4, this harness's own clock); "
-          "the only thing queueplayerd reports about itself that is used is its `Background:` lines (row 4). "
+          "the only things queueplayerd reports about itself that are used are its `Background:` lines (row 4) "
+          "and the `elapsed` of its pushed ticks (row 9). "
           f"A figure is marked **noisy** when its runs spread by more than {NOISY:.0%} of the median. "
           "Ratios are ours / peer's: below 1 is better for us.",
           "",
@@ -450,6 +555,8 @@ def main():
         md += [f"Families that failed (no figures): {', '.join(missing)}.", ""]
     if rt:
         md += by_thread_section(rt)
+    if ws:
+        md += ws_by_thread_section(ws)
     md += ["## Targets missed", ""]
     if missed:
         for r in missed:
@@ -511,7 +618,25 @@ def main():
            "and one at a time, then pipelined again with one song added, played and paused (the queue emptied "
            "after); the daemon's CPU from /proc/PID/stat. The daemons alternate; medians over the "
            "repetitions of each repetition's figure.",
+           "9. **WebSocket ticks** (issue 31). queueplayerd plays to the PulseAudio null sink of row 2 with "
+           "`--http 127.0.0.1:PORT`; `bench/lib/wsclients.py`, a separate process with one asyncio event loop "
+           "(python3-websockets), subscribes `{\"subscribe\": \"time\", \"interval\": ...}` and timestamps each tick "
+           "(CLOCK_MONOTONIC) when it is received. One subscriber at 10 ms: interval error = |gap between receipts − "
+           "10 ms|. The audible position: the null sink consumes at the wall clock's rate, so it is the receive time "
+           "plus a constant that cannot be seen from outside (where the first frame was heard); that constant is "
+           "taken as the median of (`elapsed` − receive time) over the window, and a tick's error is its distance "
+           "from it, delivery jitter included (`status` reads the same clock inside the daemon, so it is no "
+           "independent reference). Drift: how far (`elapsed` − receive time) moved between the window's first and last "
+           "second (medians over 100 ticks). CPU: the daemon's utime+stime over the window, scaled to "
+           "60 s, with no client, with that subscriber, and with 100 subscriptions at 100 ms over 32 connections "
+           "(the daemon takes at most 32 WebSockets); the client's CPU is not counted. The reference: "
+           "`tick-floor --print` into a pipe read by the same asyncio code, while mpg123 plays to the same sink, "
+           "measured the same way (its printed deadline standing for `elapsed`).",
            ""]
+    # Only the families this run tried (a BENCH_ONLY run describes its own rows).
+    described = {"1": "throughput", "2": "realtime", "3": "realtime", "4": "realtime", "5": "gapless", "6": "control",
+                 "7": "startup", "8": "library", "9": "websocket"}
+    md = [line for line in md if not (line[:1].isdigit() and line[1:3] == ". " and not ran(described[line[0]]))]
     if plotted:
         md += [f"![10 ms observer jitter]({plot_name})", "",
                f"`{plot_name}`: intervals between `Background:` lines over one 60 s window, idle and loaded, their "
@@ -534,7 +659,7 @@ def main():
            "table": t.rows, "targets_missed": [f"row {r['row']}: {r['figure']} vs {r['peer']}" for r in missed],
            "observer": observer, "gapless": gapless,
            "raw": {"throughput_hyperfine": throughput, "realtime": strip(rt), "gapless": gp,
-                   "control": ct, "startup": st, "library": lb}}
+                   "control": ct, "startup": st, "library": lb, "websocket": ws}}
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(doc, f, indent=1)
 
