@@ -40,6 +40,10 @@ public final class Application: @unchecked Sendable {
     public let notificationCenter: NotificationCenter
     /// Tells whether audio is playing (audio keeps a daemon with the `audio` mode awake).
     public var isPlayingAudio: @Sendable () -> Bool = { false }
+    /// Whether standard location updates run with the `location` background mode: as on iOS,
+    /// an app receiving them in the background is not suspended (the significant-change service
+    /// and region monitoring do not keep it running: they wake it). Set by the daemon.
+    public var isUpdatingLocationInBackground: @Sendable () -> Bool = { false }
     /// Called with the name of a task still running after its expiration handler ran.
     public var taskOverran: @Sendable (String) -> Void = { _ in }
 
@@ -132,7 +136,8 @@ public final class Application: @unchecked Sendable {
         return beginBackgroundTask(name: name, expirationHandler: expirationHandler)
     }
 
-    /// Re-evaluates suspension after audio started or stopped.
+    /// Call when what keeps the app running changed (audio started or stopped, location updates
+    /// switched): past its background time, an app that nothing keeps running is suspended.
     public func audioActivityChanged() {
         suspendIfIdle()
     }
@@ -224,6 +229,7 @@ public final class Application: @unchecked Sendable {
     private func suspendIfIdle() {
         guard state == .background, timeExpired || wokenForFetch, !isExpiring, tasks.isEmpty else { return }
         if backgroundMode == .audio && isPlayingAudio() { return }
+        if isUpdatingLocationInBackground() { return }
         wokenForFetch = false
         set(.suspended, posting: Self.didSuspendNotification)
     }

@@ -145,6 +145,21 @@ import Testing
         #expect(Array(fixture.log.all.suffix(3)) == ["didWake:background", "willEnterForeground:background", "didBecomeActive:active"])
     }
 
+    /// As on iOS with the `location` background mode: standard location updates keep a
+    /// backgrounded app running past its background time, with or without audio; once they stop
+    /// (or only significant changes are watched), it is suspended.
+    @Test func standardLocationUpdatesKeepItAwakeUntilTheyStop() {
+        let updating = Mutex(true)
+        let fixture = Fixture(mode: .none, backgroundTime: 1)
+        fixture.application.isUpdatingLocationInBackground = { updating.withLock { $0 } }
+        fixture.onQueue { $0.enterBackground() }
+        fixture.advance(bySeconds: 5)
+        #expect(fixture.onQueue(\.state) == .background)
+        updating.withLock { $0 = false }
+        fixture.onQueue { $0.audioActivityChanged() }
+        #expect(fixture.onQueue(\.state) == .suspended)
+    }
+
     @Test func withoutTheAudioModePlayingDoesNotKeepItAwake() {
         let fixture = Fixture(mode: .none, backgroundTime: 1, playing: true)
         fixture.onQueue { $0.enterBackground() }

@@ -88,6 +88,9 @@ final class LocationService: LocationManagerDelegate {
             })
         }
         manager.applicationIsInBackground = application.state == .background || application.state == .suspended
+        // With the location mode, standard updates keep a backgrounded daemon from being
+        // suspended, as on iOS (``setMode(_:)`` tells the application when that changes).
+        application.isUpdatingLocationInBackground = { allowed && manager.isUpdatingLocation }
         for waypoint in options.regions { manager.startMonitoring(for: waypoint.region) }
         manager.startUpdatingLocation()
         logger.info("location: updates from \(options.source.description)\(options.regions.isEmpty ? "" : ", \(options.regions.count) regions")")
@@ -127,6 +130,7 @@ final class LocationService: LocationManagerDelegate {
             manager.startMonitoringSignificantLocationChanges()
             manager.stopUpdatingLocation()
         }
+        lifecycle.application.audioActivityChanged()
     }
 
     // MARK: - LocationManagerDelegate (on gpsd's queue: each hops to the partition)
