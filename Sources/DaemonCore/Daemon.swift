@@ -175,17 +175,20 @@ public final class Daemon: @unchecked Sendable {
             throw error
         }
         listening.store(true, ordering: .releasing)
+        // Still held: what follows is in place before any client's command runs. The passwords
+        // (a `password` sent at once is checked against them), and the feeds (a push sent at
+        // once finds them subscribed: their list is read on the feeds' queue ahead of it).
+        let access = configuration.access
+        partition.perform { $0.access = access }
+        feeds.start()
         partitionQueue.resume()
         await partition.run { _ in }
         for socket in sockets {
             logger.info("control socket: \(socket.description)")
         }
-        let access = configuration.access
         if sockets.contains(where: { !$0.isLoopback }), access.restrictsRemoteClientsByDefault {
             logger.notice("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS (and `password SECRET` in the client), or --default-permissions read,add,player,control,admin to trust the network")
         }
-        partition.perform { $0.access = access }
-        feeds.start()
         systemd.didStart(player: player, partition: partition, logger: logger)
     }
 
