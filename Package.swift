@@ -23,6 +23,8 @@ let package = Package(
         // The web page and the WebSocket API (issue 31): an HTTP server on the same swift-nio.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // The sticker database (mpd's `sticker_file`): SQLite, the system's libsqlite3 underneath.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Thin C seams: each exposes one shim header and is found through pkg-config.
@@ -97,6 +99,7 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // The web page's files, compiled into the binary (an installed daemon is one file).
             resources: [

@@ -66,6 +66,8 @@ extension Daemon {
             logger: logger)
         raiseDescriptorLimit(logger: logger)
         configuration.location = try locationOptions(options, logger: logger)
+        configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent())
+        configuration.createsStickerDirectory = options.stickerFile == .besideState
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run()
     }

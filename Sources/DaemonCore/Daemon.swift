@@ -46,6 +46,10 @@ public final class Daemon: @unchecked Sendable {
         var access = AccessPolicy.open
         /// `--location` and `--regions`; nil: no location updates.
         var location: LocationService.Options?
+        /// `--sticker-file`: the sticker database; nil: off.
+        var stickerFile: URL?
+        /// Whether the sticker file's directory is the daemon's to create (the state directory).
+        var createsStickerDirectory = false
     }
 
     private let player: QueuePlayer
@@ -154,6 +158,10 @@ public final class Daemon: @unchecked Sendable {
             queueFinished.end()
             return
         }
+        // Ahead of every client's command: the socket does not listen yet.
+        let stickers = await StickerAvailability.open(configuration.stickerFile,
+                                                      createDirectory: configuration.createsStickerDirectory, logger: logger)
+        partition.perform { $0.useStickers(stickers) }
         observePlayer()
         await connectLifecycle()
         watchSignals()

@@ -59,6 +59,8 @@ public struct DaemonOptions: Sendable {
     public var backgroundLocation = false
     /// `--regions FILE.gpx`.
     public var regions: String?
+    /// `--sticker-file`: where the sticker database is kept, or off.
+    public var stickerFile = StickerFileChoice.besideState
     /// FILE arguments, in order.
     public var files: [String] = []
 

@@ -72,6 +72,10 @@ public struct ClientSession: Sendable {
     public var permissions: Permission = .all
     /// Who the client is, for the executor's per-peer bookkeeping (``CommandContext/peer``).
     public var peer = ""
+    /// Commands of the table that the daemon cannot run as it is configured (mpd's
+    /// `command_available`: `sticker` without a sticker database): `commands` leaves them out,
+    /// `notcommands` lists them only for want of a permission, as mpd's do.
+    public var unavailableCommands: Set<String> = []
 
     private var lineBuffer: LineBuffer
     private var commandList: CommandListBuffer?
@@ -364,8 +368,9 @@ public struct ClientSession: Sendable {
         case .close:
             return .finish("")
         case .commands:
-            let names = permissions == .all ? Command.supportedNames
+            var names = permissions == .all ? Command.supportedNames
                 : Command.supportedNames.filter { permissions.allows(commandNamed: $0) }
+            if !unavailableCommands.isEmpty { names.removeAll(where: unavailableCommands.contains) }
             return .success(names.map { "command: \($0)\n" }.joined())
         case .tagtypes(let tagRequest):
             return .success(apply(tagRequest))

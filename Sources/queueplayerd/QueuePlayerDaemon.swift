@@ -133,6 +133,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A GPX file of waypoints to monitor as regions; entering one plays its audio as an announcement (implies --location).", valueName: "FILE.gpx"))
     var regions: String?
 
+    @Option(name: .long, help: ArgumentHelp("The SQLite file of the stickers clients attach to songs (ratings, play counts: mpd's sticker_file, same schema), or off. A file that cannot be opened is logged and the daemon runs without stickers. (default: sticker.sql beside the saved state)", valueName: "PATH|off"))
+    var stickerFile: String?
+
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
@@ -171,6 +174,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.location = location
         settings.regions = regions
         settings.httpTokenFile = httpTokenFile
+        settings.stickerFile = stickerFile.map(StickerFileChoice.init(argument:))
         settings.files = files.isEmpty ? nil : files
         return settings
     }

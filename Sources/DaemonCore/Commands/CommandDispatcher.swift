@@ -32,6 +32,7 @@ final class CommandDispatcher: CommandExecutor {
             PictureCommands(partition: partition),
             ClientCommands(partition: partition),
             LocationCommands(partition: partition),
+            StickerCommands(partition: partition),
         ]
     }
 

@@ -31,6 +31,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case httpTokenFile = "http-token-file"
     case location
     case regions
+    case stickerFile = "sticker-file"
     /// The FILE arguments.
     case files
 
@@ -67,6 +68,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var httpTokenFile: String?
     public var location: LocationChoice?
     public var regions: String?
+    public var stickerFile: StickerFileChoice?
     public var files: [String]?
 
     public init() {}
@@ -116,6 +118,7 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.httpTokenFile, .httpTokenFile)
             fill(\.location, .location)
             fill(\.regions, .regions)
+            fill(\.stickerFile, .stickerFile)
         }
         let origin = SettingOrigin(file: file?.path, lines: fromFile)
         return try merged.checked(origin)
@@ -246,6 +249,10 @@ public struct DaemonSettings: Sendable, Equatable {
             options.http = address
         }
         options.httpTokenFile = httpTokenFile ?? options.httpTokenFile
+        if case .file(let path) = stickerFile, path.isEmpty {
+            throw origin.error(.stickerFile, "give a file path or off")
+        }
+        options.stickerFile = stickerFile ?? options.stickerFile
         return options
     }
 }

@@ -35,6 +35,9 @@ final class LibraryUpdater: @unchecked Sendable {
     /// builds the same database), so two scans never compete.
     private let initialBuildSuperseded = Atomic<Bool>(false)
     private let startedAt = Date()
+    /// Called with the library before and after each update that changed it, on the
+    /// partition's queue (the stickers follow renamed songs and forget removed ones).
+    var updateFinished: ((_ previous: SongDatabase, _ next: SongDatabase) -> Void)?
 
     /// The songs as the last finished update left them.
     private(set) var database: SongDatabase {
@@ -189,6 +192,7 @@ final class LibraryUpdater: @unchecked Sendable {
                 if let scanned {
                     let changed = scanned.records != previous.records
                     database = scanned
+                    if changed { updateFinished?(previous, scanned) }
                     events.post(changed ? [.database, .update] : [.update])
                 } else {
                     logger.warning("update \(job.number) stopped early: the background time ran out; run update again")

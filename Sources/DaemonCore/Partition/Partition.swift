@@ -61,6 +61,7 @@ final class Partition: @unchecked Sendable {
         var observations: [Any] = []
         var location: LocationService?
         var announcement: Announcement?
+        var stickers = StickerAvailability.off
     }
 
     /// A region's announcement playing in place of the queue (issue 30): what it interrupted,
@@ -101,6 +102,18 @@ final class Partition: @unchecked Sendable {
         get { state.value.location }
         set { state.value.location = newValue }
     }
+    /// The sticker database (`--sticker-file`); set by the daemon before any client's command.
+    var stickers: StickerAvailability {
+        get { state.value.stickers }
+        set {
+            state.value.stickers = newValue
+            if case .open = newValue { stickersOpen.store(true, ordering: .relaxed) } else { stickersOpen.store(false, ordering: .relaxed) }
+        }
+    }
+    /// Whether ``stickers`` is open, readable from any thread: the event loop makes the sessions.
+    private let stickersOpen = Atomic<Bool>(false)
+    /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
+    var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : ["sticker"] }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {
         get { state.value.playQueue }

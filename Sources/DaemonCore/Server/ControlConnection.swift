@@ -117,6 +117,7 @@ final class ControlConnection: ChannelDuplexHandler {
         session?.clientID = clientID
         session?.permissions = permissions
         session?.peer = peer
+        session?.unavailableCommands = partition.unavailableCommands
     }
 
     // MARK: Channel events
