@@ -163,6 +163,7 @@ import Testing
         "urlhandlers": "urlhandlers", "volume": "volume -5",
         "location": "location", "locations": "locations", "locationupdates": "locationupdates significant",
         "locationaccuracy": "locationaccuracy best", "locationdistance": "locationdistance 25.5", "regions": "regions",
+        "sticker": "sticker find song \"\" rating < 5",
     ]
 
     static let protocolLevel: Set = ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "binarylimit"]
