@@ -97,6 +97,21 @@ struct StickerCommandTests {
         #expect(try client.settle() == "ACK [2@0] {sticker} too few arguments for \"sticker\"\n")
     }
 
+    @Test func aDatabaseDamagedWhileRunningIsAnACKAndTheDaemonGoesOn() throws {
+        let fixture = try Fixture()
+        let client = try fixture.connect()
+        try client.send("sticker set song 01-morning-sine.mp3 rating 5\n")
+        #expect(try client.settle() == "OK\n")
+        let handle = try FileHandle(forWritingTo: fixture.directory.appendingPathComponent("sticker.sql"))
+        try handle.write(contentsOf: Data(repeating: 0x42, count: 4096))
+        try handle.close()
+        try client.send("sticker get song 01-morning-sine.mp3 rating\n")
+        let reply = try client.settle()
+        #expect(reply.hasPrefix("ACK [5@0] {sticker} sticker database: ") && reply.contains("not a database"), "\(reply)")
+        try client.send("ping\nstatus\n")
+        #expect(try client.settle().hasSuffix("OK\n"))
+    }
+
     @Test func stickerNeedsAdminAsInMPDsTable() throws {
         let fixture = try Fixture()
         let reader = try fixture.connect(permissions: [.read, .add, .player, .control])

@@ -115,6 +115,25 @@ struct StickerStoreTests {
         #expect(try Data(contentsOf: directory.file) == Data(repeating: 0x42, count: 8192))
     }
 
+    @Test func aFileDamagedWhileOpenFailsEachCallWithSQLitesWordsAndNothingElse() throws {
+        let directory = try Directory()
+        let store = try StickerStore(file: directory.file)
+        try store.set(uri: "a.mp3", name: "rating", value: "4")
+        // Overwritten in place (the same inode), as a failing disk or another program might.
+        let handle = try FileHandle(forWritingTo: directory.file)
+        try handle.write(contentsOf: Data(repeating: 0x42, count: 4096))
+        try handle.close()
+        for call in [{ _ = try store.value(uri: "a.mp3", name: "rating") }, { try store.set(uri: "a.mp3", name: "rating", value: "5") },
+                     { _ = try store.find(StickerQuery(directory: "", name: "rating")) }] as [() throws -> Void] {
+            #expect {
+                try call()
+            } throws: { error in
+                let description = (error as? StickerStoreError)?.description ?? ""
+                return description.contains("not a database") || description.contains("malformed")
+            }
+        }
+    }
+
     @Test func aFileInADirectoryThatIsMissingCannotBeOpened() throws {
         let directory = try Directory()
         #expect {
