@@ -156,6 +156,29 @@ import Glibc
         if kind == "garbage" { #expect(try Data(contentsOf: library.stickers) == garbage) }
     }
 
+    /// Without `--sticker-file`: `sticker.sql` in `$XDG_STATE_HOME/queueplayerd/`, made by the
+    /// first sticker command (a `--no-state` daemon asked for none leaves no directory behind).
+    @Test func theDefaultFileIsBesideTheStateMadeByTheFirstStickerCommandAndKept() throws {
+        let library = try Library()
+        let stateHome = library.root.appendingPathComponent("state")
+        let directory = stateHome.appendingPathComponent("queueplayerd")
+        let arguments = ["--music-directory", library.music.path, "--output", "null", "--no-state"]
+        do {
+            let daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
+            #expect(waitUntil(timeout: 20) { (try? daemon.request("stats"))?["songs"] == "4" })
+            #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing made before a sticker command")
+            try daemon.request("sticker set song a.mp3 rating 5")
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sticker.sql").path))
+            let mode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            daemon.process.send(SIGTERM)
+            #expect(daemon.process.wait(timeout: 5) == 0)
+        }
+        let again = try LifecycleDaemon(arguments, stateHome: stateHome)
+        #expect(waitUntil(timeout: 20) { (try? again.request("stats"))?["songs"] == "4" })
+        #expect(try again.request("sticker get song a.mp3 rating")["sticker"] == "rating=5")
+    }
+
     @Test func offRefusesStickersAsMPDWithoutAStickerFile() throws {
         let library = try Library()
         let daemon = try library.daemon(stickerFile: "off")

@@ -15,7 +15,7 @@ struct StickerCommands: CommandHandler {
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         guard case .sticker(let arguments) = command else { return nil }
-        let store = try partition.stickers.store()
+        let store = try partition.stickerStore()
         let request = try StickerRequest.parse(arguments)
         var reply = Reply()
         switch request {

@@ -107,10 +107,14 @@ final class Partition: @unchecked Sendable {
         get { state.value.stickers }
         set {
             state.value.stickers = newValue
-            if case .open = newValue { stickersOpen.store(true, ordering: .relaxed) } else { stickersOpen.store(false, ordering: .relaxed) }
+            switch newValue {
+            case .open, .deferred: stickersOpen.store(true, ordering: .relaxed)
+            case .off, .failed: stickersOpen.store(false, ordering: .relaxed)
+            }
         }
     }
-    /// Whether ``stickers`` is open, readable from any thread: the event loop makes the sessions.
+    /// Whether ``stickers`` is open (or will be at the first sticker command), readable from any
+    /// thread: the event loop makes the sessions.
     private let stickersOpen = Atomic<Bool>(false)
     /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
     var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : ["sticker"] }

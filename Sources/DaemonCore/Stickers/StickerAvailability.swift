@@ -4,20 +4,24 @@ import Logging
 import MPDProtocol
 
 /// Whether the daemon keeps stickers, as the partition knows it: off (`--sticker-file off`),
-/// open, or wanted but not to be had (the file is not a database, or cannot be created): then
-/// the daemon runs on and each sticker command is refused, as mpd refuses them when it has no
-/// `sticker_file`, with the reason the log gave at start.
+/// open, not made yet, or wanted but not to be had (the file is not a database, or cannot be
+/// created): then the daemon runs on and each sticker command is refused, as mpd refuses them
+/// when it has no `sticker_file`, with the reason the log gave.
 enum StickerAvailability: Sendable {
     case off
     case failed(reason: String)
     case open(StickerStore)
+    /// The default file beside the state, which does not exist yet: it is made by the first
+    /// sticker command (``Partition/stickerStore()``), so that a daemon nobody asks for
+    /// stickers writes nothing (`--no-state` leaves no state directory behind).
+    case deferred(URL)
 
     /// The store, or the ACK that a sticker command gets without one (mpd: `ACK [5@0] {sticker}
     /// sticker database is disabled`).
     func store() throws(MPDError) -> StickerStore {
         switch self {
         case .open(let store): return store
-        case .off: throw MPDError(.unknown, "sticker database is disabled")
+        case .off, .deferred: throw MPDError(.unknown, "sticker database is disabled")
         case .failed(let reason): throw MPDError(.unknown, "sticker database is disabled: \(reason)")
         }
     }
@@ -32,6 +36,10 @@ extension StickerAvailability {
             logger.debug("stickers: off (--sticker-file off)")
             return .off
         }
+        if createDirectory, !FileManager.default.fileExists(atPath: file.path) {
+            logger.info("stickers: \(file.path) (made at the first sticker command)")
+            return .deferred(file)
+        }
         return await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
                 continuation.resume(returning: openNow(file, createDirectory: createDirectory, logger: logger))
@@ -39,7 +47,7 @@ extension StickerAvailability {
         }
     }
 
-    private static func openNow(_ file: URL, createDirectory: Bool, logger: Logger) -> StickerAvailability {
+    static func openNow(_ file: URL, createDirectory: Bool, logger: Logger) -> StickerAvailability {
         if createDirectory {
             try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
@@ -60,6 +68,15 @@ extension StickerAvailability {
 }
 
 extension Partition {
+    /// The sticker store for a sticker command: the deferred file is made now (on the
+    /// partition's queue, which waits for SQLite during a sticker command anyway).
+    func stickerStore() throws(MPDError) -> StickerStore {
+        if case .deferred(let file) = stickers {
+            useStickers(StickerAvailability.openNow(file, createDirectory: true, logger: logger))
+        }
+        return try stickers.store()
+    }
+
     /// Takes the sticker database, and lets it follow what each update does to the songs:
     /// a renamed file's stickers move to its new URI, a removed song's are deleted (mpd's
     /// `OnDatabaseSongRemoved`). On the partition's queue.
