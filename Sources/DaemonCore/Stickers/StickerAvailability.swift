@@ -85,18 +85,15 @@ extension Partition {
         guard case .open(let store) = stickers else { return }
         let (events, logger) = (events, logger)
         updater.updateFinished = { previous, next in
-            DispatchQueue.global(qos: .utility).async {
-                let changes = SongMoves.between(previous, next)
-                store.follow(changes) { result in
-                    switch result {
-                    case .success(let rows):
-                        if rows > 0 {
-                            logger.info("stickers: followed \(changes.moves.count) renamed and \(changes.removals.count) removed songs (\(rows) stickers)")
-                            events.post([.sticker])
-                        }
-                    case .failure(let error):
-                        logger.error("stickers: cannot follow the update (\(changes.moves.count) renamed, \(changes.removals.count) removed songs): \(error.description)")
+            store.follow({ SongMoves.between(previous, next) }) { result in
+                switch result {
+                case .success(let (changes, rows)):
+                    if rows > 0 {
+                        logger.info("stickers: followed \(changes.moves.count) renamed and \(changes.removals.count) removed songs (\(rows) stickers)")
+                        events.post([.sticker])
                     }
+                case .failure(let error):
+                    logger.error("stickers: cannot follow the update: \(error.description)")
                 }
             }
         }

@@ -120,24 +120,27 @@ final class StickerStore: Sendable {
     }
 
     /// Moves the stickers of songs whose file was renamed and deletes those of songs that left
-    /// the library (mpd's `OnDatabaseSongRemoved`), in one transaction, asynchronously; calls
-    /// `completion` (on the store's queue) with the number of rows changed.
-    func follow(_ changes: SongMoves, completion: @escaping @Sendable (Result<Int, StickerStoreError>) -> Void) {
-        guard !changes.isEmpty else { return completion(.success(0)) }
+    /// the library (mpd's `OnDatabaseSongRemoved`), in one transaction on the store's queue,
+    /// asynchronously: `changes` is worked out there too. A sticker command sent after this
+    /// call waits for it (the queue is serial), so no client sees the stickers before they
+    /// follow. `completion` (on the store's queue) gets the changes and the rows changed.
+    func follow(_ changes: @escaping @Sendable () -> SongMoves,
+                completion: @escaping @Sendable (Result<(changes: SongMoves, rows: Int), StickerStoreError>) -> Void) {
         let type = StickerRequest.songType
         database.asyncWrite({ db in
-            var changed = 0
+            let changes = changes()
+            var rows = 0
             for move in changes.moves {
                 // A sticker the new URI somehow had already (left from an earlier file there) gives way.
                 try db.execute(sql: "UPDATE OR REPLACE sticker SET uri = ? WHERE type = ? AND uri = ?",
                                arguments: [move.to, type, move.from])
-                changed += db.changesCount
+                rows += db.changesCount
             }
             for uri in changes.removals {
                 try db.execute(sql: "DELETE FROM sticker WHERE type = ? AND uri = ?", arguments: [type, uri])
-                changed += db.changesCount
+                rows += db.changesCount
             }
-            return changed
+            return (changes, rows)
         }, completion: { _, result in
             completion(result.mapError(StickerStoreError.init))
         })

@@ -151,10 +151,10 @@ struct StickerStoreTests {
         try store.set(uri: "gone.mp3", name: "rating", value: "1")
         try store.set(uri: "kept.mp3", name: "rating", value: "3")
         let changes = SongMoves(moves: [.init(from: "old/a.mp3", to: "new/a.mp3")], removals: ["gone.mp3"])
-        let rows = try await withCheckedThrowingContinuation { continuation in
-            store.follow(changes) { continuation.resume(with: $0) }
+        let (followed, rows) = try await withCheckedThrowingContinuation { continuation in
+            store.follow({ changes }) { continuation.resume(with: $0) }
         }
-        #expect(rows == 3)
+        #expect(followed == changes && rows == 3)
         #expect(try store.stickers(uri: "new/a.mp3").map(\.name) == ["playcount", "rating"])
         #expect(try store.stickers(uri: "old/a.mp3").isEmpty)
         #expect(try store.stickers(uri: "gone.mp3").isEmpty)
