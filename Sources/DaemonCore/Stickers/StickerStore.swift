@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MPDProtocol
+import NIOPosix
 
 /// mpd's sticker database (`sticker_file`): name/value pairs that clients attach to songs
 /// (ratings, play counts), in SQLite, with mpd's schema: one table `sticker(type, uri, name,
@@ -147,6 +148,8 @@ final class StickerStore: Sendable {
     }
 
     private func run<T>(_ body: (Database) throws -> T) throws(StickerStoreError) -> T {
+        // The caller waits for the disk: never a NIO event loop (checked in debug builds).
+        assert(MultiThreadedEventLoopGroup.currentEventLoop == nil, "a sticker statement on a NIO event loop")
         do {
             return try database.inDatabase(body)
         } catch {
