@@ -31,17 +31,21 @@ extension StickerAvailability {
     /// Opens the database at `file` (nil: `--sticker-file off`) on a utility queue, so the
     /// start-up's thread does no file I/O, and logs what came of it: a file that cannot be
     /// opened is an error in the log, and the daemon runs on without stickers.
+    ///
+    /// - Parameter createDirectory: `file` is the default one beside the state: its directory
+    ///   is the daemon's to make, and while the file does not exist it is left to the first
+    ///   sticker command to make (``deferred(_:)``).
     static func open(_ file: URL?, createDirectory: Bool, logger: Logger) async -> StickerAvailability {
         guard let file else {
             logger.debug("stickers: off (--sticker-file off)")
             return .off
         }
-        if createDirectory, !FileManager.default.fileExists(atPath: file.path) {
-            logger.info("stickers: \(file.path) (made at the first sticker command)")
-            return .deferred(file)
-        }
         return await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
+                if createDirectory, !FileManager.default.fileExists(atPath: file.path) {
+                    logger.info("stickers: \(file.path) (made at the first sticker command)")
+                    return continuation.resume(returning: .deferred(file))
+                }
                 continuation.resume(returning: openNow(file, createDirectory: createDirectory, logger: logger))
             }
         }
