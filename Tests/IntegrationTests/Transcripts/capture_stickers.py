@@ -27,10 +27,10 @@ while b"updating_db" in (s.sendall(b"status\n") or rd(False)):
     time.sleep(0.1)
 A, B, C, D = "01-morning-sine.mp3", "02-evening-triangle.mp3", "dir/03-noon-pluck-22k-mono.mp3", "dirx/04-night-pluck.mp3"
 send('sticker get song %s rating\n' % A, "none yet")
-send('sticker set song %s rating 5\n' % A, "set")
-send('sticker set song %s rating 10\n' % B)
+send('sticker set song "%s" rating 7\n' % D, "set, last URI first: find lists in URI order")
 send('sticker set song "%s" rating 3\n' % C)
-send('sticker set song "%s" rating 7\n' % D)
+send('sticker set song %s rating 10\n' % B)
+send('sticker set song %s rating 5\n' % A)
 send('sticker set song %s playcount 2\n' % A)
 send('sticker set song %s Album x\n' % A)
 send('sticker set song %s rating 6\n' % A, "replaced")
