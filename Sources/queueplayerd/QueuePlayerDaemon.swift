@@ -121,7 +121,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi (Zeroconf), as mpd does, so that clients on the network find it; a listener on a loopback address is announced to this machine only. Without a running Avahi, nothing is published. (default: --zeroconf)")
+    @Flag(name: .long, inversion: .prefixedNo, help: "Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi (Zeroconf), as mpd does, so that clients on the network find it; a listener on a loopback address is announced to this machine only. Without Avahi the daemon runs as ever, and publishes once Avahi starts. (default: --zeroconf)")
     var zeroconf: Bool?
 
     @Option(name: .long, help: ArgumentHelp("The name the service is published under (mpd's zeroconf_name); %h is this machine's name.\(Self.defaultNote(Self.defaults.zeroconfName))", valueName: "NAME"))

@@ -120,7 +120,9 @@ final class AvahiPublisher: Sendable {
             AvahiPublisher.from(userdata).clientChanged(client, clientState)
         }, Unmanaged.passUnretained(self).toOpaque(), &error)
         guard let client else {
+            // No system bus: nothing to wait for. The thread ends (``stop()`` joins it).
             logger.debug("zeroconf: Avahi cannot be reached (\(Self.describe(error))): \(ZeroconfService.type) is not published")
+            avahi_threaded_poll_quit(poll)
             return
         }
         state.withLock { $0.client = AvahiObject(client) }
