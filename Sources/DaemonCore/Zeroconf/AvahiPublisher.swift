@@ -33,6 +33,8 @@ final class AvahiPublisher: Sendable {
         /// `AvahiClient *` and `AvahiEntryGroup *`: the poll thread's (or ``stop()``'s once it is joined).
         var client: AvahiObject?
         var group: AvahiObject?
+        /// Whether Avahi has the service registered (its group `ESTABLISHED`).
+        var isEstablished = false
     }
 
     /// A libavahi object by its address. The object is the poll lock's, not the state's: here
@@ -89,13 +91,13 @@ final class AvahiPublisher: Sendable {
                 if let poll = state.withLock({ $0.poll })?.pointer {
                     // Joins the thread: no callback runs from here on, so the pointers are ours.
                     avahi_threaded_poll_stop(poll)
-                    let (client, group) = state.withLock { state in
-                        defer { (state.poll, state.client, state.group) = (nil, nil, nil) }
-                        return (state.client?.pointer, state.group?.pointer)
+                    let (client, group, wasEstablished) = state.withLock { state in
+                        defer { (state.poll, state.client, state.group, state.isEstablished) = (nil, nil, nil, false) }
+                        return (state.client?.pointer, state.group?.pointer, state.isEstablished)
                     }
                     if let group {
                         avahi_entry_group_free(group)
-                        logger.info("zeroconf: \"\(name)\" withdrawn")
+                        if wasEstablished { logger.info("zeroconf: \"\(name)\" withdrawn") }
                     }
                     if let client { avahi_client_free(client) }
                     avahi_threaded_poll_free(poll)
@@ -134,7 +136,11 @@ final class AvahiPublisher: Sendable {
             publish(with: client)
         case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
             // This host's name is being registered (again): the service waits until it is.
-            if let group = state.withLock({ $0.group })?.pointer { avahi_entry_group_reset(group) }
+            let group = state.withLock { state -> AvahiObject? in
+                state.isEstablished = false
+                return state.group
+            }
+            if let group { avahi_entry_group_reset(group.pointer) }
         case AVAHI_CLIENT_CONNECTING:
             logger.debug("zeroconf: Avahi is not running; \(ZeroconfService.type) is published when it starts")
         case AVAHI_CLIENT_FAILURE:
@@ -145,7 +151,7 @@ final class AvahiPublisher: Sendable {
             }
             // The daemon went away: a new client waits for it (freeing the old one frees its group).
             logger.info("zeroconf: Avahi went away; \"\(name)\" is published again when it is back")
-            state.withLock { ($0.client, $0.group) = (nil, nil) }
+            state.withLock { ($0.client, $0.group, $0.isEstablished) = (nil, nil, false) }
             avahi_client_free(client)
             connect()
         default:
@@ -170,7 +176,9 @@ final class AvahiPublisher: Sendable {
         add(to: group)
     }
 
-    private func add(to group: OpaquePointer) {
+    /// Adds the service and commits it; a name this Avahi already has is replaced by its
+    /// alternative (at most `renames` times: a name never free is given up, logged).
+    private func add(to group: OpaquePointer, renames: Int = 16) {
         guard let service = state.withLock({ $0.service }) else { return }
         var interface = AvahiIfIndex(AVAHI_IF_UNSPEC)
         if service.isLoopbackOnly {
@@ -182,11 +190,11 @@ final class AvahiPublisher: Sendable {
         }
         let added = avahi_entry_group_add_service_strlst(group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
                                                          service.name, ZeroconfService.type, nil, nil, UInt16(service.port), nil)
-        if added == AVAHI_ERR_COLLISION {
+        if added == AVAHI_ERR_COLLISION && renames > 0 {
             // Taken by another service of this machine's Avahi: whatever went in goes, and again.
             rename()
             avahi_entry_group_reset(group)
-            return add(to: group)
+            return add(to: group, renames: renames - 1)
         }
         guard added >= 0 else {
             logger.warning("zeroconf: \"\(service.name)\" cannot be published: \(Self.describe(added))")
@@ -201,9 +209,13 @@ final class AvahiPublisher: Sendable {
     private func groupChanged(_ group: OpaquePointer, _ groupState: AvahiEntryGroupState) {
         switch groupState {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            guard let service = state.withLock({ $0.service }) else { return }
+            guard let service = state.withLock({ state -> ZeroconfService? in
+                state.isEstablished = true
+                return state.service
+            }) else { return }
             logger.info("zeroconf: published \"\(service.name)\" (\(ZeroconfService.type), port \(service.port)\(service.isLoopbackOnly ? ", on the loopback interface: the listener is loopback only" : ""))")
         case AVAHI_ENTRY_GROUP_COLLISION:
+            state.withLock { $0.isEstablished = false }
             rename()
             avahi_entry_group_reset(group)
             add(to: group)
