@@ -38,6 +38,10 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
+        // Zeroconf: `_mpd._tcp` published through the Avahi daemon (libavahi-client, D-Bus;
+        // libavahi-client-dev). Its headers are in the default path; not found through
+        // pkg-config, whose `-D_REENTRANT` SwiftPM would warn about on every build.
+        .systemLibrary(name: "CAvahi"),
         // The variadic C calls Swift cannot make: the futex system call (the clock thread's
         // one-wait-per-deadline sleep) and snprintf (the `Background:` lines).
         .systemLibrary(name: "CShims"),
@@ -92,6 +96,7 @@ let package = Package(
                 "FeedFetch",
                 "Location",
                 "CShims",
+                "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -59,6 +59,8 @@ extension Daemon {
             autoEnqueue: options.autoEnqueue,
             web: try webOptions(options))
         configuration.maxClients = options.maxClients
+        configuration.zeroconfName = options.zeroconf
+            ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         (configuration.listeners, configuration.optionalListeners) = listeners(options)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },

@@ -60,6 +60,8 @@ import TestSupport
             location = "gpsd:127.0.0.1:2948"
             regions = "tour.gpx"
             sticker-file = "sticker.sql"
+            zeroconf = false
+            zeroconf-name = "Living room @ %h"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
@@ -89,6 +91,7 @@ import TestSupport
         #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),
                                       PasswordSetting(secret: "guest", permissions: .read)])
         #expect(options.defaultPermissions == .read && options.localPermissions == [.read, .add])
+        #expect(!options.zeroconf && options.zeroconfName == "Living room @ %h")
 
         let media = try Self.read("media = \"\(music.path)\"")
         #expect(try DaemonSettings().options(over: media).media == music.path)

@@ -114,6 +114,8 @@ public struct ConfigurationFile: Sendable {
             case .bufferTime: settings.bufferTime = try reader.integer(value, setting)
             case .downloadLimit: settings.downloadLimit = try reader.integer(value, setting)
             case .maxClients: settings.maxClients = try reader.integer(value, setting)
+            case .zeroconf: settings.zeroconf = try reader.boolean(value, setting)
+            case .zeroconfName: settings.zeroconfName = try reader.string(value, setting)
             case .minFreeSpace: settings.minFreeSpace = try Int64(reader.integer(value, setting))
             case .maxDownloadSize: settings.maxDownloadSize = try Int64(reader.integer(value, setting))
             case .backgroundTime: settings.backgroundTime = try reader.number(value, setting)

@@ -27,6 +27,8 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxDownloadSize = "max-download-size"
     case fetchTimeout = "fetch-timeout"
     case maxClients = "max-clients"
+    case zeroconf
+    case zeroconfName = "zeroconf-name"
     case http
     case httpTokenFile = "http-token-file"
     case location
@@ -64,6 +66,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxDownloadSize: Int64?
     public var fetchTimeout: Double?
     public var maxClients: Int?
+    public var zeroconf: Bool?
+    public var zeroconfName: String?
     public var http: String?
     public var httpTokenFile: String?
     public var location: LocationChoice?
@@ -114,6 +118,8 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.maxDownloadSize, .maxDownloadSize)
             fill(\.fetchTimeout, .fetchTimeout)
             fill(\.maxClients, .maxClients)
+            fill(\.zeroconf, .zeroconf)
+            fill(\.zeroconfName, .zeroconfName)
             fill(\.http, .http)
             fill(\.httpTokenFile, .httpTokenFile)
             fill(\.location, .location)
@@ -234,6 +240,13 @@ public struct DaemonSettings: Sendable, Equatable {
         if let maxClients {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
             options.maxClients = maxClients
+        }
+        options.zeroconf = zeroconf ?? options.zeroconf
+        if let zeroconfName {
+            guard !zeroconfName.isEmpty, !zeroconfName.contains(where: \.isNewline) else {
+                throw origin.error(.zeroconfName, "give a name of one line (%h: this machine's name)")
+            }
+            options.zeroconfName = zeroconfName
         }
         if let http {
             let address: HTTPListenAddress?

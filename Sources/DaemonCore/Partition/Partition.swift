@@ -36,6 +36,8 @@ final class Partition: @unchecked Sendable {
     /// The partition's owner: every method below runs here.
     private let queue: DispatchQueue
     let player: QueuePlayer
+    /// When the partition was made (the daemon's start), on the player's clock.
+    private let startedAt: UInt64
     let library: MusicLibrary
     let events: ControlEvents
     let logger: Logger
@@ -55,7 +57,7 @@ final class Partition: @unchecked Sendable {
         var volume = 100
         var mixrampdb = 0.0
         var commands: CommandDispatcher?
-        var finishedSeconds = 0.0
+        var playTime = PlayTimeMeter()
         var lastError: String?
         var consecutiveFailures = 0
         var observations: [Any] = []
@@ -179,11 +181,6 @@ final class Partition: @unchecked Sendable {
         state.value.commands = commands
         return commands
     }
-    /// Seconds of songs heard to their end since the daemon started.
-    private var finishedSeconds: Double {
-        get { state.value.finishedSeconds }
-        set { state.value.finishedSeconds = newValue }
-    }
     /// The last item failure, reported in `status` as `error`.
     var lastError: String? {
         get { state.value.lastError }
@@ -214,6 +211,7 @@ final class Partition: @unchecked Sendable {
         self.outputs = outputs
         self.logger = logger
         state = QueueBound(State(), on: queue)
+        startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
     }
@@ -259,6 +257,12 @@ final class Partition: @unchecked Sendable {
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
             queue.async { self.syncWithPlayer() }
+        })
+        // Timed where the player changes (its control queue), counted on the partition's queue, in order.
+        observations.append(player.observe(\.timeControlStatus, options: [.initial, .new]) { [weak self] player, change in
+            guard let self else { return }
+            let (isPlaying, now) = (change.newValue == .playing, player.clock.now())
+            queue.async { self.state.value.playTime.update(isPlaying: isPlaying, at: now) }
         })
         let center = NotificationCenter.default
         observations.append(center.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil) { [weak self] note in
@@ -321,9 +325,15 @@ final class Partition: @unchecked Sendable {
         playQueue.currentPosition
     }
 
-    /// Seconds of music played since the daemon started (`playtime` in `stats`).
+    /// Seconds the player has been playing since the daemon started (`playtime` in `stats`,
+    /// as mpd counts it: ``PlayTimeMeter``).
     var playedSeconds: Double {
-        finishedSeconds + (playState == .stop ? 0 : player.currentTime().seconds)
+        state.value.playTime.seconds(at: player.clock.now())
+    }
+
+    /// Seconds since the daemon started (`uptime` in `stats`), on the player's clock (monotonic).
+    var uptime: Int {
+        Int((player.clock.now() &- startedAt) / 1_000_000_000)
     }
 
     /// What a kept `status` or `currentsong` depends on that changes on the player's threads.
@@ -633,7 +643,6 @@ final class Partition: @unchecked Sendable {
         syncWithPlayer()
         guard item === nowPlaying?.item else { return }
         consecutiveFailures = 0
-        finishedSeconds += item.duration?.seconds ?? 0
         guard playQueue.stopsAtSongEnd else { return }
         if lookahead != nil {
             player.pause()
