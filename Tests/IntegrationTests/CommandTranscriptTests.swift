@@ -1,9 +1,6 @@
 import Foundation
 import TestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The commands issue 34 added (`clearerror`, `readcomments`, `playlist`, `searchaddpl`,
 /// `rangeid`, `addtagid`, `cleartagid`, `kill`, `outputset`, `moveoutput`, the partition
@@ -22,8 +19,6 @@ import Glibc
 struct CommandTranscriptTests {
     static let integration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let transcript = integration.appendingPathComponent("Transcripts/51-raw-missing-commands.txt")
-    static let libraryScript = integration.appendingPathComponent("Scripts/transcript_library.py")
-    static let media = integration.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Media")
 
     /// One request of the transcript and the lines mpd answered; `note` is the section's title.
     struct Exchange {
@@ -84,20 +79,11 @@ struct CommandTranscriptTests {
     }
 
     @Test func theDaemonAnswersTheTranscriptsRequestsAsMPDDid() throws {
-        let root = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let music = root.appendingPathComponent("music")
-        try TestMedia.run("/usr/bin/python3", [Self.libraryScript.path, Self.media.path, music.path])
-        let daemon = try ControlDaemon(["--music-directory", music.path, "--default-permissions", "read",
-                                        "--password", "s3cret@read,add,player,control,admin"])
+        let library = try TranscriptLibrary()
+        defer { library.remove() }
+        let daemon = try library.daemon(["--default-permissions", "read", "--password", "s3cret@read,add,player,control,admin"])
         defer { daemon.stop() }
         let probe = try daemon.client()
-        let deadline = ChildProcess.now() + 20
-        while try probe.request("listall").filter({ $0.hasPrefix("file: ") }).count < 5 {
-            guard ChildProcess.now() < deadline else { throw UnixSocketError("the database did not list the 5 songs within 20 s") }
-            var none = pollfd()
-            _ = poll(&none, 0, 20)
-        }
         let ourOutput = try #require(replyValue(try probe.request("outputs"), "outputname"))
         probe.close()
 
