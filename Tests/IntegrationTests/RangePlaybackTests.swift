@@ -29,6 +29,26 @@ struct RangePlaybackTests {
         #expect(blocks.filter { $0.hasPrefix("Range: ") } == ["Range: 0.000-1.000", "Range: 19.000-"])
     }
 
+    /// The next song is handed to the player ahead of time (gapless); a range given to it then
+    /// is handed again: it plays cut, and the song being heard cannot be edited (mpd's words).
+    @Test func aRangeOnTheSongHandedAheadApplies() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        for request in ["add \"01-morning-sine.mp3\"", "add \"02-evening-triangle.mp3\"", "play 0"] {
+            #expect(try client.request(request) == ["OK"], "\(request)")
+        }
+        try daemon.waitForElapsed(atLeast: 0.2)
+        #expect(try client.request("rangeid 1 1:2") == ["ACK [4@0] {rangeid} Cannot edit the current song"])
+        #expect(try client.request("rangeid 2 19:") == ["OK"])
+        #expect(try client.request("seekcur 17.5") == ["OK"])
+        let onSecond = try daemon.waitForStatus(timeout: 8) { replyValue($0, "songid") == "2" }
+        let duration = replyValue(onSecond, "duration").flatMap(Double.init) ?? -1
+        #expect(replyValue(onSecond, "songid") == "2" && abs(duration - 1) < 0.1, "\(onSecond)")
+        let stopped = try daemon.waitForStatus(timeout: 8) { replyValue($0, "state") == "stop" }
+        #expect(replyValue(stopped, "state") == "stop", "the second song played only its last second: \(stopped)")
+    }
+
     /// mpd's state file keeps a song's `Range:`; so does the saved state, across SIGTERM.
     @Test func rangesAreKeptAcrossARestart() throws {
         let stateHome = try TestMedia.scratchDirectory()
