@@ -79,6 +79,8 @@ public final class Daemon: @unchecked Sendable {
     private var retained: [Any] = []
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
+    /// The part that ends at a client's `kill`, stopping the daemon as SIGTERM does.
+    private let killed = DaemonPart(endingOnRequest: "kill")
 
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
         player = QueuePlayer(sink: outputs.sink, decoderFactory: MPG123DecoderFactory(outputFormat: outputs.decodeFormat))
@@ -192,7 +194,14 @@ public final class Daemon: @unchecked Sendable {
         // (a `password` sent at once is checked against them), and the feeds (a push sent at
         // once finds them subscribed: their list is read on the feeds' queue ahead of it).
         let access = configuration.access
-        partition.perform { $0.access = access }
+        let (killed, logger) = (killed, logger)
+        partition.perform { partition in
+            partition.access = access
+            partition.kill = { peer in
+                logger.info("kill from \(peer): stopping")
+                killed.end()
+            }
+        }
         feeds.start()
         partitionQueue.resume()
         await partition.run { _ in }
@@ -369,6 +378,7 @@ public final class Daemon: @unchecked Sendable {
             await systemd.willStop()
         })
         if configuration.exitWhenFinished { part(queueFinished, endsTheDaemon: true) }
+        part(killed, endsTheDaemon: true)
         var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // A part that hangs while stopping does not keep the daemon alive: after 10 s the group
         // cancels the parts, and 2 s later it ends the process (a `fatalError`, not status 0).

@@ -50,6 +50,18 @@ extension SavedState {
                 throw SavedStateError(reason: "its modes (single \(modes.single), consume \(modes.consume), volume \(modes.volume)) are not MPD's")
             }
         }
+        if let ranges = state.ranges {
+            guard ranges.count == state.queue.count else {
+                throw SavedStateError(reason: "it has \(ranges.count) ranges for a queue of \(state.queue.count)")
+            }
+            let longest = Int(Self.maximumPosition) * 1000
+            for range in ranges {
+                guard range.count == 2, (0...longest).contains(range[0]), (0...longest).contains(range[1]),
+                      range[1] == 0 || range[1] > range[0] else {
+                    throw SavedStateError(reason: "its range \(range) is not a start and an end in milliseconds")
+                }
+            }
+        }
         self = state
     }
 

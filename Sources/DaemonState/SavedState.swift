@@ -19,6 +19,11 @@ public struct SavedState: Codable, Equatable, Sendable {
     /// Which audio outputs were enabled, by name (`outputs`' `outputname`). Absent from files
     /// written before outputs could be switched: then all are enabled.
     public var outputs: [String: Bool]?
+    /// Each queued file's range (`rangeid`), index for index with ``queue``: its start and end
+    /// in milliseconds, an end of 0 meaning the file's end, `[0, 0]` the whole file. Absent when
+    /// no file has one (and from files written before ranges were kept), as mpd's state file
+    /// has a `Range:` only for a song with one.
+    public var ranges: [[Int]]?
 
     /// The play modes and the software mixer's volume.
     public struct Modes: Codable, Equatable, Sendable {
@@ -41,7 +46,7 @@ public struct SavedState: Codable, Equatable, Sendable {
     }
 
     public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool,
-                modes: Modes? = nil, outputs: [String: Bool]? = nil) {
+                modes: Modes? = nil, outputs: [String: Bool]? = nil, ranges: [[Int]]? = nil) {
         self.version = version
         self.queue = queue
         self.current = current
@@ -49,18 +54,25 @@ public struct SavedState: Codable, Equatable, Sendable {
         self.paused = paused
         self.modes = modes
         self.outputs = outputs
+        self.ranges = ranges
     }
 }
 
 extension SavedState {
-    /// This state without the files `isGone` rejects, and those files. The current
-    /// item keeps its place among the files left, or there is none if it is gone itself.
+    /// This state without the files `isGone` rejects (and their ranges), and those files. The
+    /// current item keeps its place among the files left, or there is none if it is gone itself.
     public func droppingFiles(where isGone: (String) -> Bool) -> (state: SavedState, dropped: [String]) {
         var kept = self
         kept.queue = []
+        kept.ranges = ranges.map { _ in [] }
         var droppedPositions: [Int] = []
         for (index, path) in queue.enumerated() {
-            if isGone(path) { droppedPositions.append(index) } else { kept.queue.append(path) }
+            if isGone(path) {
+                droppedPositions.append(index)
+            } else {
+                kept.queue.append(path)
+                if let ranges, ranges.indices.contains(index) { kept.ranges?.append(ranges[index]) }
+            }
         }
         kept.current = current.flatMap { current in
             droppedPositions.contains(current) ? nil : current - droppedPositions.count(where: { $0 < current })

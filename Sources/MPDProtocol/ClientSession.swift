@@ -442,6 +442,7 @@ public struct ClientSession: Sendable {
         do {
             let reply = try executor(command, context)
             if let granted = reply.grantedPermissions { permissions = granted }
+            if reply.closesConnection { return .finish(reply.rendered(tagTypes: tagTypes)) }
             return .success(reply.rendered(tagTypes: tagTypes), binary: reply.binary)
         } catch {
             return .failure(error.attributed(to: command.name))

@@ -71,6 +71,14 @@ public enum Command: Hashable, Sendable {
     case playlistfind(SongFilter)
     /// `playlistsearch FILTER`: queued songs that match, case folded.
     case playlistsearch(SongFilter)
+    /// `playlist`: the queue in the old format, `POS:file: URI` lines.
+    case playlist
+    /// `rangeid SONGID START:END`: play only this part of the song (``SongTimeRange/whole``: all of it).
+    case rangeid(Int, SongTimeRange)
+    /// `addtagid SONGID TAG VALUE`: a tag added to a queued remote song (`tag` is a tag name mpd knows).
+    case addtagid(Int, tag: String, value: String)
+    /// `cleartagid SONGID [TAG]`: a queued remote song's tags removed (`nil`: all of them).
+    case cleartagid(Int, tag: String?)
 
     // MARK: Options and volume
     /// `setvol 0...100`.
@@ -97,12 +105,20 @@ public enum Command: Hashable, Sendable {
     case replayGainMode(String)
     /// `replay_gain_status`.
     case replayGainStatus
+    /// `clearerror`: forget the player's last error (`status`'s `error:`).
+    case clearerror
 
     // MARK: Partitions
     /// `listpartitions`.
     case listpartitions
     /// `partition NAME`.
     case partition(String)
+    /// `newpartition NAME`.
+    case newpartition(String)
+    /// `delpartition NAME`.
+    case delpartition(String)
+    /// `moveoutput OUTPUTNAME`: move an output into the client's partition.
+    case moveoutput(String)
 
     // MARK: Client-to-client messages
     /// `subscribe CHANNEL`.
@@ -150,6 +166,8 @@ public enum Command: Hashable, Sendable {
     /// `toggleoutput ID`: enables a disabled output, disables an enabled one;
     /// ``MPDError/noSuchOutput`` for an unknown id.
     case toggleoutput(Int)
+    /// `outputset ID NAME VALUE`: set one of an output's runtime attributes.
+    case outputset(Int, name: String, value: String)
     /// `update [URI]`: rescan the library (`nil` = all of it); reply `updating_db: N`.
     case update(uri: String?)
     /// `config`: reply `music_directory: ...`.
@@ -174,6 +192,9 @@ public enum Command: Hashable, Sendable {
     case findadd(SongFilter, position: QueuePosition?)
     /// `searchadd FILTER [position POS]`: queue the songs `search` names.
     case searchadd(SongFilter, position: QueuePosition?)
+    /// `searchaddpl NAME FILTER [sort TAG] [window START:END] [position POS]`: add the songs
+    /// `search` names to a stored playlist (created if any song is added), at `position` or at its end.
+    case searchaddpl(String, SongFilter, sort: SongOrder?, window: PositionRange?, position: Int?)
     /// `count FILTER [group TAG]`: how many songs match and their total time.
     case count(SongFilter?, group: FilterKey?)
     /// `stats`.
@@ -185,6 +206,8 @@ public enum Command: Hashable, Sendable {
     /// `albumart URI OFFSET`: a chunk of the cover file (`cover.png`, `cover.jpg`, ...) in the
     /// song's directory, as a binary reply of at most `binarylimit` bytes.
     case albumart(uri: String, offset: Int)
+    /// `readcomments URI`: the song file's comment pairs (ID3v2 `TXXX` frames), `NAME: VALUE`.
+    case readcomments(uri: String)
     /// `readpicture URI OFFSET`: a chunk of the picture embedded in the song's tag (the first
     /// ID3v2 `APIC`), as a binary reply; an empty reply if it has none.
     case readpicture(uri: String, offset: Int)
@@ -199,6 +222,8 @@ public enum Command: Hashable, Sendable {
     /// `password SECRET`: the permissions the password gives replace the client's; `ACK [3@0]
     /// {password} incorrect password` otherwise. The executor decides (it knows the passwords).
     case password(String)
+    /// `kill`: stop the daemon as SIGTERM does; the connection closes without a reply.
+    case kill
 
     // MARK: Location (issue 30; not in mpd)
     /// `location`: the last fix (`lat`, `lon`, `accuracy`, `altitude`, `speed`, `course`, `time`, `mode`).
@@ -264,6 +289,10 @@ public enum Command: Hashable, Sendable {
         case .plchangesposid: "plchangesposid"
         case .playlistfind: "playlistfind"
         case .playlistsearch: "playlistsearch"
+        case .playlist: "playlist"
+        case .rangeid: "rangeid"
+        case .addtagid: "addtagid"
+        case .cleartagid: "cleartagid"
         case .setvol: "setvol"
         case .repeat: "repeat"
         case .random: "random"
@@ -276,8 +305,12 @@ public enum Command: Hashable, Sendable {
         case .mixrampdelay: "mixrampdelay"
         case .replayGainMode: "replay_gain_mode"
         case .replayGainStatus: "replay_gain_status"
+        case .clearerror: "clearerror"
         case .listpartitions: "listpartitions"
         case .partition: "partition"
+        case .newpartition: "newpartition"
+        case .delpartition: "delpartition"
+        case .moveoutput: "moveoutput"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .channels: "channels"
@@ -298,6 +331,7 @@ public enum Command: Hashable, Sendable {
         case .enableoutput: "enableoutput"
         case .disableoutput: "disableoutput"
         case .toggleoutput: "toggleoutput"
+        case .outputset: "outputset"
         case .update: "update"
         case .config: "config"
         case .rescan: "rescan"
@@ -310,6 +344,8 @@ public enum Command: Hashable, Sendable {
         case .search: "search"
         case .findadd: "findadd"
         case .searchadd: "searchadd"
+        case .searchaddpl: "searchaddpl"
+        case .readcomments: "readcomments"
         case .count: "count"
         case .stats: "stats"
         case .urlhandlers: "urlhandlers"
@@ -318,6 +354,7 @@ public enum Command: Hashable, Sendable {
         case .readpicture: "readpicture"
         case .password: "password"
         case .sticker: "sticker"
+        case .kill: "kill"
 
         case .location: "location"
         case .locations: "locations"
@@ -344,7 +381,7 @@ public enum Command: Hashable, Sendable {
         switch self {
         case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
              .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search, .findadd, .searchadd, .count,
-             .stats, .load, .listplaylistinfo, .albumart, .readpicture, .sticker:
+             .stats, .load, .listplaylistinfo, .albumart, .readpicture, .playlist, .searchaddpl, .readcomments, .sticker:
             true
         default: false
         }
@@ -354,7 +391,7 @@ public enum Command: Hashable, Sendable {
     static let expensiveNames = ["playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind",
                                  "playlistsearch", "lsinfo", "listall", "listallinfo", "listfiles", "list", "find",
                                  "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo",
-                                 "albumart", "readpicture", "sticker"]
+                                 "albumart", "readpicture", "playlist", "searchaddpl", "readcomments", "sticker"]
 
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
     public var isHandledBySession: Bool {

@@ -36,12 +36,24 @@ extension CommandTable {
             }
             return .count(rest.isEmpty ? nil : try filter(rest, foldCase: false, command: "count"), group: group)
         },
+        entry("searchaddpl", .between(2, nil)) { arguments, parse throws(MPDError) in
+            // MPD's order: the name, a trailing `position N`, then `window`, `sort` and the filter.
+            var rest = Array(arguments.dropFirst())
+            var position: Int?
+            if rest.count >= 2, rest[rest.count - 2] == "position" {
+                position = try parse.unsigned(rest[rest.count - 1])
+                rest.removeLast(2)
+            }
+            let (filter, sort, window) = try query(rest, foldCase: true, command: "searchaddpl", parse)
+            return .searchaddpl(arguments[0], filter, sort: sort, window: window, position: position)
+        },
         simple("stats", .stats),
         simple("urlhandlers", .urlhandlers),
         simple("decoders", .decoders),
         entry("albumart", .exactly(2)) { arguments, parse throws(MPDError) in
             .albumart(uri: arguments[0], offset: try parse.unsigned(arguments[1]))
         },
+        entry("readcomments", .exactly(1)) { arguments, _ throws(MPDError) in .readcomments(uri: arguments[0]) },
         entry("readpicture", .exactly(2)) { arguments, parse throws(MPDError) in
             .readpicture(uri: arguments[0], offset: try parse.unsigned(arguments[1]))
         },

@@ -1,5 +1,5 @@
 extension CommandTable {
-    /// Play options that are not the queue's, the software mixer, and partitions.
+    /// Play options that are not the queue's, the software mixer, the player's error, and partitions.
     static let optionEntries: [Entry] = [
         entry("crossfade", .exactly(1)) { arguments, parse throws(MPDError) in .crossfade(try parse.unsigned(arguments[0])) },
         entry("mixrampdb", .exactly(1)) { arguments, parse throws(MPDError) in .mixrampdb(try parse.float(arguments[0])) },
@@ -18,8 +18,16 @@ extension CommandTable {
         simple("getvol", .getvol),
         entry("replay_gain_mode", .exactly(1)) { arguments, _ throws(MPDError) in .replayGainMode(arguments[0]) },
         simple("replay_gain_status", .replayGainStatus),
+        simple("clearerror", .clearerror),
         simple("listpartitions", .listpartitions),
         entry("partition", .exactly(1)) { arguments, _ throws(MPDError) in .partition(arguments[0]) },
+        entry("newpartition", .exactly(1)) { arguments, _ throws(MPDError) in .newpartition(arguments[0]) },
+        entry("delpartition", .exactly(1)) { arguments, _ throws(MPDError) in .delpartition(arguments[0]) },
+        entry("moveoutput", .exactly(1)) { arguments, _ throws(MPDError) in .moveoutput(arguments[0]) },
+        // The attribute's name is checked after the output's id, by the executor, as MPD does.
+        entry("outputset", .exactly(3)) { arguments, parse throws(MPDError) in
+            .outputset(try parse.unsigned(arguments[0]), name: arguments[1], value: arguments[2])
+        },
     ]
 
     /// Client-to-client messages (MPD's `MessageCommands.cxx`).

@@ -56,7 +56,34 @@ extension CommandTable {
         entry("playlistsearch", .between(1, nil)) { arguments, _ throws(MPDError) in
             .playlistsearch(try filter(arguments, foldCase: true, command: "playlistsearch"))
         },
+        simple("playlist", .playlist),
+        entry("rangeid", .exactly(2)) { arguments, parse throws(MPDError) in
+            let id = try parse.unsigned(arguments[0])
+            guard let range = SongTimeRange(parsing: arguments[1]) else {
+                throw MPDError(.argument, "Bad range", command: "rangeid")
+            }
+            return .rangeid(id, range)
+        },
+        // MPD's TagCommands.cxx: the id is read first, then the tag's name.
+        entry("addtagid", .exactly(3)) { arguments, parse throws(MPDError) in
+            let id = try parse.unsigned(arguments[0])
+            return .addtagid(id, tag: try tagName(arguments[1], command: "addtagid"), value: arguments[2])
+        },
+        entry("cleartagid", .between(1, 2)) { arguments, parse throws(MPDError) in
+            let id = try parse.unsigned(arguments[0])
+            return .cleartagid(id, tag: try arguments.dropFirst().first.map { name throws(MPDError) in
+                try tagName(name, command: "cleartagid")
+            })
+        },
     ]
+
+    /// A tag name as MPD's `tag_name_parse_i` reads it (any case), in MPD's spelling;
+    /// `Unknown tag type: NAME` otherwise.
+    static func tagName(_ name: String, command: String) throws(MPDError) -> String {
+        if let tag = TagType(protocolName: name) { return tag.protocolName }
+        if let known = TagType.knownButDisabledNames.first(where: { ASCII.equalsIgnoringCase($0, name) }) { return known }
+        throw MPDError(.argument, "Unknown tag type: \(name)", command: command)
+    }
 
     /// An optional insert position argument (`N`, `+N`, `-N`).
     static func position(_ text: String?, _ parse: ArgumentParsing) throws(MPDError) -> QueuePosition? {

@@ -23,6 +23,9 @@ public struct Reply: Hashable, Sendable {
     /// The permissions an accepted `password` gives the client from now on (mpd's
     /// `Client::SetPermission`): the session takes them when the reply comes back.
     public private(set) var grantedPermissions: Permission?
+    /// Whether the session closes the connection after this reply's lines, without an `OK`
+    /// (`kill`, MPD's `CommandResult::KILL`); nothing the client sent after it is run.
+    public private(set) var closesConnection = false
 
     /// An empty body: the reply is just `OK`.
     public init() {
@@ -72,6 +75,11 @@ public struct Reply: Hashable, Sendable {
     /// Makes this the reply of an accepted password: the client holds `permissions` from now on.
     public mutating func grant(_ permissions: Permission) {
         grantedPermissions = permissions
+    }
+
+    /// Makes this the last reply on the connection: no `OK` follows, the connection closes.
+    public mutating func closeConnection() {
+        closesConnection = true
     }
 
     /// Appends all lines of another reply.

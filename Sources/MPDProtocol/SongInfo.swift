@@ -1,5 +1,5 @@
 /// What a song block says about one song, in the order mpd sends the lines:
-/// `file`, `Last-Modified`, `Format`, tags, `Time`, `duration`, `Pos`, `Id`.
+/// `file`, `Range`, `Last-Modified`, `Format`, tags, `Time`, `duration`, `Pos`, `Id`.
 ///
 /// `playlistinfo` sends these blocks back to back; clients split them at `file:`.
 public struct SongInfo: Hashable, Sendable {
@@ -18,6 +18,8 @@ public struct SongInfo: Hashable, Sendable {
 
     /// The URI relative to the music directory (`file: track1.mp3`).
     public var file: String
+    /// The part of the song that plays (`Range: 1.000-5.000`), for a queue entry given one.
+    public var range: SongTimeRange?
     /// The file's modification time as Unix seconds (`Last-Modified: 2026-11-22T06:30:35Z`).
     public var lastModified: Int64?
     /// The audio format, `rate:bits:channels` (`Format: 44100:24:2`).
@@ -49,6 +51,7 @@ public struct SongInfo: Hashable, Sendable {
 
     func appendLines(to reply: inout Reply) {
         reply.append("file", file)
+        if let text = range?.protocolText { reply.append("Range", text) }
         if let lastModified { reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: lastModified)) }
         if let format { reply.append("Format", format) }
         for tag in tags { reply.append(tag.type, tag.value) }

@@ -26,6 +26,14 @@ import Testing
         #expect(dropped == ["/m/1", "/m/3"])
     }
 
+    @Test func theRangesOfDroppedFilesGoWithThem() {
+        var ranged = state
+        ranged.ranges = [[0, 0], [1000, 0], [0, 0], [2000, 3000], [0, 0]]
+        let (kept, _) = ranged.droppingFiles { ["/m/0", "/m/2"].contains($0) }
+        #expect(kept.ranges == [[1000, 0], [2000, 3000], [0, 0]])
+        #expect(state.droppingFiles { $0 == "/m/0" }.state.ranges == nil)
+    }
+
     @Test func allFilesDroppedLeaveAnEmptyQueue() {
         let (kept, dropped) = state.droppingFiles { _ in true }
         #expect(kept.queue.isEmpty && kept.current == nil)

@@ -38,6 +38,19 @@ import Testing
         #expect(reason?.contains("position") == true, "\(String(describing: reason))")
     }
 
+    /// Ranges (`rangeid`) are kept index for index with the queue, in milliseconds.
+    @Test func rangesAreAcceptedOnlyAsAStartAndAnEndPerFile() throws {
+        let state = SavedState(queue: ["/m/a", "/m/b"], current: 0, position: 0.5, paused: false, ranges: [[1000, 5000], [0, 0]])
+        let json = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+        #expect(try validate(json).get() == state)
+        #expect(try validate(#"{"version":1,"queue":["/m/a"],"position":0,"paused":false}"#).get().ranges == nil)
+        let queue = #"{"version":1,"queue":["/m/a"],"position":0,"paused":false,"ranges":"#
+        #expect(reason(queue + "[]}")?.contains("0 ranges for a queue of 1") == true)
+        for bad in ["[[5000,1000]]", "[[1000]]", "[[-1,0]]", "[[0,1000000000001]]", "[[1,2,3]]"] {
+            #expect(reason(queue + bad + "}")?.contains("is not a start and an end") == true, "\(bad)")
+        }
+    }
+
     @Test func versionsOtherThanOneAreRefusedWithWhatTheyAre() {
         #expect(reason(#"{"version":0,"queue":[],"position":0,"paused":false}"#)?.contains("no valid version (0)") == true)
         #expect(reason(#"{"version":2,"queue":[],"position":0,"paused":false}"#)?.contains("newer queueplayerd (version 2)") == true)

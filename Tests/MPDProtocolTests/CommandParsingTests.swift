@@ -196,16 +196,18 @@ import Testing
 
     @Test func supportedNamesAreSortedAndComplete() {
         #expect(Command.supportedNames == [
-            "add", "addid", "albumart", "binarylimit", "channels", "clear", "close", "commands", "config", "consume", "count",
-            "crossfade", "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find",
-            "findadd", "getvol", "idle", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
+            "add", "addid", "addtagid", "albumart", "binarylimit", "channels", "clear", "clearerror", "cleartagid", "close",
+            "commands", "config", "consume", "count",
+            "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
+            "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
-            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid",
-            "next", "notcommands", "outputs", "partition", "password", "pause", "ping", "play", "playid", "playlistadd",
-            "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
-            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "readmessages", "readpicture",
+            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
+            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "play", "playid", "playlist",
+            "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
+            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "readcomments",
+            "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
-            "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
+            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
             "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {

@@ -61,7 +61,7 @@ import Testing
     @Test func commandsListsTheSupportedNames() {
         let session = TestClient()
         let reply = session.feed("commands\n")
-        #expect(reply.hasPrefix("command: add\ncommand: addid\ncommand: albumart\ncommand: binarylimit\n"))
+        #expect(reply.hasPrefix("command: add\ncommand: addid\ncommand: addtagid\ncommand: albumart\ncommand: binarylimit\n"))
         #expect(reply.hasSuffix("command: update\ncommand: urlhandlers\ncommand: volume\nOK\n"))
         #expect(reply == Command.supportedNames.map { "command: \($0)\n" }.joined() + "OK\n")
         #expect(!reply.contains("noidle"))

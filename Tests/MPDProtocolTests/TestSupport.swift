@@ -42,6 +42,10 @@ final class FakeDaemon: CommandExecutor {
             var reply = Reply()
             reply.append("updating_db", "2")
             return reply
+        case .kill:
+            var reply = Reply()
+            reply.closeConnection()
+            return reply
         default:
             return .empty
         }

@@ -183,7 +183,7 @@ import Testing
         return bytes
     }
 
-    static func decodeAll(_ decoder: MPG123Decoder) throws -> [UInt8] {
+    static func decodeAll(_ decoder: any Decoder) throws -> [UInt8] {
         var all: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096 * decoder.format.bytesPerFrame)
         while true {

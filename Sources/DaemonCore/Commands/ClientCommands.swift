@@ -1,6 +1,8 @@
 import MPDProtocol
 
-/// The client's own standing (MPD's `ClientCommands.cxx`): `password`.
+/// The client's own standing (MPD's `ClientCommands.cxx`): `password`; and `kill` (MPD's
+/// `OtherCommands.cxx`, admin only), which stops the daemon on SIGTERM's path (the state
+/// saved, the audio played out) and closes the connection without a reply, as MPD does.
 struct ClientCommands: CommandHandler {
     unowned let partition: Partition
 
@@ -9,6 +11,11 @@ struct ClientCommands: CommandHandler {
         case .password(let candidate):
             var reply = Reply()
             reply.grant(try partition.access.check(password: candidate, peer: context.peer))
+            return reply
+        case .kill:
+            partition.kill(context.peer)
+            var reply = Reply()
+            reply.closeConnection()
             return reply
         default:
             return nil

@@ -30,6 +30,7 @@ final class CommandDispatcher: CommandExecutor {
             OutputCommands(partition: partition),
             LibraryCommands(partition: partition),
             PictureCommands(partition: partition),
+            FileCommands(partition: partition),
             ClientCommands(partition: partition),
             LocationCommands(partition: partition),
             StickerCommands(partition: partition),

@@ -2,7 +2,8 @@ import Foundation
 import MPDProtocol
 
 /// The music database (MPD's `DatabaseCommands.cxx`, `FileCommands.cxx`, `OtherCommands.cxx`):
-/// browsing, searching, listing tag values, counting, and keeping it up to date.
+/// browsing, searching (and `searchaddpl`: what is found into a stored playlist), listing tag
+/// values, counting, and keeping it up to date.
 struct LibraryCommands: CommandHandler {
     unowned let partition: Partition
 
@@ -62,11 +63,20 @@ struct LibraryCommands: CommandHandler {
                 previous = row
             }
         case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
-            let (songs, blocks) = (partition.updater.songsInOrder, partition.updater.blocksInOrder)
-            var found = songs.indices.filter { filter.matches(songs[$0]) }
-            if let sort { found.sort { Self.precedes(songs[$0], songs[$1], sort) } }
-            if let window { found = Array(found[try window.positionsForListing(queueLength: found.count)]) }
-            for index in found { reply.append(blocks[index]) }
+            let blocks = partition.updater.blocksInOrder
+            for index in try matches(filter, sort: sort, window: window) { reply.append(blocks[index]) }
+        case .searchaddpl(let name, let filter, let sort, let window, let position):
+            let songs = partition.updater.songsInOrder
+            let uris = try matches(filter, sort: sort, window: window).map { songs[$0].uri }
+            let playlists = partition.storedPlaylists
+            guard !uris.isEmpty else {
+                // MPD writes the playlist only when a song goes into it; with a position, it
+                // opens the playlist first, so the name and the position are checked anyway.
+                if let position, position > (try playlists.countOfSongs(in: name)) { throw MPDError(.argument, "Bad position") }
+                return reply
+            }
+            try playlists.add(uris, to: name, at: position)
+            partition.events.post([.storedPlaylist])
         case .findadd(let filter, let position), .searchadd(let filter, let position):
             let files = partition.updater.songsInOrder.filter(filter.matches).map { partition.library.root.appendingPathComponent($0.uri) }
             let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
@@ -118,6 +128,16 @@ struct LibraryCommands: CommandHandler {
     private static func appendCount(_ songs: [SongDatabase.Record], to reply: inout Reply) {
         reply.append("songs", songs.count)
         reply.append("playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
+    }
+
+    /// The indices in ``LibraryUpdater/songsInOrder`` of the songs `filter` matches, sorted and
+    /// windowed as `find` and `search` ask.
+    private func matches(_ filter: SongFilter, sort: SongOrder?, window: PositionRange?) throws(MPDError) -> [Int] {
+        let songs = partition.updater.songsInOrder
+        var found = songs.indices.filter { filter.matches(songs[$0]) }
+        if let sort { found.sort { Self.precedes(songs[$0], songs[$1], sort) } }
+        if let window { found = Array(found[try window.positionsForListing(queueLength: found.count)]) }
+        return found
     }
 
     private static func precedes(_ a: SongDatabase.Record, _ b: SongDatabase.Record, _ order: SongOrder) -> Bool {

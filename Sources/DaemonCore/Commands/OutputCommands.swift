@@ -1,7 +1,8 @@
 import MPDProtocol
 
 /// The audio outputs and partitions (MPD's `OutputCommands.cxx`, `PartitionCommands.cxx`):
-/// the outputs `--output` gave, one partition.
+/// the outputs `--output` gave, one partition, `default`, which cannot be added to or deleted,
+/// answered with MPD's errors.
 struct OutputCommands: CommandHandler {
     unowned let partition: Partition
 
@@ -38,9 +39,45 @@ struct OutputCommands: CommandHandler {
             reply.append("partition", "default")
         case .partition(let name):
             guard name == "default" else { throw MPDError(.noExist, "partition does not exist") }
+        case .outputset(let id, let name, _):
+            guard partition.outputs.outputs.indices.contains(id) else { throw MPDError.noSuchOutput }
+            guard Self.isValidAttributeName(name) else { throw MPDError(.argument, "Illegal attribute name") }
+            // No output here has runtime attributes (`outputs` lists none): MPD's answer for
+            // an output plugin without them (its null, fifo and pipe outputs).
+            throw MPDError(.argument, "Unsupported attribute")
+        case .moveoutput(let name):
+            // One partition holds every output: an output named so is already where the
+            // client is, which MPD answers with OK.
+            guard partition.outputs.outputs.contains(where: { $0.name == name }) else {
+                throw MPDError(.noExist, "No such output")
+            }
+        case .newpartition(let name):
+            guard Self.isValidPartitionName(name) else { throw MPDError(.argument, "bad name") }
+            guard name != "default" else { throw MPDError(.exist, "name already exists") }
+            // One partition, one player, one queue: the daemon's limit is reached, and MPD
+            // words it so when it reaches its own.
+            throw MPDError(.unknown, "too many partitions")
+        case .delpartition(let name):
+            guard Self.isValidPartitionName(name) else { throw MPDError(.argument, "bad name") }
+            guard name != "default" else { throw MPDError(.unknown, "cannot delete the default partition") }
+            throw MPDError(.noExist, "no such partition")
         default:
             return nil
         }
         return reply
+    }
+
+    /// MPD's `IsValidAttributeName`: letters, digits and `_`, at least one.
+    static func isValidAttributeName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    /// MPD's `IsValidPartitionName`: letters, digits, `-` and `_`, at least one.
+    static func isValidPartitionName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 }

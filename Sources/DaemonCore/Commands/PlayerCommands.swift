@@ -32,6 +32,10 @@ struct PlayerCommands: CommandHandler {
         case .seekcur(let target):
             guard partition.playState != .stop, let position = partition.currentPosition else { throw MPDError.notPlaying }
             try partition.seek(position: position, seconds: max(0, target.seconds(from: player.currentTime().seconds)))
+        case .clearerror:
+            // MPD's `PlayerControl::ClearError`: the error is forgotten, no idle event. An
+            // output that cannot open says so again on its next attempt, as in MPD.
+            partition.lastError = nil
         case .seek(let position, let seconds):
             try partition.seek(position: position, seconds: seconds)
         case .seekid(let id, let seconds):

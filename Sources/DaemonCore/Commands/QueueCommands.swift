@@ -1,8 +1,8 @@
 import Foundation
 import MPDProtocol
 
-/// The queue: adding, removing, moving, priorities, and reading it back by position, id or
-/// version (MPD's `QueueCommands.cxx`).
+/// The queue: adding, removing, moving, priorities, ranges, and reading it back by position,
+/// id or version (MPD's `QueueCommands.cxx`), and its songs' tags (`TagCommands.cxx`).
 struct QueueCommands: CommandHandler {
     unowned let partition: Partition
 
@@ -74,6 +74,18 @@ struct QueueCommands: CommandHandler {
             return reply
         case .playlistfind(let filter), .playlistsearch(let filter):
             return songs(queue.entries.indices.filter { filter.matches(queue.entries[$0].song) })
+        case .playlist:
+            // The old format (MPD's `queue_print_uris`): `POS:file: URI`.
+            var reply = Reply()
+            for (position, entry) in queue.entries.enumerated() { reply.append("\(position):file", entry.song.uri) }
+            return reply
+        case .rangeid(let id, let range):
+            try partition.setRange(range, ofID: id)
+        case .addtagid(let id, _, _), .cleartagid(let id, _):
+            // MPD edits the tags of remote songs only (streams whose tags a client knows
+            // better); every song here is a file of the music directory.
+            _ = try partition.position(ofID: id)
+            throw MPDError(.permission, "Cannot edit tags of local file")
         default:
             return nil
         }

@@ -62,4 +62,28 @@ enum ID3TagMapping {
         guard type == .track || type == .disc else { return stripped }
         return String(stripped.drop { $0 == "0" }.prefix { $0.isASCII && $0.isNumber })
     }
+
+    /// The comment pairs `readcomments` sends (MPD's `PrintCommentHandler` over libid3tag's
+    /// `TXXX` frames): the description and the first value of each, in the order of the file.
+    /// libid3tag turns a line break of such a value into a space; then MPD leaves out a name
+    /// that is not letters, `_` and `-` (starting with a letter) and a value with any other
+    /// control character. `COMM` frames are not pairs (MPD reads them as the `Comment` tag).
+    static func comments(of id3: ID3Tags) -> [(name: String, value: String)] {
+        id3.extras.compactMap { extra in
+            let name = extra.description.replacingOccurrences(of: "\n", with: " ")
+            guard let first = extra.values.first else { return nil }
+            let value = first.replacingOccurrences(of: "\n", with: " ")
+            guard isCommentName(name), !value.utf8.contains(where: { $0 < 0x20 }) else { return nil }
+            return (name, value)
+        }
+    }
+
+    private static func isCommentName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+    }
 }

@@ -49,6 +49,7 @@ final class Partition: @unchecked Sendable {
     private struct State {
         var application: any ApplicationContext = AlwaysActiveContext()
         var remoteNotification: (String) -> Void = { _ in }
+        var kill: (String) -> Void = { _ in }
         var transferCount: () -> Int = { 0 }
         var access = AccessPolicy.open
         var playQueue = PlayQueue<QueuedSong>()
@@ -88,6 +89,11 @@ final class Partition: @unchecked Sendable {
     var remoteNotification: (String) -> Void {
         get { state.value.remoteNotification }
         set { state.value.remoteNotification = newValue }
+    }
+    /// Stops the daemon as SIGTERM does (`kill`), given who asked; the daemon sets it.
+    var kill: (String) -> Void {
+        get { state.value.kill }
+        set { state.value.kill = newValue }
     }
     /// How many podcast episodes are downloading (`status`'s `transfers`); set by the daemon.
     var transferCount: () -> Int {
@@ -293,7 +299,7 @@ final class Partition: @unchecked Sendable {
         player.removeAllItems()
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
-        let item = PlayerItem(url: entry.song.url)
+        let item = entry.song.makeItem()
         nowPlaying = Handoff(item: item, id: entry.id)
         lookahead = nil
         playQueue.makeCurrent(position)
@@ -557,6 +563,29 @@ final class Partition: @unchecked Sendable {
         queueChanged()
     }
 
+    /// `rangeid`: the part of the song with `id` that plays (MPD's `SetSongIdRange`). The song
+    /// being heard cannot be edited; an end at or past the song's end means its end; the song
+    /// handed to the player to follow is handed again, cut anew.
+    func setRange(_ range: SongTimeRange, ofID id: Int) throws(MPDError) {
+        syncWithPlayer()
+        let position = try position(ofID: id)
+        if playState != .stop, position == currentPosition {
+            throw MPDError(.permission, "Cannot edit the current song")
+        }
+        var range = range
+        if let duration = playQueue.entries[position].song.details?.duration {
+            let milliseconds = Int(duration * 1000)
+            guard range.startMilliseconds <= milliseconds else { throw MPDError(.argument, "Invalid start offset") }
+            if range.endMilliseconds >= milliseconds { range.endMilliseconds = 0 }
+        }
+        if let lookahead, lookahead.id == id {
+            player.remove(lookahead.item)
+            self.lookahead = nil
+        }
+        playQueue.update(at: position) { $0.range = range }
+        queueChanged()
+    }
+
     /// Changes a play mode; the look-ahead follows at once, so it applies from the next boundary.
     func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
         syncWithPlayer()
@@ -689,7 +718,7 @@ final class Partition: @unchecked Sendable {
         lookahead = nil
         playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
-        let item = PlayerItem(url: wanted.song.url)
+        let item = wanted.song.makeItem()
         lookahead = Handoff(item: item, id: wanted.id)
         player.insert(item, after: nowPlaying.item)
     }

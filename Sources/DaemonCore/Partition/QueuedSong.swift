@@ -10,6 +10,8 @@ struct QueuedSong: Sendable, FilterableSong {
     /// Tags, length and format; nil if the file could not be opened as MP3 when added.
     let details: SongDetails?
     let lastModified: Int64?
+    /// The part that plays (`rangeid`); the whole song by default.
+    var range = SongTimeRange.whole
 
     init(url: URL, library: MusicLibrary, index: SongIndex) {
         self.url = url
@@ -20,11 +22,26 @@ struct QueuedSong: Sendable, FilterableSong {
 
     var tags: [SongInfo.Tag] { details?.tags ?? [] }
 
+    /// A player item for the song: its range, if it has one, is the item's clip.
+    func makeItem() -> PlayerItem {
+        guard !range.isWhole else { return PlayerItem(url: url) }
+        return PlayerItem(url: url, clip: .init(start: MediaTime(seconds: range.start),
+                                                end: range.end.map { MediaTime(seconds: $0) }))
+    }
+
     var audioFormat: String? { details?.formatText }
 
-    /// The song block (`file`, tags, `Time`, ...) without queue fields.
+    /// The song block (`file`, `Range`, tags, `Time`, ...) without queue fields. With a
+    /// range, `Time` and `duration` are the range's length, as MPD's `GetDuration` gives them.
     var info: SongInfo {
-        SongInfo(file: uri, lastModified: lastModified, format: audioFormat,
-                 tags: tags, duration: details?.duration)
+        var info = SongInfo(file: uri, lastModified: lastModified, format: audioFormat,
+                            tags: tags, duration: details.map { playedDuration(of: $0.duration) })
+        info.range = range.isWhole ? nil : range
+        return info
+    }
+
+    /// How long the range of a song of `duration` seconds lasts.
+    private func playedDuration(of duration: Double) -> Double {
+        max(0, (range.end ?? duration) - range.start)
     }
 }

@@ -88,6 +88,11 @@ struct StoredPlaylists: Sendable {
         try write(songs, to: name)
     }
 
+    /// How many songs the playlist holds, 0 if there is none; its name is checked all the same.
+    func countOfSongs(in name: String) throws(MPDError) -> Int {
+        try existingSongs(in: name)?.count ?? 0
+    }
+
     /// `playlistclear NAME`: empties the playlist, creating it if needed.
     func clear(_ name: String) throws(MPDError) {
         try write([], to: name)

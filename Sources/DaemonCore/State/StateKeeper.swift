@@ -73,6 +73,7 @@ final class StateKeeper: Sendable {
             let current = kept.current
             if let modes = state.modes { partition.restore(modes) }
             partition.append(urls)
+            restoreRanges(kept.ranges, count: urls.count)
             if let current, current < urls.count {
                 partition.startPlayback(at: current, from: state.position, paused: state.paused)
                 logger.info("restored the queue (\(urls.count) items) at item \(current + 1), \(String(format: "%.2f", state.position)) s, \(state.paused ? "paused" : "playing")")
@@ -81,6 +82,22 @@ final class StateKeeper: Sendable {
             }
             keeping.lastSaved = snapshot()
             return true
+        }
+    }
+
+    /// Gives the songs just appended (the last `count` of the queue) their saved ranges; a
+    /// range the file no longer has room for (it changed meanwhile) is left out, and logged.
+    private func restoreRanges(_ ranges: [[Int]]?, count: Int) {
+        guard let ranges, ranges.count == count else { return }
+        let entries = partition.playQueue.entries.suffix(count)
+        for (entry, saved) in zip(entries, ranges) {
+            let range = SongTimeRange(startMilliseconds: saved[0], endMilliseconds: saved[1])
+            guard !range.isWhole else { continue }
+            do {
+                try partition.setRange(range, ofID: entry.id)
+            } catch {
+                logger.warning("the saved range \(range.protocolText ?? "") of \(entry.song.uri) was not restored: \(error.message)")
+            }
         }
     }
 
@@ -196,6 +213,13 @@ final class StateKeeper: Sendable {
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
                                                   consume: queue.consume.rawValue, volume: partition.volume),
-                          outputs: partition.outputs.savedSwitches)
+                          outputs: partition.outputs.savedSwitches,
+                          ranges: Self.ranges(of: queue))
+    }
+
+    /// The queue's ranges as the saved state keeps them; nil when no song has one.
+    private static func ranges(of queue: PlayQueue<QueuedSong>) -> [[Int]]? {
+        guard queue.entries.contains(where: { !$0.song.range.isWhole }) else { return nil }
+        return queue.entries.map { [$0.song.range.startMilliseconds, $0.song.range.endMilliseconds] }
     }
 }

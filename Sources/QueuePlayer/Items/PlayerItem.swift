@@ -36,13 +36,42 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
 
     private let state = Mutex(State())
 
+    /// The part of a file an item plays (MPD's song range): from `start` to `end` (nil: the
+    /// file's end), as a composition of one time range of an asset would.
+    public struct Clip: Sendable, Hashable {
+        public var start: MediaTime
+        public var end: MediaTime?
+
+        public init(start: MediaTime, end: MediaTime?) {
+            self.start = start
+            self.end = end
+        }
+    }
+
     /// The file this item plays.
     public let url: URL
+    /// The part of the file it plays; nil: all of it. Its ``duration`` and the player's time
+    /// are the clip's (0 at its start).
+    public let clip: Clip?
     public let observationRegistry = ObservationRegistry()
 
     /// Creates an item for the file at `url`; nothing is read until a player needs it.
     public init(url: URL) {
         self.url = url
+        clip = nil
+    }
+
+    /// Creates an item for the `clip` of the file at `url` (nil: all of it).
+    public init(url: URL, clip: Clip?) {
+        self.url = url
+        self.clip = clip
+    }
+
+    /// Opens the item's decoder with `factory`, cut to its clip.
+    func openDecoder(with factory: any DecoderFactory) throws(DecoderError) -> any Decoder {
+        let decoder = try factory.makeDecoder(for: url)
+        guard let clip else { return decoder }
+        return try ClippedDecoder(decoder, clip: clip)
     }
 
     /// Whether the item can be played. Observable.
@@ -74,7 +103,8 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
             state.duration = MediaTime(value: decoder.frameCount, timescale: Int32(decoder.format.sampleRate))
             state.format = decoder.format
             state.metadata = decoder.metadata
-            state.bitRate = (decoder as? MPG123Decoder)?.bitRate
+            let file: any Decoder = (decoder as? ClippedDecoder)?.base ?? decoder
+            state.bitRate = (file as? MPG123Decoder)?.bitRate
         }
         if !alreadyReady { setStatus(.readyToPlay, error: nil) }
     }

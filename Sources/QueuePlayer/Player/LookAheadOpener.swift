@@ -53,9 +53,8 @@ final class LookAheadOpener: Sendable {
         }
         guard starts else { return found }
         pending.add(1, ordering: .relaxed)
-        let url = item.url
         queue.async { [self] in
-            let result = Result { () throws(DecoderError) -> any Decoder in try factory.makeDecoder(for: url) }
+            let result = Result { () throws(DecoderError) -> any Decoder in try item.openDecoder(with: factory) }
             state.withLock { state in
                 state.inFlight = nil
                 state.ready = (item, result)

@@ -428,7 +428,7 @@ extension QueuePlayer {
             return opened.decoder
         }
         let result = lookAhead.take(item)
-            ?? Result { () throws(DecoderError) -> any Decoder in try decoderFactory.makeDecoder(for: item.url) }
+            ?? Result { () throws(DecoderError) -> any Decoder in try item.openDecoder(with: decoderFactory) }
         return accept(result, for: item)
     }
 

@@ -14,7 +14,7 @@ struct PermissionTests {
     typealias Fixture = ControlConnectionTests.Fixture
 
     /// A connected client holding `permissions`, the greeting read.
-    private func connect(_ fixture: Fixture, permissions: Permission, peer: String = "192.0.2.7") throws -> ControlConnectionTests.Client {
+    func connect(_ fixture: Fixture, permissions: Permission, peer: String = "192.0.2.7") throws -> ControlConnectionTests.Client {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             ControlConnection(partition: fixture.partition, events: fixture.events, scheduler: fixture.scheduler,
