@@ -90,6 +90,21 @@ import Glibc
         #expect(withdrawn.found, "still listed after the daemon stopped: \(withdrawn.services)")
     }
 
+    /// Of a loopback listener and one other machines reach, the second is announced, on
+    /// every interface Avahi has (here, its namespace's loopback alone).
+    @Test func theListenerOtherMachinesReachIsTheOneAnnounced() throws {
+        let avahi = try Self.avahi.get()
+        let daemon = try Daemon(bus: avahi.busAddress, ["--bind", "0.0.0.0:0", "--zeroconf-name", "qp wide"])
+        defer { _ = daemon.stop() }
+        let wide = try #require(ControlSocketTCPTests.TCPDaemon.port(in: daemon.log, after: "control socket: 0.0.0.0:"))
+        #expect(wide != daemon.port)
+        let published = try Self.browse(avahi) { $0.contains { $0.name == "qp wide" } }
+        #expect(published.found, "\(published.services); log: \(daemon.log)")
+        #expect(published.services.filter { $0.name == "qp wide" }.map(\.port) == [wide], "\(published.services)")
+        #expect(daemon.zeroconfLines.contains { $0.hasSuffix("zeroconf: published \"qp wide\" (_mpd._tcp, port \(wide))") },
+                "\(daemon.zeroconfLines)")
+    }
+
     @Test func noZeroconfPublishesNothing() throws {
         let avahi = try Self.avahi.get()
         let quiet = try Daemon(bus: avahi.busAddress, ["--no-zeroconf", "--zeroconf-name", "qp quiet"])
