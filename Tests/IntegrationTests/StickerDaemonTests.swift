@@ -198,7 +198,13 @@ import Glibc
             #expect(chown(directory.path, nobody, nobody) == 0)
             environment[variable] = directory.path
         }
-        #expect(chmod(library.root.path, 0o755) == 0)
+        // nobody reads the music whatever the umask was.
+        for path in [library.root, library.music, library.music.appendingPathComponent("dir"), library.music.appendingPathComponent("dirx")] {
+            #expect(chmod(path.path, 0o755) == 0)
+        }
+        for uri in ["a.mp3", "b.mp3", "dir/c.mp3", "dirx/d.mp3"] {
+            #expect(chmod(library.music.appendingPathComponent(uri).path, 0o644) == 0)
+        }
         let socket = library.root.appendingPathComponent("runtime/control.sock").path
         let process = try ChildProcess(program: "/usr/bin/setpriv",
                                        ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", ChildProcess.daemonPath,
