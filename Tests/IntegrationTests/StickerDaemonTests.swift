@@ -179,6 +179,53 @@ import Glibc
         #expect(try again.request("sticker get song a.mp3 rating")["sticker"] == "rating=5")
     }
 
+    /// A sticker file its user may not write answers reads and refuses writes with SQLite's
+    /// words, logged. The daemon runs as `nobody` (root may write any file): skipped unless root.
+    @Test func aReadOnlyStickerFileAnswersReadsAndRefusesWrites() throws {
+        guard getuid() == 0 else { return }
+        let library = try Library()
+        do {
+            let daemon = try library.daemon(stickerFile: library.stickers.path)
+            defer { daemon.stop() }
+            expectSuccess(try daemon.mpc("sticker", "a.mp3", "set", "rating", "4"), stdout: [])
+        }
+        let nobody: UInt32 = 65534
+        #expect(chmod(library.stickers.path, 0o444) == 0)
+        var environment: [String: String] = [:]
+        for (variable, name) in zip(ChildProcess.userDirectoryVariables, ["home", "state", "runtime", "config"]) {
+            let directory = library.root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            #expect(chown(directory.path, nobody, nobody) == 0)
+            environment[variable] = directory.path
+        }
+        // nobody reads the music whatever the umask was.
+        for path in [library.root, library.music, library.music.appendingPathComponent("dir"), library.music.appendingPathComponent("dirx")] {
+            #expect(chmod(path.path, 0o755) == 0)
+        }
+        for uri in ["a.mp3", "b.mp3", "dir/c.mp3", "dirx/d.mp3"] {
+            #expect(chmod(library.music.appendingPathComponent(uri).path, 0o644) == 0)
+        }
+        let socket = library.root.appendingPathComponent("runtime/control.sock").path
+        let process = try ChildProcess(program: "/usr/bin/setpriv",
+                                       ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", ChildProcess.daemonPath,
+                                        "--music-directory", library.music.path, "--no-state", "--output", "null",
+                                        "--sticker-file", library.stickers.path, "--socket", socket],
+                                       environment: environment)
+        defer { process.terminate() }
+        #expect(UnixSocketClient.waitUntilAccepting(socket, timeout: 10), "\(process.standardError)")
+        let client = try UnixSocketClient(path: socket)
+        _ = try client.readLine(timeout: 5)
+        #expect(waitUntil(timeout: 20) { (try? client.request("stats"))?.contains("songs: 4") == true })
+        #expect(process.standardError.contains("stickers: \(library.stickers.path) is read-only"), "\(process.standardError)")
+        #expect(try client.request("sticker get song a.mp3 rating") == ["sticker: rating=4", "OK"])
+        #expect(try client.request("sticker find song \"\" rating") == ["file: a.mp3", "sticker: rating=4", "OK"])
+        #expect(try client.request("sticker set song a.mp3 rating 5")
+                == ["ACK [5@0] {sticker} sticker database: attempt to write a readonly database"])
+        #expect(try client.request("sticker get song a.mp3 rating") == ["sticker: rating=4", "OK"])
+        #expect(try client.request("ping") == ["OK"])
+        #expect(process.standardError.contains("attempt to write a readonly database"))
+    }
+
     @Test func offRefusesStickersAsMPDWithoutAStickerFile() throws {
         let library = try Library()
         let daemon = try library.daemon(stickerFile: "off")

@@ -112,6 +112,21 @@ struct StickerCommandTests {
         #expect(try client.settle().hasSuffix("OK\n"))
     }
 
+    @Test func theDefaultFileIsMadeByTheFirstStickerCommand() throws {
+        let fixture = try Fixture(stickers: false)
+        let file = fixture.directory.appendingPathComponent("state/queueplayerd/sticker.sql")
+        fixture.partition.perform { $0.useStickers(.deferred(file)) }
+        fixture.scheduler.runAll(loop: EmbeddedEventLoop())
+        let client = try fixture.connect()
+        try client.send("commands\n")
+        #expect(try client.settle().contains("command: sticker\n"), "listed before the file is made")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        try client.send("sticker list song 01-morning-sine.mp3\nsticker set song 01-morning-sine.mp3 rating 2\n")
+        #expect(try client.settle() == "OK\nOK\n")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(try StickerStore(file: file).value(uri: "01-morning-sine.mp3", name: "rating") == "2")
+    }
+
     @Test func stickerNeedsAdminAsInMPDsTable() throws {
         let fixture = try Fixture()
         let reader = try fixture.connect(permissions: [.read, .add, .player, .control])
