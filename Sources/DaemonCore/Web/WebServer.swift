@@ -169,8 +169,8 @@ final class WebServer: Service, Sendable {
         }
     }
 
-    /// One WebSocket connection: a writer task drains the client's buffer into the socket while
-    /// this task reads its messages and answers them in order. Either ending ends both.
+    /// One WebSocket connection: this task reads its messages and answers them in order; what the
+    /// client is sent goes to the channel's event loop directly (``WebSocketClient/send(text:)``).
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
                                      scheduler: scheduler, logger: logger)
@@ -193,24 +193,15 @@ final class WebServer: Service, Sendable {
             client.close()
             partition.perform { $0.clientDidDisconnect(id) }
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await text in client.outgoing { try await outbound.writeTextMessage(text) }
+        var session = ClientSession()
+        session.clientID = id
+        for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+            guard case .text(let text) = message else {
+                client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
+                continue
             }
-            group.addTask {
-                var session = ClientSession()
-                session.clientID = id
-                for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
-                    guard case .text(let text) = message else {
-                        client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
-                        continue
-                    }
-                    await client.handle(text, session: &session)
-                    if session.isClosed { break }
-                }
-            }
-            try await group.next()
-            group.cancelAll()
+            await client.handle(text, session: &session)
+            if session.isClosed { break }
         }
     }
 
