@@ -1,5 +1,6 @@
 import AppLifecycle
 import Dispatch
+import FeedFetch
 import Foundation
 import Logging
 import MPDProtocol
@@ -110,14 +111,17 @@ public final class Daemon: @unchecked Sendable {
         self.statusLine = statusLine
         let autoEnqueue = configuration.autoEnqueue
         let (events, player, server) = (events, player, server)
+        let transferProgress = TransferProgressBoard()
+        let location = self.location
         let web = configuration.web.map {
             WebServer(options: $0, partition: partition, events: events, player: player, application: application,
-                      group: server.group, scheduler: server.scheduler, logger: logger)
+                      group: server.group, scheduler: server.scheduler,
+                      downloads: configuration.feeds.musicDirectory == nil ? nil : transferProgress, location: location, logger: logger)
         }
         self.web = web
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
                             stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, logger: logger) { [partition, lifecycle, logger] relativePath, file in
+                            host: lifecycle, transferProgress: transferProgress, logger: logger) { [partition, lifecycle, logger] relativePath, file in
             // iOS's handleEventsForBackgroundURLSession moment: a suspended daemon wakes into the
             // background, the library learns of the file (idle `update`, then `database`; the
             // update is a background task of its own), the queue gets it, and the daemon may
@@ -151,7 +155,6 @@ public final class Daemon: @unchecked Sendable {
             // the status line redraws, when their number changes.
             events.statusSnapshot.invalidate()
             if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
-            if let web { partition.perform { web.downloadsChanged(active: $0.transferCount()) } }
         }
         self.configuration = configuration
         self.logger = logger

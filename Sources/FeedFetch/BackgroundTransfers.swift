@@ -66,6 +66,8 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private let finished: @Sendable (_ relativePath: String, _ file: URL) -> Void
     private let runningCount = Atomic<Int>(0)
     private let runningChanged: @Sendable (_ count: Int) -> Void
+    /// Each job's state and bytes, for the web page's list (``TransferProgressBoard``).
+    public let progress: TransferProgressBoard
 
     private var jobs: [TransferJob] = [] {
         didSet { dispatchPrecondition(condition: .onQueue(queue)) }
@@ -86,13 +88,16 @@ public final class BackgroundTransfers: @unchecked Sendable {
     /// `deleted` gets each download `--download-limit` deleted, on ``queue``. `retentionFile`
     /// keeps which downloads were played (nil: in memory only). `runningChanged` gets
     /// ``activeCount`` each time a download starts or ends, on ``queue`` (what shows the count
-    /// redraws: a paused daemon's status line has no timer of its own).
+    /// redraws: a paused daemon's status line has no timer of its own). `progress` gets each
+    /// job's state as it changes, and its attempts' byte counts.
     public init(configuration: Configuration, clock: any PlaybackClock = RealTimeClock.shared, downloader: EnclosureDownloader,
-                journal: TransferJournal?, retentionFile: URL? = nil, logger: Logger,
+                journal: TransferJournal?, retentionFile: URL? = nil, progress: TransferProgressBoard = TransferProgressBoard(),
+                logger: Logger,
                 finished: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
                 deleted: @escaping @Sendable (_ relativePath: String) -> Void = { _ in },
                 runningChanged: @escaping @Sendable (_ count: Int) -> Void = { _ in }) {
         self.runningChanged = runningChanged
+        self.progress = progress
         self.retentionFile = retentionFile.map(JSONStateFile.init(file:))
         self.deleted = deleted
         self.configuration = configuration
@@ -122,6 +127,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
             jobs = saved
             ids = Set(jobs.map(\.id))
             paths = Set(jobs.map(\.relativePath))
+            progress.add(jobs)
             if changes > 0 || problem != nil {
                 // The last run's changes folded into a new snapshot (a line cut short with them).
                 do {
@@ -163,12 +169,14 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 // A name no other job has either: two episodes with one title must not share a `.part`.
                 let path = claims.claim(PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title))
                 paths.insert(path)
-                added.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path))
+                added.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path,
+                                         title: episode.title, feedTitle: feedTitle))
             }
             // What was taken is journaled in one append, also when the batch was cut short.
             if !added.isEmpty {
                 jobs.append(contentsOf: added)
                 record(added.map(TransferJournal.Change.put))
+                progress.add(added)
             }
             if takenAll { runDue() }
             return takenAll
@@ -223,7 +231,8 @@ public final class BackgroundTransfers: @unchecked Sendable {
     }
 
     /// Takes `job` out of the jobs and the journal.
-    private func removeJob(_ job: TransferJob) {
+    private func removeJob(_ job: TransferJob, _ final: TransferProgress.State) {
+        progress.end(job.id, final)
         jobs.removeAll { $0.id == job.id }
         ids.remove(job.id)
         paths.remove(job.relativePath)
@@ -259,9 +268,10 @@ public final class BackgroundTransfers: @unchecked Sendable {
         }
         logger.info("transfer \(RedactedURL.text(job.url)) -> \(job.relativePath): \(FileManager.default.fileExists(atPath: part.path) ? "resuming" : "starting")")
         runningChanged(runningCount.add(1, ordering: .relaxed).newValue)
-        let (downloader, queue, maximumSize) = (downloader, queue, configuration.maximumSize)
+        progress.set(job.id, .downloading)
+        let (downloader, queue, maximumSize, counter) = (downloader, queue, configuration.maximumSize, progress.counter(for: job.id))
         running[job.id] = Task {
-            let outcome = await downloader.download(job, to: part, maximumSize: maximumSize) { [weak self] validators in
+            let outcome = await downloader.download(job, to: part, maximumSize: maximumSize, progress: counter) { [weak self] validators in
                 guard let self else { return }
                 await withCheckedContinuation { (saved: CheckedContinuation<Void, Never>) in
                     queue.async {
@@ -301,6 +311,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
             paths.remove(job.relativePath)
             paths.insert(destination)
             job.relativePath = destination
+            progress.rename(job.id, to: destination)
             job.movingIntoPlace = true
             jobs[index] = job
             recordJob(at: index)
@@ -325,7 +336,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
 
     /// The job is done: out of the journal, then reported (once).
     private func complete(_ job: TransferJob, at file: URL) {
-        removeJob(job)
+        removeJob(job, .finished)
         logger.info("transfer finished: \(job.relativePath)")
         finished(job.relativePath, file)
         retention.downloaded(job.relativePath, feed: job.feed)
@@ -379,7 +390,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
     }
 
     private func drop(_ job: TransferJob, because why: String) {
-        removeJob(job)
+        removeJob(job, .failed(why))
         try? FileManager.default.removeItem(at: url(job.partPath))
         logger.warning("transfer \(RedactedURL.text(job.url)) failed: \(why)")
     }
@@ -394,6 +405,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
         recordJob(at: index)
         let delay = min(configuration.firstRetryDelay * Double(UInt64(1) << UInt64(min(job.failures - 1, 30))), configuration.maximumRetryDelay)
         notBefore[job.id] = now() + delay
+        progress.set(job.id, .waiting(why))
         logger.warning("transfer \(RedactedURL.text(job.url)): \(why); trying again in \(Int(delay.rounded(.up))) s")
     }
 

@@ -80,11 +80,16 @@ public final class EnclosureDownloader: Sendable {
     /// Downloads `job` into `part`. `learnt` gets the validators of a response that starts
     /// the file from zero, before any byte of it is written, so that a journal has them if
     /// the daemon is killed mid-body.
-    public func download(_ job: TransferJob, to part: URL, maximumSize: Int64,
+    /// `progress` gets the bytes in the file as they are written (one relaxed atomic store a
+    /// chunk), and the whole file's size once a response says it.
+    public func download(_ job: TransferJob, to part: URL, maximumSize: Int64, progress: TransferProgressBoard.Counter? = nil,
                          learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
         let meter = LowSpeedLimit.Meter(limits.lowSpeed)
+        let progress = progress ?? TransferProgressBoard.Counter()
         return await withTaskGroup(of: Ending.self) { group in
-            group.addTask { .attempt(await self.attempt(job, to: part, maximumSize: maximumSize, meter: meter, learnt: learnt)) }
+            group.addTask {
+                .attempt(await self.attempt(job, to: part, maximumSize: maximumSize, meter: meter, progress: progress, learnt: learnt))
+            }
             group.addTask { .watch(await meter.watch()) }
             var outcome = Outcome.retry("cancelled")
             var cut: String?
@@ -111,7 +116,7 @@ public final class EnclosureDownloader: Sendable {
     }
 
     private func attempt(_ job: TransferJob, to part: URL, maximumSize: Int64, meter: LowSpeedLimit.Meter,
-                         learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
+                         progress: TransferProgressBoard.Counter, learnt: @escaping @Sendable (FeedValidators) async -> Void) async -> Outcome {
         let file = PartFile(url: part, queue: io)
         // Queued after every write of this attempt: the next attempt's file operations come after it.
         defer { io.async { file.close() } }
@@ -125,6 +130,7 @@ public final class EnclosureDownloader: Sendable {
             }
             offset = 0
         }
+        progress.begin(received: offset, expected: nil)
         do {
             var response = try await execute(job, from: offset)
             if response.status.code == 206 && offset > 0 && !Self.continues(job, at: offset, response.headers) {
@@ -175,6 +181,7 @@ public final class EnclosureDownloader: Sendable {
                 return .retry(spaceProblem(free: free, needed: total - offset))
             }
             var written = offset
+            progress.begin(received: offset, expected: total)
             var sinceSpaceCheck: Int64 = 1 << 20
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
@@ -196,6 +203,7 @@ public final class EnclosureDownloader: Sendable {
                 }
                 sinceSpaceCheck += Int64(bytes.count)
                 try await append(bytes, to: file)
+                progress.received(written)
             }
             try Task.checkCancellation()
             if let total, written != total {

@@ -22,8 +22,14 @@ public struct TransferJob: Codable, Sendable, Equatable, Identifiable {
     /// Set (and saved) just before the `.part` file is renamed to `relativePath`: a start that
     /// finds it set, the `.part` gone and the file there knows the download had finished.
     public var movingIntoPlace: Bool
+    /// The episode's and the feed's titles, for the list of downloads (nil in a journal written
+    /// before they were kept).
+    public var title: String?
+    public var feedTitle: String?
 
-    public init(id: String, feed: String, url: URL, relativePath: String) {
+    public init(id: String, feed: String, url: URL, relativePath: String, title: String? = nil, feedTitle: String? = nil) {
+        self.title = title
+        self.feedTitle = feedTitle
         self.id = id
         self.feed = feed
         self.url = url

@@ -13,8 +13,9 @@ final class WebDaemon {
     let base: String
     var process: ChildProcess { control.process }
 
-    init(_ extra: [String] = [], http: String = "127.0.0.1:0") throws {
-        control = try ControlDaemon(["--media", TestMedia.directory.path, "--no-state", "--http", http] + extra)
+    /// `media`: what it plays (`--media DIR`, or `--music-directory DIR` for downloads).
+    init(_ extra: [String] = [], http: String = "127.0.0.1:0", media: [String] = ["--media", TestMedia.directory.path]) throws {
+        control = try ControlDaemon(media + ["--no-state", "--http", http] + extra)
         let deadline = ChildProcess.now() + 10
         var found: String?
         while found == nil && ChildProcess.now() < deadline {

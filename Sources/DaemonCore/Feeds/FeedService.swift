@@ -46,7 +46,9 @@ final class FeedService: Sendable {
     ///     file), once, on the transfers' queue.
     ///   - deleted: gets each download `--download-limit` deleted, on the transfers' queue.
     ///   - transfersChanged: called when a download starts or ends, on the transfers' queue.
-    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost, logger: Logger,
+    ///   - transferProgress: gets the downloads' states and byte counts (the web page's list).
+    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost,
+         transferProgress: TransferProgressBoard = TransferProgressBoard(), logger: Logger,
          downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
          deleted: @escaping @Sendable (_ relativePath: String) -> Void,
          transfersChanged: @escaping @Sendable () -> Void = {}) {
@@ -61,7 +63,7 @@ final class FeedService: Sendable {
                                 downloader: downloader,
                                 journal: stateDirectory.map { TransferJournal(file: $0.appendingPathComponent("transfers.json")) },
                                 retentionFile: stateDirectory?.appendingPathComponent("downloads.json"),
-                                logger: logger, finished: downloaded, deleted: deleted,
+                                progress: transferProgress, logger: logger, finished: downloaded, deleted: deleted,
                                 runningChanged: { _ in transfersChanged() })
         }
         self.transfers = transfers

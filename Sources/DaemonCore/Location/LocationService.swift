@@ -25,8 +25,17 @@ final class LocationService: LocationManagerDelegate {
         var regions: [RegionWaypoint] = []
     }
 
+    /// What ``listener`` hears.
+    enum Event: Sendable {
+        /// New fixes, oldest first.
+        case fixes([Location])
+        /// A monitored region was entered (`true`) or left.
+        case region(String, entered: Bool)
+    }
+
     private struct State {
         var fixes: [Location] = []
+        var listener: (@Sendable (Event) -> Void)?
         var mode: LocationUpdatesMode = .on
         /// The receiver lost its fix since the last update (`location`'s `mode: none`).
         var fixLost = false
@@ -115,6 +124,13 @@ final class LocationService: LocationManagerDelegate {
     var fixLost: Bool { state.value.fixLost }
     var mode: LocationUpdatesMode { state.value.mode }
 
+    /// Who hears of each fix and region event as it is handled (the web clients), on the
+    /// partition's queue: it must not block. One listener; nil stops it.
+    var listener: (@Sendable (Event) -> Void)? {
+        get { state.value.listener }
+        set { state.value.listener = newValue }
+    }
+
     /// `locationupdates`: standard updates on or off, or the significant-change service alone.
     func setMode(_ mode: LocationUpdatesMode) {
         state.value.mode = mode
@@ -150,6 +166,7 @@ final class LocationService: LocationManagerDelegate {
             }
             scheduleSave()
             partition.events.post([.location])
+            state.value.listener?(.fixes(locations))
         }
     }
 
@@ -174,6 +191,7 @@ final class LocationService: LocationManagerDelegate {
             defer { wake.end() }
             logger.info("location: entered region \(region.identifier)")
             partition.events.post([.region])
+            state.value.listener?(.region(region.identifier, entered: true))
             if let waypoint = waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
         }
     }
@@ -184,6 +202,7 @@ final class LocationService: LocationManagerDelegate {
             defer { wake.end() }
             logger.info("location: left region \(region.identifier)")
             partition.events.post([.region])
+            state.value.listener?(.region(region.identifier, entered: false))
         }
     }
 

@@ -5,8 +5,9 @@ import QueuePlayer
 import Synchronization
 
 /// The WebSocket clients connected now, and the events every one of them gets unasked: the
-/// current item (the player's `currentItem`, observed as KVO), the application's life-cycle
-/// state, and the downloads running. (What `idle` reports each client gets through its own
+/// current item (the player's `currentItem`, observed as KVO) and the application's life-cycle
+/// state. (The downloads' progress is ``DownloadProgressPublisher``'s, the location's
+/// ``LocationEvents``'; both broadcast through this registry.) (What `idle` reports each client gets through its own
 /// subscription to ``ControlEvents``, so that a `message` reaches only the clients subscribed
 /// to its channel, as on the control socket.)
 ///
@@ -66,11 +67,6 @@ final class WebClients: Sendable {
     /// `{"event": "lifecycle", "state": "background"}`.
     static func lifecycleEvent(_ state: ApplicationState) -> JSONValue {
         .object([("event", .string("lifecycle")), ("state", .string(state.rawValue))])
-    }
-
-    /// `{"event": "downloads", "active": 2}`.
-    static func downloadsEvent(active: Int) -> JSONValue {
-        .object([("event", .string("downloads")), ("active", .int(active))])
     }
 
     /// `{"event": "idle", "changed": ["player", "mixer"]}`: what `idle` would report.

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import FeedFetch
 import Logging
 import MPDProtocol
 import NIOCore
@@ -46,9 +47,16 @@ final class WebServer: Service, Sendable {
     private let scheduler: any ConnectionScheduler
     private let logger: Logger
     let clients = WebClients()
+    /// The downloads' progress, when there are downloads (a music directory).
+    private let downloads: DownloadProgressPublisher?
+    /// The location updates, with `--location`.
+    private let location: LocationService?
 
     init(options: Options, partition: Partition, events: ControlEvents, player: QueuePlayer, application: AppLifecycle.Application,
-         group: any EventLoopGroup, scheduler: any ConnectionScheduler, logger: Logger) {
+         group: any EventLoopGroup, scheduler: any ConnectionScheduler, downloads: TransferProgressBoard?, location: LocationService?,
+         logger: Logger) {
+        self.downloads = downloads.map { [clients] in DownloadProgressPublisher(board: $0, clients: clients) }
+        self.location = location
         self.options = options
         access = WebAccess(address: options.address, token: options.token)
         self.partition = partition
@@ -69,11 +77,6 @@ final class WebServer: Service, Sendable {
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !token.isEmpty else { throw DaemonOptionError("--http-token-file \(file): the file's first line is empty.") }
         return token
-    }
-
-    /// Downloads started or ended: every client is told how many run. Any thread.
-    func downloadsChanged(active: Int) {
-        clients.broadcast(WebClients.downloadsEvent(active: active))
     }
 
     // MARK: Service
@@ -166,8 +169,8 @@ final class WebServer: Service, Sendable {
         }
     }
 
-    /// One WebSocket connection: a writer task drains the client's buffer into the socket while
-    /// this task reads its messages and answers them in order. Either ending ends both.
+    /// One WebSocket connection: this task reads its messages and answers them in order; what the
+    /// client is sent goes to the channel's event loop directly (``WebSocketClient/send(text:)``).
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
                                      scheduler: scheduler, logger: logger)
@@ -178,39 +181,48 @@ final class WebServer: Service, Sendable {
         }
         let (events, partition, id) = (events, partition, client.id)
         events.subscribe(client, client: id) { changed in client.send(WebClients.idleEvent(changed)) }
+        downloads?.connected(client)
+        if let location {
+            // The track at once; fixes taken meanwhile were broadcast to this client too, and
+            // are in the history it replaces the track with.
+            partition.perform { _ in client.send(LocationEvents.history(location.fixes)) }
+        }
         defer {
             events.unsubscribe(client)
             clients.remove(client)
             client.close()
             partition.perform { $0.clientDidDisconnect(id) }
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await text in client.outgoing { try await outbound.writeTextMessage(text) }
+        var session = ClientSession()
+        session.clientID = id
+        session.unavailableCommands = partition.unavailableCommands
+        for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+            guard case .text(let text) = message else {
+                client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
+                continue
             }
-            group.addTask {
-                var session = ClientSession()
-                session.clientID = id
-                session.unavailableCommands = partition.unavailableCommands
-                for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
-                    guard case .text(let text) = message else {
-                        client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
-                        continue
-                    }
-                    await client.handle(text, session: &session)
-                    if session.isClosed { break }
-                }
-            }
-            try await group.next()
-            group.cancelAll()
+            await client.handle(text, session: &session)
+            if session.isClosed { break }
         }
     }
 
     // MARK: Events
 
-    /// Follows what every client hears of unasked: the current item, the life cycle.
+    /// Follows what every client hears of unasked: the current item, the life cycle, the location.
     private func observe() -> [Any] {
         let (clients, partition, application) = (clients, partition, application)
+        if let location {
+            partition.perform { _ in
+                location.listener = { event in
+                    switch event {
+                    case .fixes(let fixes):
+                        for fix in fixes { clients.broadcast(LocationEvents.event(fix)) }
+                    case .region(let identifier, let entered):
+                        clients.broadcast(LocationEvents.region(identifier, entered: entered))
+                    }
+                }
+            }
+        }
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { _, _ in
             partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition)) }

@@ -3,6 +3,7 @@ import Logging
 import MPDProtocol
 import NIOCore
 import QueuePlayer
+import NIOWebSocket
 import Synchronization
 
 /// One WebSocket client of the API at `/ws`: its outbound buffer, its time subscriptions, and
@@ -10,11 +11,14 @@ import Synchronization
 /// control-socket client's do.
 ///
 /// Threads: ``send(_:)`` is called from anywhere (the clock thread with a tick, the partition's
-/// queue with an idle event, the client's task with an answer) and never blocks: it puts the
-/// message in a bounded `AsyncStream` that the connection's writer task drains into the socket
-/// (``outgoing``). A client that does not read fills the socket, then NIO's buffer (the writer
-/// waits), then this stream; at ``outboundLimit`` messages it is dropped: its channel is closed,
-/// and nothing else (the clock thread, playback, other clients) waits for it.
+/// queue with an idle event, the client's task with an answer) and never blocks: it hands the
+/// frame to the channel's event loop (`execute`: a lock held for an append), which writes and
+/// flushes it. No task in between: a tick went from the clock thread to a Swift task's thread
+/// and only then to the event loop, one thread's wake-up more on its way (bench row 9). A client
+/// that does not read fills its socket, then NIO's buffer; the messages handed over and not yet
+/// written to the socket are counted (``pending``), and at ``outboundLimit`` the client is
+/// dropped: its channel is closed, and nothing else (the clock thread, playback, other clients)
+/// waits for it. Messages are written in the order `send` was called in, from any one thread.
 ///
 /// The command session is the client's task's alone (``run(commandLine:)`` is called by one task,
 /// one message after another), and so is lent to the partition's queue and taken back.
@@ -28,10 +32,11 @@ final class WebSocketClient: Sendable {
     static let subscriptionLimit = 32
 
     let id: Int
-    /// What the writer task sends, in order.
-    let outgoing: AsyncStream<String>
-    private let continuation: AsyncStream<String>.Continuation
     private let channel: any Channel
+    /// Messages handed to the event loop and not yet written to the socket.
+    private let pending = Atomic<Int>(0)
+    /// Set once the client is dropped or gone: nothing more is handed over.
+    private let isDropped = Atomic<Bool>(false)
     private let partition: Partition
     private let player: QueuePlayer
     private let scheduler: any ConnectionScheduler
@@ -65,7 +70,6 @@ final class WebSocketClient: Sendable {
         self.player = player
         self.scheduler = scheduler
         self.logger = logger
-        (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.outboundLimit))
     }
 
     // MARK: Output
@@ -76,17 +80,22 @@ final class WebSocketClient: Sendable {
     }
 
     func send(text: String) {
-        if case .dropped = continuation.yield(text) { overflowed() }
+        guard !isDropped.load(ordering: .relaxed) else { return }
+        guard pending.wrappingAdd(1, ordering: .relaxed).newValue <= Self.outboundLimit else {
+            overflowed()
+            return
+        }
+        let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
+        channel.eventLoop.execute { [self] in
+            // On the loop: the write's promise is completed there too, so its callback runs inline.
+            channel.writeAndFlush(frame).whenComplete { [self] _ in pending.wrappingSubtract(1, ordering: .relaxed) }
+        }
     }
 
     private func overflowed() {
-        let first = state.withLock { state -> Bool in
-            defer { state.isClosed = true }
-            return !state.isClosed
-        }
-        guard first else { return }
+        guard !isDropped.exchange(true, ordering: .relaxed) else { return }
+        state.withLock { $0.isClosed = true }
         logger.warning("web client \(id): \(Self.outboundLimit) messages unread; disconnected")
-        continuation.finish()
         channel.close(promise: nil)
     }
 
@@ -216,14 +225,44 @@ final class WebSocketClient: Sendable {
     /// `{"event":"time","subscription":1,"songid":3,"elapsed":12.34,"state":"play"}`, built as
     /// plain text: it is made on the clock thread, for every tick.
     static func tick(subscription: Int, songID: Int?, elapsed: Double) -> String {
-        var text = "{\"event\":\"time\",\"subscription\":"
+        // One allocation: the text's room reserved, the numbers written as digits (no
+        // `String(format:)`, which costs a Foundation call and its own allocations per tick).
+        var text = ""
+        text.reserveCapacity(96)
+        text += "{\"event\":\"time\",\"subscription\":"
         text += String(subscription)
         text += ",\"songid\":"
         text += songID.map(String.init) ?? "null"
         text += ",\"elapsed\":"
-        text += JSONValue.number((elapsed * 10_000).rounded() / 10_000)
+        appendFixed4(elapsed, to: &text)
         text += ",\"state\":\"play\"}"
         return text
+    }
+
+    /// `value` rounded to 0.1 ms, as ``JSONValue/number(_:)`` writes it (`12.34`, `10`, `-0.5`).
+    static func appendFixed4(_ value: Double, to text: inout String) {
+        let scaled = (value * 10_000).rounded()
+        guard scaled.isFinite, abs(scaled) < 9e15 else {
+            text += JSONValue.number(value)
+            return
+        }
+        var units = Int64(scaled)
+        if units < 0 {
+            text += "-"
+            units = -units
+        }
+        text += String(units / 10_000)
+        var fraction = units % 10_000
+        guard fraction != 0 else { return }
+        var digits = 4
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        text += "."
+        let shown = String(fraction)
+        if shown.utf8.count < digits { text += String(repeating: "0", count: digits - shown.utf8.count) }
+        text += shown
     }
 
     /// Takes a subscription number, or nil when the client holds as many as it may.
@@ -277,7 +316,7 @@ final class WebSocketClient: Sendable {
             defer { state.subscriptions = [:] }
             return Array(state.subscriptions.values)
         }
-        continuation.finish()
+        isDropped.store(true, ordering: .relaxed)
         remove(subscriptions)
     }
 

@@ -31,14 +31,19 @@ def seconds(text):
     return total
 
 
-def main():
+def browser():
+    """Headless chromium through chromium-driver, phone-sized, keeping the console's messages."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=412,915", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    driver = browser()
     try:
         run(driver)
     finally:

@@ -194,6 +194,22 @@ function onEvent(event) {
       break;
     case "downloads":
       showDownloads(event.active);
+      showDownloadCounts(event);
+      break;
+    case "download":
+      showDownload(event);
+      break;
+    case "locations":
+      track.length = 0;
+      for (const fix of event.fixes) addFix(fix);
+      drawTrack();
+      break;
+    case "location":
+      addFix(event);
+      drawTrack();
+      break;
+    case "region":
+      $("regionEvent").textContent = (event.state === "enter" ? "Entered " : "Left ") + event.region;
       break;
   }
 }
@@ -220,6 +236,103 @@ function animate() {
     drawTime(view.tickElapsed + ahead);
   }
   requestAnimationFrame(animate);
+}
+
+// Podcast downloads: one entry per `download` event's number, with a progress bar.
+
+function formatBytes(bytes) {
+  if (bytes >= 1e6) return (bytes / 1e6).toFixed(1) + " MB";
+  if (bytes >= 1e3) return Math.round(bytes / 1e3) + " kB";
+  return bytes + " B";
+}
+
+function showDownloadCounts(counts) {
+  const parts = [];
+  if (counts.active) parts.push(counts.active + " running");
+  if (counts.waiting) parts.push(counts.waiting + " waiting");
+  if (counts.queued) parts.push(counts.queued + " queued");
+  $("downloadCounts").textContent = parts.join(", ");
+}
+
+function showDownload(download) {
+  const list = $("downloadList");
+  let item = list.querySelector('li[data-download="' + download.download + '"]');
+  if (download.state === "removed") {
+    if (item) item.remove();
+    $("downloadsSection").hidden = list.children.length === 0;
+    return;
+  }
+  if (!item) {
+    item = document.createElement("li");
+    item.dataset.download = download.download;
+    const title = document.createElement("span");
+    title.className = "title";
+    const bar = document.createElement("div");
+    bar.className = "bar";
+    bar.setAttribute("role", "progressbar");
+    const fill = document.createElement("div");
+    fill.className = "fill";
+    bar.append(fill);
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    item.append(title, bar, meta);
+    list.append(item);
+  }
+  item.className = download.state;
+  item.dataset.received = download.received;
+  item.querySelector(".title").textContent = download.title || download.path.split("/").pop();
+  const fraction = download.state === "done" ? 1
+    : download.expected > 0 ? Math.min(download.received / download.expected, 1) : 0;
+  const bar = item.querySelector(".bar");
+  bar.setAttribute("aria-valuenow", Math.round(fraction * 100));
+  item.querySelector(".fill").style.width = fraction * 100 + "%";
+  const amount = download.expected ? formatBytes(download.received) + " of " + formatBytes(download.expected)
+    : formatBytes(download.received);
+  item.querySelector(".meta").textContent = [download.state, amount, download.feed, download.error].filter(Boolean).join(" · ");
+  $("downloadsSection").hidden = false;
+}
+
+// Location: the last 100 fixes drawn as a track, scaled to their bounding box.
+const track = [];
+const trackLimit = 100;
+
+function addFix(fix) {
+  if (typeof fix.latitude !== "number" || typeof fix.longitude !== "number") return;
+  track.push(fix);
+  if (track.length > trackLimit) track.splice(0, track.length - trackLimit);
+}
+
+function drawTrack() {
+  const svg = $("track");
+  $("locationSection").hidden = track.length === 0;
+  if (track.length === 0) { svg.replaceChildren(); return; }
+  const width = 320, height = 200, margin = 10;
+  const latitudes = track.map((fix) => fix.latitude), longitudes = track.map((fix) => fix.longitude);
+  const minLat = Math.min(...latitudes), maxLat = Math.max(...latitudes);
+  const minLon = Math.min(...longitudes), maxLon = Math.max(...longitudes);
+  // Equirectangular around the box's middle: a degree of longitude is shorter away from the equator.
+  const squeeze = Math.cos(((minLat + maxLat) / 2) * Math.PI / 180);
+  const spanX = (maxLon - minLon) * squeeze, spanY = maxLat - minLat;
+  const scale = Math.min((width - 2 * margin) / (spanX || 1), (height - 2 * margin) / (spanY || 1));
+  const offsetX = (width - spanX * scale) / 2, offsetY = (height - spanY * scale) / 2;
+  const points = track.map((fix) => [
+    offsetX + (fix.longitude - minLon) * squeeze * scale,
+    offsetY + (maxLat - fix.latitude) * scale,
+  ]);
+  const namespace = "http://www.w3.org/2000/svg";
+  const line = document.createElementNS(namespace, "polyline");
+  line.setAttribute("points", points.map(([x, y]) => x.toFixed(1) + "," + y.toFixed(1)).join(" "));
+  const last = document.createElementNS(namespace, "circle");
+  const [lastX, lastY] = points[points.length - 1];
+  last.setAttribute("cx", lastX.toFixed(1));
+  last.setAttribute("cy", lastY.toFixed(1));
+  last.setAttribute("r", "4");
+  last.setAttribute("class", "last");
+  svg.replaceChildren(line, last);
+  svg.dataset.points = points.length;
+  const fix = track[track.length - 1];
+  $("lastFix").textContent = fix.latitude.toFixed(5) + ", " + fix.longitude.toFixed(5) +
+    (typeof fix.accuracy === "number" ? " ± " + Math.round(fix.accuracy) + " m" : "") + " · " + fix.time;
 }
 
 function setUp() {
