@@ -23,6 +23,8 @@ let package = Package(
         // The web page and the WebSocket API (issue 31): an HTTP server on the same swift-nio.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // The sticker database (mpd's `sticker_file`): SQLite, the system's libsqlite3 underneath.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Thin C seams: each exposes one shim header and is found through pkg-config.
@@ -36,6 +38,10 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
+        // Zeroconf: `_mpd._tcp` published through the Avahi daemon (libavahi-client, D-Bus;
+        // libavahi-client-dev). Its headers are in the default path; not found through
+        // pkg-config, whose `-D_REENTRANT` SwiftPM would warn about on every build.
+        .systemLibrary(name: "CAvahi"),
         // The variadic C calls Swift cannot make: the futex system call (the clock thread's
         // one-wait-per-deadline sleep) and snprintf (the `Background:` lines).
         .systemLibrary(name: "CShims"),
@@ -90,6 +96,7 @@ let package = Package(
                 "FeedFetch",
                 "Location",
                 "CShims",
+                "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -97,6 +104,7 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // The web page's files, compiled into the binary (an installed daemon is one file).
             resources: [

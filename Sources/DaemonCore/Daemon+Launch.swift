@@ -59,6 +59,8 @@ extension Daemon {
             autoEnqueue: options.autoEnqueue,
             web: try webOptions(options))
         configuration.maxClients = options.maxClients
+        configuration.zeroconfName = options.zeroconf
+            ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         (configuration.listeners, configuration.optionalListeners) = listeners(options)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },
@@ -66,6 +68,8 @@ extension Daemon {
             logger: logger)
         raiseDescriptorLimit(logger: logger)
         configuration.location = try locationOptions(options, logger: logger)
+        configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent())
+        configuration.createsStickerDirectory = options.stickerFile == .besideState
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run()
     }

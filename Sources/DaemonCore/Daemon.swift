@@ -46,6 +46,12 @@ public final class Daemon: @unchecked Sendable {
         var access = AccessPolicy.open
         /// `--location` and `--regions`; nil: no location updates.
         var location: LocationService.Options?
+        /// `--sticker-file`: the sticker database; nil: off.
+        var stickerFile: URL?
+        /// Whether the sticker file's directory is the daemon's to create (the state directory).
+        var createsStickerDirectory = false
+        /// `--zeroconf-name` with `%h` replaced; nil: `--no-zeroconf`.
+        var zeroconfName: String?
     }
 
     private let player: QueuePlayer
@@ -65,6 +71,8 @@ public final class Daemon: @unchecked Sendable {
     private let configuration: Configuration
     private let logger: Logger
     private let hasPlayed = Atomic<Bool>(false)
+    /// The Zeroconf publication of the TCP listener; nil with `--no-zeroconf`.
+    private let zeroconf: AvahiPublisher?
     private let timeQueue = DispatchQueue(label: "queueplayerd.time")
     private let systemd = SystemdService()
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
@@ -147,6 +155,7 @@ public final class Daemon: @unchecked Sendable {
         }
         self.configuration = configuration
         self.logger = logger
+        zeroconf = configuration.zeroconfName == nil ? nil : AvahiPublisher(logger: logger)
     }
 
     /// Sets everything up and serves: the socket listens and the queue is loaded.
@@ -156,6 +165,10 @@ public final class Daemon: @unchecked Sendable {
             queueFinished.end()
             return
         }
+        // Ahead of every client's command: the socket does not listen yet.
+        let stickers = await StickerAvailability.open(configuration.stickerFile,
+                                                      createDirectory: configuration.createsStickerDirectory, logger: logger)
+        partition.perform { $0.useStickers(stickers) }
         observePlayer()
         await connectLifecycle()
         watchSignals()
@@ -195,10 +208,20 @@ public final class Daemon: @unchecked Sendable {
         for socket in sockets {
             logger.info("control socket: \(socket.description)")
         }
+        publishZeroconf(sockets)
         if sockets.contains(where: { !$0.isLoopback }), access.restrictsRemoteClientsByDefault {
             logger.notice("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS (and `password SECRET` in the client), or --default-permissions read,add,player,control,admin to trust the network")
         }
         systemd.didStart(player: player, partition: partition, logger: logger)
+    }
+
+    /// Publishes `_mpd._tcp` on the first TCP listener's port (``ZeroconfService``), unless
+    /// `--no-zeroconf` or there is none (a Unix socket only).
+    private func publishZeroconf(_ sockets: [ListeningSockets.Socket]) {
+        guard let zeroconf, let name = configuration.zeroconfName else { return }
+        let listeners = sockets.compactMap { socket in socket.port.map { (port: $0, isLoopback: socket.isLoopback) } }
+        guard let service = ZeroconfService(name: name, listeners: listeners) else { return }
+        zeroconf.start(service)
     }
 
     /// Restores the saved queue, or queues the configured files. On the partition's queue.
@@ -334,6 +357,10 @@ public final class Daemon: @unchecked Sendable {
         part(DaemonPart("control server", start: { [self] in try await start() }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })
+        // Withdrawn before the listener closes: no client is sent to a port that is gone.
+        if let zeroconf {
+            part(DaemonPart("zeroconf") { await zeroconf.stop() })
+        }
         // Stopped before the control server's event loop, which it runs on.
         if let web {
             parts.append(.init(service: web, successTerminationBehavior: .cancelGroup, failureTerminationBehavior: .gracefullyShutdownGroup))

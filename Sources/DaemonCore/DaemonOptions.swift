@@ -49,6 +49,10 @@ public struct DaemonOptions: Sendable {
     public var fetchTimeout = 30.0
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
+    /// `--zeroconf` / `--no-zeroconf`: publish `_mpd._tcp` through Avahi while a TCP listener is open.
+    public var zeroconf = true
+    /// `--zeroconf-name`: the service's name, `%h` this machine's name (mpd's `zeroconf_name`).
+    public var zeroconfName = ZeroconfService.defaultName
     /// `--http`: where the web page and the WebSocket API are served; nil: `off` (the default).
     public var http: HTTPListenAddress?
     /// `--http-token-file`: the file whose first line is the token; required for a bind other than loopback.
@@ -59,6 +63,8 @@ public struct DaemonOptions: Sendable {
     public var backgroundLocation = false
     /// `--regions FILE.gpx`.
     public var regions: String?
+    /// `--sticker-file`: where the sticker database is kept, or off.
+    public var stickerFile = StickerFileChoice.besideState
     /// FILE arguments, in order.
     public var files: [String] = []
 

@@ -72,11 +72,51 @@ public struct ClientSession: Sendable {
     public var permissions: Permission = .all
     /// Who the client is, for the executor's per-peer bookkeeping (``CommandContext/peer``).
     public var peer = ""
+    /// Commands of the table that the daemon cannot run as it is configured (mpd's
+    /// `command_available`: `sticker` without a sticker database): `commands` leaves them out,
+    /// `notcommands` lists them only for want of a permission, as mpd's do.
+    public var unavailableCommands: Set<String> = []
 
     private var lineBuffer: LineBuffer
     private var commandList: CommandListBuffer?
     /// A request taken from the input that needs ``runPending(executor:)``.
     private var pending: Work?
+    /// The line of a pending single command, for ``failedCommands`` if it fails.
+    private var pendingLine: [UInt8] = []
+    /// The commands answered with an ACK since the last ``takeFailedCommands()``.
+    private var failedCommands: [FailedCommand] = []
+
+    /// A command answered with an ACK, for the connection's debug log (mpd logs every command
+    /// it processes at its debug level): the request line as the client sent it, except that
+    /// a `password`'s argument is never kept, and the ACK line, without its newline.
+    public struct FailedCommand: Hashable, Sendable {
+        public let line: String
+        public let ack: String
+
+        public init(line: String, ack: String) {
+            self.line = line
+            self.ack = ack
+        }
+    }
+
+    /// The commands answered with an ACK since the last call, in order; the connection logs
+    /// them. A failing command costs the session one entry until then, and a working one nothing.
+    public mutating func takeFailedCommands() -> [FailedCommand] {
+        guard !failedCommands.isEmpty else { return [] }
+        defer { failedCommands = [] }
+        return failedCommands
+    }
+
+    /// A request line as it may be logged: a `password` line keeps only its command name.
+    static func loggable(_ line: some Collection<UInt8>) -> String {
+        let name = line.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        if name.elementsEqual("password".utf8) && name.count < line.count { return "password ***" }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    private mutating func recordFailure(_ line: some Collection<UInt8>, ack: String) {
+        failedCommands.append(FailedCommand(line: Self.loggable(line), ack: String(ack.dropLast())))
+    }
 
     /// Whether the client is waiting in `idle`. mpd suspends its connection timeout meanwhile.
     public var isIdle: Bool { idleState.isWaiting }
@@ -177,7 +217,9 @@ public struct ClientSession: Sendable {
         var output = Output()
         switch work {
         case .command(let command):
-            report(execute(command, index: 0, inList: false, executor: executor), into: &output)
+            let line = pendingLine
+            pendingLine = []
+            report(execute(command, index: 0, inList: false, executor: executor), line: line, into: &output)
         case .list(let list):
             run(list, into: &output, executor: executor)
         }
@@ -263,26 +305,31 @@ public struct ClientSession: Sendable {
             switch ParsedLine(line, permissions: permissions) {
             case .command(let command):
                 if let outcome = answer(command) ?? answerInline(command, inline) {
-                    report(outcome, into: &output)
+                    report(outcome, line: line, into: &output)
                 } else {
                     pending = .command(command)
+                    pendingLine = Array(line)
                 }
             case let failed:
-                report(outcome(of: failed, index: 0), into: &output)
+                report(outcome(of: failed, index: 0), line: line, into: &output)
             }
         }
     }
 
-    /// Sends the reply of a command outside a list.
-    private mutating func report(_ outcome: Outcome, into output: inout Output) {
+    /// Sends the reply of a command outside a list (its request `line`, for the log).
+    private mutating func report(_ outcome: Outcome, line: some Collection<UInt8>, into output: inout Output) {
         switch outcome {
         case .success(let body, let binary):
             output.send(body)
             if let binary { output.send(binary: binary) }
             output.send("OK\n")
-        case .failure(let error): output.send(error.ackLine(index: 0))
+        case .failure(let error):
+            let ack = error.ackLine(index: 0)
+            recordFailure(line, ack: ack)
+            output.send(ack)
         case .idle(let immediateReply): output.send(immediateReply)
         case .finish(let lastWords):
+            if lastWords.hasPrefix("ACK ") { recordFailure(line, ack: lastWords) }
             output.send(lastWords)
             close(&output)
         }
@@ -302,7 +349,7 @@ public struct ClientSession: Sendable {
                 outcome = self.outcome(of: failed, index: index)
             }
             guard case .success(let body, let binary) = outcome else {
-                finishList(outcome, index: index, into: &output)
+                finishList(outcome, index: index, line: line, into: &output)
                 ended = true
                 return false
             }
@@ -314,17 +361,20 @@ public struct ClientSession: Sendable {
         if !ended { output.send("OK\n") }
     }
 
-    /// Ends a list's run at the command at `index`, which did not succeed.
-    private mutating func finishList(_ outcome: Outcome, index: Int, into output: inout Output) {
+    /// Ends a list's run at the command at `index` (its request `line`), which did not succeed.
+    private mutating func finishList(_ outcome: Outcome, index: Int, line: some Collection<UInt8>, into output: inout Output) {
         switch outcome {
         case .success:
             preconditionFailure("a successful command does not end a list")
         case .failure(let error):
-            output.send(error.ackLine(index: index))
+            let ack = error.ackLine(index: index)
+            recordFailure(line, ack: ack)
+            output.send(ack)
         case .idle(let immediateReply):
             // mpd enters idle mode; the rest of the list is dropped and no OK follows.
             output.send(immediateReply)
         case .finish(let lastWords):
+            if lastWords.hasPrefix("ACK ") { recordFailure(line, ack: lastWords) }
             output.send(lastWords)
             close(&output)
         }
@@ -364,8 +414,9 @@ public struct ClientSession: Sendable {
         case .close:
             return .finish("")
         case .commands:
-            let names = permissions == .all ? Command.supportedNames
+            var names = permissions == .all ? Command.supportedNames
                 : Command.supportedNames.filter { permissions.allows(commandNamed: $0) }
+            if !unavailableCommands.isEmpty { names.removeAll(where: unavailableCommands.contains) }
             return .success(names.map { "command: \($0)\n" }.joined())
         case .tagtypes(let tagRequest):
             return .success(apply(tagRequest))
@@ -416,6 +467,7 @@ public struct ClientSession: Sendable {
         isClosed = true
         commandList = nil
         pending = nil
+        pendingLine = []
         lineBuffer.removeAll()
         output.close()
     }

@@ -212,6 +212,12 @@ public enum Command: Hashable, Sendable {
     /// ID3v2 `APIC`), as a binary reply; an empty reply if it has none.
     case readpicture(uri: String, offset: Int)
 
+    // MARK: Stickers
+    /// `sticker get|set|delete|list|find song URI ...`: the arguments as sent (three or more),
+    /// typed by ``StickerRequest/parse(_:)`` once the daemon knows it keeps stickers (mpd says
+    /// `sticker database is disabled` before it reads them).
+    case sticker([String])
+
     // MARK: Client
     /// `password SECRET`: the permissions the password gives replace the client's; `ACK [3@0]
     /// {password} incorrect password` otherwise. The executor decides (it knows the passwords).
@@ -347,6 +353,7 @@ public enum Command: Hashable, Sendable {
         case .albumart: "albumart"
         case .readpicture: "readpicture"
         case .password: "password"
+        case .sticker: "sticker"
         case .kill: "kill"
 
         case .location: "location"
@@ -368,12 +375,13 @@ public enum Command: Hashable, Sendable {
 
     /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
     /// `add`, `update`), or reads a file (`albumart`, `readpicture`: up to `binarylimit` bytes,
-    /// 8 MiB at most): a daemon may keep such commands from piling up ahead of cheap ones.
+    /// 8 MiB at most; `sticker`: the SQLite database): a daemon may keep such commands from
+    /// piling up ahead of cheap ones.
     public var isExpensive: Bool {
         switch self {
         case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
              .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search, .findadd, .searchadd, .count,
-             .stats, .load, .listplaylistinfo, .albumart, .readpicture, .playlist, .searchaddpl, .readcomments:
+             .stats, .load, .listplaylistinfo, .albumart, .readpicture, .playlist, .searchaddpl, .readcomments, .sticker:
             true
         default: false
         }
@@ -383,7 +391,7 @@ public enum Command: Hashable, Sendable {
     static let expensiveNames = ["playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind",
                                  "playlistsearch", "lsinfo", "listall", "listallinfo", "listfiles", "list", "find",
                                  "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo",
-                                 "albumart", "readpicture", "playlist", "searchaddpl", "readcomments"]
+                                 "albumart", "readpicture", "playlist", "searchaddpl", "readcomments", "sticker"]
 
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
     public var isHandledBySession: Bool {

@@ -57,11 +57,6 @@ extension CommandTable {
         entry("readpicture", .exactly(2)) { arguments, parse throws(MPDError) in
             .readpicture(uri: arguments[0], offset: try parse.unsigned(arguments[1]))
         },
-        // MPD without a sticker database: the command exists (its arguments are checked), is
-        // not listed by `commands`, and fails with this ACK. There is no sticker database here.
-        Entry(name: "sticker", arity: .between(3, nil), isListed: false) { _, _ throws(MPDError) in
-            throw MPDError(.unknown, "sticker database is disabled", command: "sticker")
-        },
     ]
 
     /// `list TAG [FILTER] [group TAG...]`, with MPD 0.20's `list album ARTIST` as well.

@@ -111,7 +111,7 @@ enum CommandTable {
 
     static let entries: [String: Entry] = Dictionary(
         uniqueKeysWithValues: (coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries + databaseEntries
-                              + clientEntries + locationEntries).map { ($0.name, $0) })
+                              + clientEntries + locationEntries + stickerEntries).map { ($0.name, $0) })
 
     /// The commands of the first protocol subset: transport, status, the basic queue and the session.
     private static let coreEntries: [Entry] = [

@@ -121,6 +121,12 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
+    @Flag(name: .long, inversion: .prefixedNo, help: "Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi (Zeroconf), as mpd does, so that clients on the network find it; a listener on a loopback address is announced to this machine only. Without Avahi the daemon runs as ever, and publishes once Avahi starts. (default: --zeroconf)")
+    var zeroconf: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("The name the service is published under (mpd's zeroconf_name); %h is this machine's name.\(Self.defaultNote(Self.defaults.zeroconfName))", valueName: "NAME"))
+    var zeroconfName: String?
+
     @Option(name: .long, help: ArgumentHelp("Serve the web page and the WebSocket API (docs/websocket.md) on [ADDR:]PORT (ADDR: 127.0.0.1), or off. `make run` and the systemd unit use 127.0.0.1:6680. (default: off)", valueName: "[ADDR:]PORT|off"))
     var http: String?
 
@@ -132,6 +138,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("A GPX file of waypoints to monitor as regions; entering one plays its audio as an announcement (implies --location).", valueName: "FILE.gpx"))
     var regions: String?
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite file of the stickers clients attach to songs (ratings, play counts: mpd's sticker_file, same schema), or off. A file that cannot be opened is logged and the daemon runs without stickers. (default: sticker.sql beside the saved state)", valueName: "PATH|off"))
+    var stickerFile: String?
 
     @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
     var files: [String] = []
@@ -167,10 +176,13 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.maxDownloadSize = maxDownloadSize
         settings.fetchTimeout = fetchTimeout
         settings.maxClients = maxClients
+        settings.zeroconf = zeroconf
+        settings.zeroconfName = zeroconfName
         settings.http = http
         settings.location = location
         settings.regions = regions
         settings.httpTokenFile = httpTokenFile
+        settings.stickerFile = stickerFile.map(StickerFileChoice.init(argument:))
         settings.files = files.isEmpty ? nil : files
         return settings
     }

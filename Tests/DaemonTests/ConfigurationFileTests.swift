@@ -59,6 +59,9 @@ import TestSupport
             http-token-file = "token"
             location = "gpsd:127.0.0.1:2948"
             regions = "tour.gpx"
+            sticker-file = "sticker.sql"
+            zeroconf = false
+            zeroconf-name = "Living room @ %h"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Setting.allCases).subtracting([.media, .files]))
@@ -82,11 +85,13 @@ import TestSupport
         #expect(options.http?.description == "127.0.0.1:6680")
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
         #expect(options.regions?.hasSuffix("/tour.gpx") == true)
+        #expect(options.stickerFile == .file("/etc/xdg/queueplayerd/sticker.sql"), "a relative path is the file's directory's")
         #expect(options.binds == [.unix("/run/user/1000/other.sock"), .tcp(host: "192.168.1.10", port: 6601),
                                   .tcp(host: "::1", port: 6600), .tcp(host: "any", port: 6600)])
         #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),
                                       PasswordSetting(secret: "guest", permissions: .read)])
         #expect(options.defaultPermissions == .read && options.localPermissions == [.read, .add])
+        #expect(!options.zeroconf && options.zeroconfName == "Living room @ %h")
 
         let media = try Self.read("media = \"\(music.path)\"")
         #expect(try DaemonSettings().options(over: media).media == music.path)
@@ -106,6 +111,23 @@ import TestSupport
         #expect(file.settings.bufferTime == DaemonOptions().bufferTimeMilliseconds)
         let uncommented = example.replacing(/(?m)^# ([a-z-]+ = )/) { "\($0.output.1)" }
         #expect(Set(try Self.read(String(uncommented)).lines.keys) == Set(Setting.allCases))
+    }
+
+    /// `sticker-file`: a path, `off`, never empty; the default is beside the state.
+    @Test func stickerFileTakesAPathOrOff() throws {
+        #expect(try Self.options("sticker-file = \"off\"").get().stickerFile == .off)
+        #expect(try Self.options("sticker-file = \"/var/lib/mpd/sticker.sql\"").get().stickerFile == .file("/var/lib/mpd/sticker.sql"))
+        #expect(try Self.options("").get().stickerFile == .besideState)
+        #expect(Self.error("sticker-file = \"\"")?.description.contains("give a file path or \"off\"") == true)
+        #expect(Self.error("sticker-file = 3") != nil)
+        // The command line's wins, and says off as the file does.
+        var commandLine = DaemonSettings()
+        commandLine.stickerFile = StickerFileChoice(argument: "off")
+        #expect(try Self.options("sticker-file = \"/x.sql\"", commandLine: commandLine).get().stickerFile == .off)
+        commandLine.stickerFile = StickerFileChoice(argument: "")
+        #expect(throws: DaemonOptionError.self) { try Self.options("", commandLine: commandLine).get() }
+        #expect(StickerFileChoice.besideState.file(stateDirectory: URL(fileURLWithPath: "/s"))?.path == "/s/sticker.sql")
+        #expect(StickerFileChoice.off.file(stateDirectory: nil) == nil)
     }
 
     /// No file, or an empty one, leaves every default as it was.

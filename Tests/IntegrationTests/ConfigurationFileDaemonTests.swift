@@ -95,8 +95,11 @@ import TestSupport
         #expect(help.wait(timeout: 10) == 0)
         let text = help.lines.map(\.text).joined(separator: "\n")
         #expect(text.contains("--config <PATH>") && text.contains("queueplayerd.toml"))
-        let options = Set(text.matches(of: /(?:^|\s|\/)--([a-z][a-z-]+)/).map { String($0.output.1) })
-            .subtracting(["help", "config", "no-auto-enqueue"])
+        let named = Set(text.matches(of: /(?:^|\s|\/)--([a-z][a-z-]+)/).map { String($0.output.1) })
+        // A flag's inversion (`--no-auto-enqueue`, `--no-zeroconf`) is its key set to false.
+        let options = named.filter { !($0.hasPrefix("no-") && named.contains(String($0.dropFirst(3)))) }
+            .subtracting(["help", "config"])
+        #expect(options.contains("zeroconf") && !options.contains("no-zeroconf") && options.contains("no-state"))
         #expect(options.count >= 16, "\(options.sorted())")
         let scratch = try Scratch()
         for option in options.sorted() + ["files"] {

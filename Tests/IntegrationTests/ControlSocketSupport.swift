@@ -16,16 +16,18 @@ final class ControlDaemon {
     /// `--output null` (or one `--output` per entry of `outputs`) and
     /// `--socket <scratch>/control.sock` (or `socket`) are added.
     /// With `fileLimit`, the daemon runs under `prlimit` with that many descriptors, soft and hard.
+    /// `environment` is added to the daemon's.
     init(_ arguments: [String], socket: String? = nil, outputs: [String] = ["null"], directory: URL? = nil,
-         fileLimit: Int? = nil) throws {
+         fileLimit: Int? = nil, environment: [String: String] = [:]) throws {
         if let directory { self.directory = directory } else { self.directory = try TestMedia.scratchDirectory() }
         self.socket = socket ?? self.directory.appendingPathComponent("control.sock").path
         let daemonArguments = arguments + outputs.flatMap { ["--output", $0] } + ["--socket", self.socket]
         if let fileLimit {
             process = try ChildProcess(program: "/usr/bin/prlimit",
-                                       ["--nofile=\(fileLimit):\(fileLimit)", "--", ChildProcess.daemonPath] + daemonArguments)
+                                       ["--nofile=\(fileLimit):\(fileLimit)", "--", ChildProcess.daemonPath] + daemonArguments,
+                                       environment: environment)
         } else {
-            process = try ChildProcess(daemonArguments)
+            process = try ChildProcess(daemonArguments, environment: environment)
         }
         guard UnixSocketClient.waitUntilAccepting(self.socket, timeout: 5) else {
             let stderr = process.standardError

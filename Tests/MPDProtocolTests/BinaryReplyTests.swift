@@ -71,13 +71,20 @@ import Testing
         }
     }
 
-    /// MPD built without (or configured without) a sticker database: `sticker` exists, its
-    /// arguments are counted, it fails with code 5, and `commands` does not list it.
-    @Test func stickerAnswersAsMPDWithoutAStickerDatabase() {
+    /// `sticker`: the table counts its arguments and hands the rest to the daemon, which reads
+    /// them once it knows it keeps stickers (mpd says `sticker database is disabled` first);
+    /// `commands` lists it unless the daemon cannot run it, as mpd's `command_available` says.
+    @Test func stickerReachesTheDaemonAndIsListedOnlyWhereAvailable() {
         let client = TestClient()
-        #expect(client.feed("sticker get song x.mp3 rating\n") == "ACK [5@0] {sticker} sticker database is disabled\n")
         #expect(client.feed("sticker list\n") == "ACK [2@0] {sticker} too few arguments for \"sticker\"\n")
         #expect(client.daemon.executed.isEmpty)
-        #expect(!Command.supportedNames.contains("sticker"))
+        _ = client.feed("sticker get song x.mp3 rating\n")
+        #expect(client.daemon.executed == [.sticker(["get", "song", "x.mp3", "rating"])])
+        #expect(client.feed("commands\n").contains("command: sticker\n"))
+        client.session.unavailableCommands = ["sticker"]
+        let listed = client.feed("commands\n")
+        #expect(!listed.contains("command: sticker\n") && listed.contains("command: status\n"))
+        // notcommands names only what a permission refuses, as mpd's does.
+        #expect(client.feed("notcommands\n") == "OK\n")
     }
 }

@@ -208,7 +208,7 @@ import Testing
             "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
             "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
-            "status", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
+            "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {
             if case .failure(let error) = parse(name) {

@@ -163,6 +163,7 @@ import Testing
         "urlhandlers": "urlhandlers", "volume": "volume -5",
         "location": "location", "locations": "locations", "locationupdates": "locationupdates significant",
         "locationaccuracy": "locationaccuracy best", "locationdistance": "locationdistance 25.5", "regions": "regions",
+        "sticker": "sticker find song \"\" rating < 5",
         "clearerror": "clearerror", "readcomments": "readcomments \"a.mp3\"", "playlist": "playlist",
         "searchaddpl": "searchaddpl mix any x", "rangeid": "rangeid 1 1.5:", "addtagid": "addtagid 1 artist x",
         "cleartagid": "cleartagid 1", "kill": "kill", "outputset": "outputset 0 dop 1", "moveoutput": "moveoutput null",

@@ -64,7 +64,7 @@ public final class ChildProcess: Sendable {
     /// in a fresh scratch directory, removed when the child is gone, unless `environment` names
     /// them: nothing a test starts (a daemon, or a daemon behind `script` or
     /// `systemd-socket-activate`) reads or writes the user's own saved state, socket or settings,
-    /// and no two children meet in them.
+    /// and no two children meet in them. Its `DBUS_SYSTEM_BUS_ADDRESS` names no bus unless given.
     public init(program path: String, _ arguments: [String], environment: [String: String] = [:],
                 inheritEnvironment: Bool = true, captureOutput: Bool = true) throws {
         var environment = environment
@@ -76,6 +76,11 @@ public final class ChildProcess: Sendable {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
                 environment[variable] = directory.path
+            }
+            // Nor the machine's D-Bus system bus: a daemon would publish itself through the
+            // machine's Avahi (Zeroconf). A test that wants a bus gives its own (AvahiServer).
+            if environment["DBUS_SYSTEM_BUS_ADDRESS"] == nil {
+                environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(scratch.path)/no-system-bus"
             }
             scratchDirectory = scratch
         } else {

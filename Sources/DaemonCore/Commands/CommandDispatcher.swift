@@ -33,6 +33,7 @@ final class CommandDispatcher: CommandExecutor {
             FileCommands(partition: partition),
             ClientCommands(partition: partition),
             LocationCommands(partition: partition),
+            StickerCommands(partition: partition),
         ]
     }
 

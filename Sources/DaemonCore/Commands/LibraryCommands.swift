@@ -97,10 +97,11 @@ struct LibraryCommands: CommandHandler {
             reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == .artist }.map(\.value) }).count)
             reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == .album }.map(\.value) }).count)
             reply.append("songs", songs.count)
-            reply.append("uptime", partition.updater.uptime)
+            reply.append("uptime", partition.uptime)
             reply.append("db_playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
             reply.append("db_update", Int(database.updated))
-            reply.append("playtime", Int(partition.playedSeconds.rounded()))
+            // Whole seconds, cut as mpd's duration_cast cuts them.
+            reply.append("playtime", Int(partition.playedSeconds))
         case .urlhandlers:
             break
         case .decoders:

@@ -3,7 +3,7 @@ import MPDProtocol
 import QueuePlayer
 
 /// Cover art (MPD's `FileCommands.cxx`): `albumart` sends the cover file of a song's
-/// directory, `readpicture` the picture embedded in the song's ID3v2 tag, each in chunks of
+/// directory, or of a folder (`albumart "Artist - Album/" 0`, as Cantata asks), `readpicture` the picture embedded in the song's ID3v2 tag, each in chunks of
 /// at most the client's `binarylimit`, from the offset the client asks for.
 ///
 /// Both read only inside the music directory: an absolute path elsewhere, `..`, or a
@@ -19,8 +19,9 @@ final class PictureCommands: CommandHandler {
     /// The last file looked in, by version, and where its picture lies (nil: it has none).
     private var lastPicture: (path: String, version: FileIdentity, picture: ID3Picture?)?
 
-    /// The cover files `albumart` looks for, in MPD 0.23's order.
-    static let coverNames = ["cover.png", "cover.jpg", "cover.tiff", "cover.bmp"]
+    /// The cover files `albumart` looks for, in MPD 0.23's order (its `find_stream_art`):
+    /// the first that opens is sent.
+    static let coverNames = ["cover.png", "cover.jpg", "cover.webp"]
 
     init(partition: Partition) {
         self.partition = partition
@@ -39,9 +40,7 @@ final class PictureCommands: CommandHandler {
 
     private func albumArt(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {
         let library = partition.library
-        // MPD looks in the directory the URI names as its parent; the song need not exist.
-        guard let song = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
-        let directory = song.deletingLastPathComponent()
+        let directory = try coverDirectory(of: uri)
         for name in Self.coverNames {
             let cover = directory.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
             guard library.contains(cover), let file = CoverFile(cover) else { continue }
@@ -52,6 +51,23 @@ final class PictureCommands: CommandHandler {
             return reply
         }
         throw MPDError(.noExist, "No file exists")
+    }
+
+    /// The directory whose cover `albumart URI` sends. MPD takes the parent of the URI, so a
+    /// song's (which need not exist) is its directory, and a folder with a trailing `/`
+    /// (Cantata's `"Artist - Album/"`) is that folder. A folder named without the `/` is taken
+    /// as that folder too (MPD would look in its parent): a client that means the folder gets
+    /// its cover. Nothing outside the music directory: `..` and absolute paths elsewhere are
+    /// refused here, covers that link out of it are skipped by the caller.
+    private func coverDirectory(of uri: String) throws(MPDError) -> URL {
+        var named = Substring(uri)
+        let isFolder = named.hasSuffix("/")
+        while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
+        guard let path = partition.library.path(of: String(named)) else { throw MPDError(.permission, "Access denied") }
+        if isFolder || named.isEmpty { return path }
+        var info = stat()
+        if stat(path.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return path }
+        return path.deletingLastPathComponent()
     }
 
     private func embeddedPicture(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {

@@ -96,6 +96,11 @@ public struct ConfigurationFile: Sendable {
                 settings.location = choice
             case .regions: settings.regions = try reader.path(value, setting)
             case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
+            case .stickerFile:
+                // A path is beside the file, as every path of the file is; "off" is no path.
+                let text = try reader.string(value, setting, expected: "a file path or \"off\"")
+                guard !text.isEmpty else { throw reader.error("sticker-file: give a file path or \"off\"") }
+                settings.stickerFile = text == "off" ? .off : .file(try reader.path(value, setting))
             case .files: settings.files = try reader.strings(value, setting).map(reader.resolve)
             case .output:
                 settings.outputs = try reader.strings(value, setting).map { text throws(ConfigurationFileError) in
@@ -109,6 +114,8 @@ public struct ConfigurationFile: Sendable {
             case .bufferTime: settings.bufferTime = try reader.integer(value, setting)
             case .downloadLimit: settings.downloadLimit = try reader.integer(value, setting)
             case .maxClients: settings.maxClients = try reader.integer(value, setting)
+            case .zeroconf: settings.zeroconf = try reader.boolean(value, setting)
+            case .zeroconfName: settings.zeroconfName = try reader.string(value, setting)
             case .minFreeSpace: settings.minFreeSpace = try Int64(reader.integer(value, setting))
             case .maxDownloadSize: settings.maxDownloadSize = try Int64(reader.integer(value, setting))
             case .backgroundTime: settings.backgroundTime = try reader.number(value, setting)

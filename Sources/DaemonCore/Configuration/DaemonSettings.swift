@@ -27,10 +27,13 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxDownloadSize = "max-download-size"
     case fetchTimeout = "fetch-timeout"
     case maxClients = "max-clients"
+    case zeroconf
+    case zeroconfName = "zeroconf-name"
     case http
     case httpTokenFile = "http-token-file"
     case location
     case regions
+    case stickerFile = "sticker-file"
     /// The FILE arguments.
     case files
 
@@ -63,10 +66,13 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxDownloadSize: Int64?
     public var fetchTimeout: Double?
     public var maxClients: Int?
+    public var zeroconf: Bool?
+    public var zeroconfName: String?
     public var http: String?
     public var httpTokenFile: String?
     public var location: LocationChoice?
     public var regions: String?
+    public var stickerFile: StickerFileChoice?
     public var files: [String]?
 
     public init() {}
@@ -112,10 +118,13 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.maxDownloadSize, .maxDownloadSize)
             fill(\.fetchTimeout, .fetchTimeout)
             fill(\.maxClients, .maxClients)
+            fill(\.zeroconf, .zeroconf)
+            fill(\.zeroconfName, .zeroconfName)
             fill(\.http, .http)
             fill(\.httpTokenFile, .httpTokenFile)
             fill(\.location, .location)
             fill(\.regions, .regions)
+            fill(\.stickerFile, .stickerFile)
         }
         let origin = SettingOrigin(file: file?.path, lines: fromFile)
         return try merged.checked(origin)
@@ -232,6 +241,13 @@ public struct DaemonSettings: Sendable, Equatable {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
             options.maxClients = maxClients
         }
+        options.zeroconf = zeroconf ?? options.zeroconf
+        if let zeroconfName {
+            guard !zeroconfName.isEmpty, !zeroconfName.contains(where: \.isNewline) else {
+                throw origin.error(.zeroconfName, "give a name of one line (%h: this machine's name)")
+            }
+            options.zeroconfName = zeroconfName
+        }
         if let http {
             let address: HTTPListenAddress?
             do throws(DaemonOptionError) {
@@ -246,6 +262,10 @@ public struct DaemonSettings: Sendable, Equatable {
             options.http = address
         }
         options.httpTokenFile = httpTokenFile ?? options.httpTokenFile
+        if case .file(let path) = stickerFile, path.isEmpty {
+            throw origin.error(.stickerFile, "give a file path or off")
+        }
+        options.stickerFile = stickerFile ?? options.stickerFile
         return options
     }
 }

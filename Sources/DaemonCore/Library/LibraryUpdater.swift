@@ -34,7 +34,9 @@ final class LibraryUpdater: @unchecked Sendable {
     /// Set when an `update` starts: the first build, if still running, stops (the update
     /// builds the same database), so two scans never compete.
     private let initialBuildSuperseded = Atomic<Bool>(false)
-    private let startedAt = Date()
+    /// Called with the library before and after each update that changed it, on the
+    /// partition's queue (the stickers follow renamed songs and forget removed ones).
+    var updateFinished: ((_ previous: SongDatabase, _ next: SongDatabase) -> Void)?
 
     /// The songs as the last finished update left them.
     private(set) var database: SongDatabase {
@@ -117,8 +119,6 @@ final class LibraryUpdater: @unchecked Sendable {
         return current?.number
     }
 
-    /// Seconds since the daemon started (`uptime` in `stats`).
-    var uptime: Int { Int(Date().timeIntervalSince(startedAt)) }
 
     /// Builds the database if none was saved, quietly: no job number, no idle event (a
     /// client that connects meanwhile finds it filling). It runs as a background task of
@@ -189,6 +189,7 @@ final class LibraryUpdater: @unchecked Sendable {
                 if let scanned {
                     let changed = scanned.records != previous.records
                     database = scanned
+                    if changed { updateFinished?(previous, scanned) }
                     events.post(changed ? [.database, .update] : [.update])
                 } else {
                     logger.warning("update \(job.number) stopped early: the background time ran out; run update again")

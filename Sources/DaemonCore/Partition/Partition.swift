@@ -36,6 +36,8 @@ final class Partition: @unchecked Sendable {
     /// The partition's owner: every method below runs here.
     private let queue: DispatchQueue
     let player: QueuePlayer
+    /// When the partition was made (the daemon's start), on the player's clock.
+    private let startedAt: UInt64
     let library: MusicLibrary
     let events: ControlEvents
     let logger: Logger
@@ -56,12 +58,13 @@ final class Partition: @unchecked Sendable {
         var volume = 100
         var mixrampdb = 0.0
         var commands: CommandDispatcher?
-        var finishedSeconds = 0.0
+        var playTime = PlayTimeMeter()
         var lastError: String?
         var consecutiveFailures = 0
         var observations: [Any] = []
         var location: LocationService?
         var announcement: Announcement?
+        var stickers = StickerAvailability.off
     }
 
     /// A region's announcement playing in place of the queue (issue 30): what it interrupted,
@@ -107,6 +110,22 @@ final class Partition: @unchecked Sendable {
         get { state.value.location }
         set { state.value.location = newValue }
     }
+    /// The sticker database (`--sticker-file`); set by the daemon before any client's command.
+    var stickers: StickerAvailability {
+        get { state.value.stickers }
+        set {
+            state.value.stickers = newValue
+            switch newValue {
+            case .open, .deferred: stickersOpen.store(true, ordering: .relaxed)
+            case .off, .failed: stickersOpen.store(false, ordering: .relaxed)
+            }
+        }
+    }
+    /// Whether ``stickers`` is open (or will be at the first sticker command), readable from any
+    /// thread: the event loop makes the sessions.
+    private let stickersOpen = Atomic<Bool>(false)
+    /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
+    var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : ["sticker"] }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {
         get { state.value.playQueue }
@@ -168,11 +187,6 @@ final class Partition: @unchecked Sendable {
         state.value.commands = commands
         return commands
     }
-    /// Seconds of songs heard to their end since the daemon started.
-    private var finishedSeconds: Double {
-        get { state.value.finishedSeconds }
-        set { state.value.finishedSeconds = newValue }
-    }
     /// The last item failure, reported in `status` as `error`.
     var lastError: String? {
         get { state.value.lastError }
@@ -203,6 +217,7 @@ final class Partition: @unchecked Sendable {
         self.outputs = outputs
         self.logger = logger
         state = QueueBound(State(), on: queue)
+        startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
     }
@@ -248,6 +263,12 @@ final class Partition: @unchecked Sendable {
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
             queue.async { self.syncWithPlayer() }
+        })
+        // Timed where the player changes (its control queue), counted on the partition's queue, in order.
+        observations.append(player.observe(\.timeControlStatus, options: [.initial, .new]) { [weak self] player, change in
+            guard let self else { return }
+            let (isPlaying, now) = (change.newValue == .playing, player.clock.now())
+            queue.async { self.state.value.playTime.update(isPlaying: isPlaying, at: now) }
         })
         let center = NotificationCenter.default
         observations.append(center.addObserver(forName: PlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil) { [weak self] note in
@@ -310,9 +331,15 @@ final class Partition: @unchecked Sendable {
         playQueue.currentPosition
     }
 
-    /// Seconds of music played since the daemon started (`playtime` in `stats`).
+    /// Seconds the player has been playing since the daemon started (`playtime` in `stats`,
+    /// as mpd counts it: ``PlayTimeMeter``).
     var playedSeconds: Double {
-        finishedSeconds + (playState == .stop ? 0 : player.currentTime().seconds)
+        state.value.playTime.seconds(at: player.clock.now())
+    }
+
+    /// Seconds since the daemon started (`uptime` in `stats`), on the player's clock (monotonic).
+    var uptime: Int {
+        Int((player.clock.now() &- startedAt) / 1_000_000_000)
     }
 
     /// What a kept `status` or `currentsong` depends on that changes on the player's threads.
@@ -645,7 +672,6 @@ final class Partition: @unchecked Sendable {
         syncWithPlayer()
         guard item === nowPlaying?.item else { return }
         consecutiveFailures = 0
-        finishedSeconds += item.duration?.seconds ?? 0
         guard playQueue.stopsAtSongEnd else { return }
         if lookahead != nil {
             player.pause()

@@ -117,6 +117,7 @@ final class ControlConnection: ChannelDuplexHandler {
         session?.clientID = clientID
         session?.permissions = permissions
         session?.peer = peer
+        session?.unavailableCommands = partition.unavailableCommands
     }
 
     // MARK: Channel events
@@ -328,7 +329,17 @@ final class ControlConnection: ChannelDuplexHandler {
 
     // MARK: Output
 
+    /// Each command answered with an ACK, at debug level as mpd logs the commands it runs
+    /// (a `password`'s argument is never in the line: ``ClientSession/takeFailedCommands()``).
+    private func logFailedCommands() {
+        guard let failed = session?.takeFailedCommands(), !failed.isEmpty else { return }
+        for command in failed {
+            logger.debug("client \(clientID): command \"\(command.line)\" failed: \(command.ack)")
+        }
+    }
+
     private func perform(_ actions: [SessionAction]) {
+        logFailedCommands()
         guard !actions.isEmpty, let context, !isClosing else { return }
         for action in actions {
             switch action {

@@ -191,6 +191,7 @@ final class WebServer: Service, Sendable {
             group.addTask {
                 var session = ClientSession()
                 session.clientID = id
+                session.unavailableCommands = partition.unavailableCommands
                 for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
                     guard case .text(let text) = message else {
                         client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))

@@ -148,6 +148,9 @@ final class WebSocketClient: Sendable {
                 actions += more
             }
         }
+        for failed in session.takeFailedCommands() {
+            logger.debug("web client \(id): command \"\(failed.line)\" failed: \(failed.ack)")
+        }
         return ReplyJSON.answer(command: name, actions: actions)
     }
 

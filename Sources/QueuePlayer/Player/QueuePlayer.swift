@@ -109,7 +109,8 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     /// The output the player writes to.
     public let sink: any AudioSink
-    let clock: any PlaybackClock
+    /// The clock the player and its sink run on (its owner's measures of time: `stats`).
+    public let clock: any PlaybackClock
     private let decoderFactory: any DecoderFactory
     /// Opens the item to follow gaplessly off the control queue (``LookAheadOpener``).
     private let lookAhead: LookAheadOpener

@@ -7,28 +7,18 @@ built. The pictures received are written to OUTDIR (albumart.bin, readpicture.bi
 test to compare byte for byte. Prints one JSON object per line: {"step": NAME, "ok": VALUE}
 or {"step": NAME, "error": "Type: message"}.
 """
-import os
 import sys
 
-import mpd
-
+from pictures import connect, save as save_in
 from steps import run
 
 SOCKET, OUTDIR = sys.argv[1], sys.argv[2]
 
-# python-mpd2 3.0 predates `binarylimit`; it takes no reply but OK.
-if not hasattr(mpd.MPDClient, "binarylimit"):
-    mpd.MPDClient.add_command("binarylimit", mpd.MPDClient._parse_nothing)
-
-client = mpd.MPDClient()
-client.timeout = 10
-client.connect(SOCKET)
+client = connect(SOCKET)
 
 
 def save(name, reply):
-    with open(os.path.join(OUTDIR, name), "wb") as out:
-        out.write(reply["binary"])
-    return {key: value for key, value in reply.items() if key != "binary"} | {"length": len(reply["binary"])}
+    return save_in(OUTDIR, name, reply)
 
 
 # Small chunks: python-mpd2 asks for the next one until it has `size` bytes.

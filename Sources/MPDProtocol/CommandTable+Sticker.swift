@@ -1,0 +1,7 @@
+extension CommandTable {
+    /// `sticker` (mpd's `{ "sticker", PERMISSION_ADMIN, 3, -1, handle_sticker }`): the table
+    /// checks the count; the rest waits for the daemon (``StickerRequest``).
+    static let stickerEntries: [Entry] = [
+        entry("sticker", .between(3, nil)) { arguments, _ throws(MPDError) in .sticker(arguments) },
+    ]
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `albumart` on a folder, as Cantata asks for a cover (`albumart "Artist - Album/" 0`): the
+/// folder's cover file by MPD 0.23's names and order (`cover.png`, `cover.jpg`,
+/// `cover.webp`), with or without the trailing `/`; `ACK [50@0]` when it has none; nothing
+/// read outside the music directory. Through a raw connection (the bytes) and python-mpd2.
+@Suite(.serialized) struct CoverFolderTests {
+    /// The tagged library with folders of covers beside its songs: "Artist - Album" holds all
+    /// three names (the PNG is sent), "Webp Only" the last, "Empty" none, "Linked" is a link
+    /// to a folder outside the music directory that holds a cover, and "Escaping" holds a
+    /// `cover.png` that links out (skipped) beside a `cover.jpg` of its own.
+    struct Folders {
+        let library: TaggedLibrary
+        let png = TaggedLibrary.bytes(3_000, seed: 3)
+        let jpg = TaggedLibrary.bytes(4_000, seed: 4)
+        let webp = TaggedLibrary.bytes(5_000, seed: 5)
+
+        init() throws {
+            library = try TaggedLibrary()
+            let music = library.music
+            func folder(_ name: String, _ files: [String: [UInt8]]) throws {
+                let directory = music.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for (file, bytes) in files { try Data(bytes).write(to: directory.appendingPathComponent(file)) }
+            }
+            try folder("Artist - Album", ["cover.jpg": jpg, "cover.webp": webp, "cover.png": png])
+            try folder("Webp Only", ["cover.webp": webp])
+            try folder("Empty", [:])
+            let outside = library.root.appendingPathComponent("outside")
+            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+            try Data(png).write(to: outside.appendingPathComponent("cover.png"))
+            try FileManager.default.createSymbolicLink(at: music.appendingPathComponent("Linked"), withDestinationURL: outside)
+            try folder("Escaping", ["cover.jpg": jpg])
+            try FileManager.default.createSymbolicLink(at: music.appendingPathComponent("Escaping/cover.png"),
+                                                       withDestinationURL: outside.appendingPathComponent("cover.png"))
+        }
+    }
+
+    @Test func aFolderWithOrWithoutItsSlashSendsItsCoverByMPDsNamesAndOrder() throws {
+        let folders = try Folders()
+        let daemon = try folders.library.daemon()
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        #expect(try client.request("binarylimit 65536") == ["OK"])
+
+        #expect(try client.binaryReply("albumart \"Artist - Album/\" 0") == (["size: 3000"], folders.png), "cover.png comes first")
+        #expect(try client.binaryReply("albumart \"Artist - Album\" 0") == (["size: 3000"], folders.png))
+        #expect(try client.binaryReply("albumart \"Artist - Album/\" 2000") == (["size: 3000"], Array(folders.png[2000...])))
+        #expect(try client.binaryReply("albumart \"Webp Only/\" 0") == (["size: 5000"], folders.webp))
+        #expect(try client.binaryReply("albumart Album/ 0") == (["size: 10000"], folders.library.cover))
+        // A song's cover is its folder's, whether the song exists or not.
+        #expect(try client.binaryReply("albumart \"Artist - Album/missing.mp3\" 0") == (["size: 3000"], folders.png))
+        #expect(try client.binaryReply("albumart \"Escaping/\" 0") == (["size: 4000"], folders.jpg),
+                "a cover.png that links out of the music directory is passed over")
+
+        #expect(try client.request("albumart Empty/ 0") == ["ACK [50@0] {albumart} No file exists"])
+        #expect(try client.request("albumart Empty 0") == ["ACK [50@0] {albumart} No file exists"])
+        #expect(try client.request("albumart \"No Such Folder/\" 0") == ["ACK [50@0] {albumart} No file exists"])
+        #expect(try client.request("albumart Linked/ 0") == ["ACK [50@0] {albumart} No file exists"],
+                "a folder that links out of the music directory shows nothing of it")
+        for uri in ["../", "Album/../../", "/", "\(folders.library.root.path)/outside/", "./"] {
+            #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [4@0] {albumart} Access denied"], "\(uri)")
+        }
+        #expect(try client.request("albumart \"Artist - Album/\" 3001") == ["ACK [2@0] {albumart} Offset too large"])
+        #expect(try client.request("ping") == ["OK"])
+    }
+
+    @Test func pythonMPD2FetchesAFoldersCoverInChunks() throws {
+        let folders = try Folders()
+        let daemon = try folders.library.daemon()
+        defer { daemon.stop() }
+        let out = folders.library.root.appendingPathComponent("received")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let script = LibraryTagsTests.scripts.appendingPathComponent("mpd2_cover_folder.py")
+        let run = try ToolRun.run("/usr/bin/python3", [script.path, daemon.socket, out.path], timeout: 60)
+        #expect(run.status == 0, "\(run)")
+        let steps = ControlSocketPythonTests.Steps(run.stdout)
+
+        _ = steps.ok("binarylimit")
+        #expect((steps.ok("folder") as? [String: Any])?["length"] as? Int == 3000)
+        #expect(try Data(contentsOf: out.appendingPathComponent("folder.bin")) == Data(folders.png))
+        #expect((steps.ok("folder-no-slash") as? [String: Any])?["length"] as? Int == 3000)
+        #expect(try Data(contentsOf: out.appendingPathComponent("folder-no-slash.bin")) == Data(folders.png))
+        #expect(steps.results["folder-none"]?.error?.contains("[50@0] {albumart} No file exists") == true,
+                "\(String(describing: steps.results["folder-none"]))")
+        #expect(steps.results["folder-outside"]?.error?.contains("[4@0] {albumart} Access denied") == true,
+                "\(String(describing: steps.results["folder-outside"]))")
+        _ = steps.ok("ping")
+    }
+}
