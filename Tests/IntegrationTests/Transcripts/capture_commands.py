@@ -5,6 +5,7 @@ Scripts/transcript_library.py makes from Media/, default_permissions "read" and 
 `kill` and checks that it exits 0.
 
 Usage: /usr/bin/python3 capture_commands.py > 51-raw-missing-commands.txt
+(needs Debian's mpd, which `scripts/bootstrap --bench` installs, and python3-mutagen)
 
 CommandTranscriptTests replays the requests against queueplayerd over the same music directory,
 with the same waits (the `status` half a second into a range). Lines read while waiting are not
