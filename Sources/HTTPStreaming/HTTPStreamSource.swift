@@ -334,8 +334,7 @@ public final class HTTPStreamSource: StreamSource {
                     state.roomWaiter = continuation
                     return false
                 }
-                // Any read or restart request wakes this; a full buffer's first read as well.
-                if closed || !buffer.producerWillWait(forRoom: buffer.capacity + 1) { resumeRoomWaiter(orElse: closed ? continuation : nil) }
+                if closed || !buffer.producerWillWaitForRestart() { resumeRoomWaiter(orElse: closed ? continuation : nil) }
             }
             announceDueTitles()
         }
