@@ -15,11 +15,14 @@ final class StreamPlayback: Sendable {
     let sink: CapturingSink
     let factory: HTTPStreamingDecoderFactory
     let player: QueuePlayer
+    /// The items made of the URLs, in order (a refused one leaves the queue at once).
+    let items: [PlayerItem]
 
     init(_ urls: [URL], configuration: HTTPStreamingConfiguration = StreamPlayback.quick, play: Bool = true) {
         sink = CapturingSink(wrapping: NullAudioSink(clock: clock))
         factory = HTTPStreamingDecoderFactory(configuration: configuration)
-        player = QueuePlayer(items: urls.map { PlayerItem(url: $0) }, sink: sink, decoderFactory: factory)
+        items = urls.map { PlayerItem(url: $0) }
+        player = QueuePlayer(items: items, sink: sink, decoderFactory: factory)
         if play { player.play() }
     }
 
