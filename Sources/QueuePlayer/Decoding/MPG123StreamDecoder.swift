@@ -216,6 +216,12 @@ public final class MPG123StreamDecoder: Decoder, @unchecked Sendable {
 
     /// Feeds bytes until libmpg123 has parsed the first frame; true once the format is known.
     private func learnFormat() -> Bool {
+        if buffer.consumedBytes == 0, buffer.isLive {
+            // A live stream has no end to trim, and a LAME/Xing frame in it (a source that
+            // restarted, a playlist of files) is not its length: decode it all as it comes.
+            mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_GAPLESS.rawValue), 0)
+            mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_IGNORE_INFOFRAME.rawValue), 0)
+        }
         while true {
             var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
             let result = mpg123_getformat(handle, &rate, &channels, &encoding)
