@@ -94,6 +94,26 @@ import TestSupport
         try await playback.shutdown()
     }
 
+    @Test func pausedLongerThanItsBufferItResumesAtTheLiveEdge() async throws {
+        let server = try Self.radio(title: { index, _ in "connection \(index)" })
+        let playback = StreamPlayback([server.url("stream")])
+        let item = playback.items[0]
+        #expect(playback.run { playback.player.timeControlStatus == .playing && item.streamTitle == "connection 0" })
+        playback.player.pause()
+        // The server fills the buffer (a minute of audio) and then stays ahead of it.
+        #expect(waitUntil(timeout: 10) { item.isPlaybackBufferFull })
+        let full = ChildProcess.now()
+        // Longer than the buffer's audio may wait in it (MPG123StreamDecoder.staleAfter, 2 s).
+        #expect(waitUntil(timeout: 10) { ChildProcess.now() - full > 3 })
+        let heardBefore = playback.sink.capturedFrames
+        playback.player.play()
+        // Not the stale minute: a new connection at the live edge, heard within seconds.
+        #expect(playback.run { server.requests.count == 2 && item.streamTitle == "connection 1" })
+        let heardStale = Double(playback.sink.capturedFrames - heardBefore) / 44_100
+        #expect(heardStale < 3, "\(heardStale) s of buffered audio played before the live edge")
+        try await playback.shutdown()
+    }
+
     @Test func aServerGoneForGoodFailsTheItemAfterTheRetryTime() async throws {
         let server = try Self.radio(title: { _, _ in "t" }, cut: { $0 == 0 ? 40_000 : nil }, refuse: { $0 > 0 })
         let playback = StreamPlayback([server.url("stream")])
