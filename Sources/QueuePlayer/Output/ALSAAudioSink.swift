@@ -69,6 +69,8 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// answered the render thread since it was last prepared or paused. Before that, ALSA's
     /// pulse plugin may wait in `snd_pcm_delay` for the server's first timing update.
     private let answersOtherThreads = Atomic<Bool>(false)
+    /// The open stream's period in nanoseconds (``positionPeriod``); set at `configure`.
+    private let periodNanoseconds = Atomic<UInt64>(0)
 
     /// The alsa-lib device name.
     public let device: String
@@ -146,6 +148,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             let periodSize = try setHardwareParameters(handle, format)
             try setSoftwareParameters(handle, periodSize: periodSize)
             stagingTarget = max(1, min(Int(periodSize), bufferFrames / 2))
+            periodNanoseconds.store(UInt64(periodSize) * 1_000_000_000 / UInt64(format.sampleRate), ordering: .relaxed)
             try check(prepare(handle), "cannot prepare the stream")
             try preparePolling(handle)
         } catch {
@@ -304,6 +307,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             return PlayedFrames(stream: stream, frames: written - Int64(frames), measuredAt: at)
         }
     }
+
+    /// The device's period: behind ALSA's pulse plugin with the default buffer, about 166 ms.
+    public var positionPeriod: UInt64 { periodNanoseconds.load(ordering: .relaxed) }
 
     /// Pauses in place, keeping gathered frames for the writes after ``resume()``.
     public func pause() -> Bool {
