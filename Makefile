@@ -57,7 +57,7 @@ clean:
 bench:
 	bench/run
 
-.PHONY: install uninstall release
+.PHONY: install uninstall release release-floor
 
 # The release binary carries the Swift runtime and Foundation inside it (`--static-swift-stdlib`),
 # so an installed daemon does not depend on the toolchain's directory. It is linked by lld with
@@ -66,12 +66,17 @@ bench:
 # libmpg123, libxml2, ICU's and the C/C++ runtimes' shared libraries, and cuts the resident
 # memory the loader and the symbol tables took (peak RSS while playing, `make bench`: 37.0 MiB dynamic,
 # 28.0 MiB so; docs/ARCHITECTURE.md, "Memory").
-RELEASE_FLAGS ?= -c release --product queueplayerd --static-swift-stdlib \
+RELEASE_LINK_FLAGS ?= -c release --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
 
 ## Builds the release binary, .build/release/queueplayerd (what `make install` and `make bench` use).
 release: bootstrap
 	$(SWIFT) build $(RELEASE_FLAGS)
+
+## The bench's memory floor (bench/floor): a program linked as the release binary is, doing nothing.
+release-floor: bootstrap
+	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)
 
 ## Builds for release and installs the daemon in $(BINDIR) and its systemd user units in $(UNITDIR).
 install:

@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// What the daemon links, and the bench's memory floor (bench/floor) with it.
+let daemonDependencies: [Target.Dependency] = [
+    "DaemonCore",
+    "QueuePlayer",
+    "AppLifecycle",
+    "FeedFetch",
+    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "queueplayerd",
     platforms: [.macOS(.v15)],
@@ -132,14 +142,14 @@ let package = Package(
         // The executable: the command line and the configuration file, then DaemonCore.
         .executableTarget(
             name: "queueplayerd",
-            dependencies: [
-                "DaemonCore",
-                "QueuePlayer",
-                "AppLifecycle",
-                "FeedFetch",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: daemonDependencies
+        ),
+
+        // The floor under the bench's peak RSS (bench/floor/main.swift): linked as the daemon is, doing nothing.
+        .executableTarget(
+            name: "queueplayerd-floor",
+            dependencies: daemonDependencies,
+            path: "bench/floor"
         ),
 
         // Fixtures shared by the test targets: the sample media, tone synthesis, processes.

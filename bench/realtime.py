@@ -27,6 +27,9 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   queueplayerd's CPU and wake-ups go (its clock thread, its render thread, libpulse's).
 Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
+  The floor under it (BENCH_QP_FLOOR, bench/floor): a program linked exactly as queueplayerd
+  is that only listens on its socket, VmHWM after FLOOR_WINDOW s idle, once per repetition: what
+  linking the daemon's code costs before it does anything.
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
 timestamped by this process (time.monotonic) as it reads it from the pipe:
   interval error = |time between consecutive lines - 10 ms|: p50, p99, max;
@@ -106,6 +109,25 @@ def observer_stats(lines, t0, t1, keep_series):
                        "interval_ms": [round(x, 4) for x in intervals],
                        "residual_ms": [round((x - resid[0]) * 1000, 3) for x in resid[1:]]}
     return r
+
+
+FLOOR_WINDOW = 5
+
+
+def run_floor():
+    """Row 3's floor: the idle floor program's VmHWM once it accepts (and FLOOR_WINDOW s on)."""
+    sock = os.path.join(B.WORK, "run", "floor.sock")
+    child = B.Child([B.QP_FLOOR, sock])
+    try:
+        B.wait_accepting(sock, child=child)
+        time.sleep(FLOOR_WINDOW)
+        hwm = B.proc_status_kib(child.pid, "VmHWM")
+        if not child.alive():
+            raise RuntimeError("the floor program exited during its window")
+    finally:
+        child.stop()
+    B.log(f"realtime floor: hwm {hwm} KiB")
+    return {"variant": "floor", "vm_hwm_kib": hwm}
 
 
 def run(variant, duration, warmup, loaded=False, keep_series=False):
@@ -204,11 +226,12 @@ def main():
         for v in order:
             runs[v].append(run(v, floor_duration if v.startswith("tick-floor") else duration, warmup,
                                keep_series=(rep == 0)))
+    floor = [run_floor() for _ in range(reps)] if B.QP_FLOOR else []
     for rep in range(loaded_reps):
         loaded.append(run("queueplayerd-bg", duration, warmup, loaded=True, keep_series=(rep == 0)))
     loaded_floor.append(run("tick-floor-bg", floor_duration, warmup, loaded=True))
     B.write_fragment("realtime", {"duration_s": duration, "warmup_s": warmup, "floor_duration_s": floor_duration,
-                                  "runs": runs, "loaded": loaded, "loaded_floor": loaded_floor})
+                                  "runs": runs, "loaded": loaded, "loaded_floor": loaded_floor, "memory_floor": floor})
 
 
 if __name__ == "__main__":

@@ -83,6 +83,58 @@ import Testing
     }
 }
 
+/// A `status` kept while playing: the event loop fills in the time the player works out on
+/// its thread (``QueuePlayer/audibleTimeWhilePlaying(of:)``), and asks the partition when the
+/// player cannot say.
+@Suite struct PlayingStatusSnapshotTests {
+    static let item = PlayerItem(url: TestMedia.directory.appendingPathComponent("01-morning-sine.mp3"))
+    static let playing = StatusSnapshot.Conditions(item: item, timeControlStatus: .playing, waitingReason: nil)
+    static let body = "volume: 100\nstate: play\nsong: 0\nsongid: 1\ntime: 1:10\nelapsed: 1.234\nbitrate: 128\nduration: 10.000\naudio: 44100:16:2\n"
+
+    static func answer(_ snapshot: StatusSnapshot, conditions: StatusSnapshot.Conditions = playing,
+                       elapsed: @escaping (PlayerItem) -> Double?) -> String? {
+        snapshot.answer(.status, context: StatusSnapshotTests.everyTag, conditions: { conditions }, elapsed: elapsed)
+    }
+
+    @Test func theTimeIsFilledInFromThePlayer() {
+        let snapshot = StatusSnapshot()
+        snapshot.storePlaying(status: Self.body, item: Self.item, duration: 10, conditions: Self.playing, epoch: snapshot.epoch)
+        var asked: [PlayerItem] = []
+        let reply = Self.answer(snapshot) { item in
+            asked.append(item)
+            return 7.4996
+        }
+        #expect(reply == "volume: 100\nstate: play\nsong: 0\nsongid: 1\ntime: 7:10\nelapsed: 7.500\nbitrate: 128\nduration: 10.000\naudio: 44100:16:2\n")
+        #expect(asked.count == 1 && asked.first === Self.item, "the player is asked for the kept item's time")
+    }
+
+    @Test func withoutATimeFromThePlayerThePartitionIsAsked() {
+        let snapshot = StatusSnapshot()
+        snapshot.storePlaying(status: Self.body, item: Self.item, duration: 10, conditions: Self.playing, epoch: snapshot.epoch)
+        #expect(Self.answer(snapshot) { _ in nil } == nil)
+        var paused = Self.playing
+        paused.timeControlStatus = .paused
+        #expect(Self.answer(snapshot, conditions: paused) { _ in 1 } == nil, "the player paused since")
+        snapshot.invalidate()
+        #expect(Self.answer(snapshot) { _ in 1 } == nil, "something changed since")
+    }
+
+    @Test func aStatusWithoutItsTimeLinesIsNotKept() {
+        let snapshot = StatusSnapshot()
+        snapshot.storePlaying(status: "state: play\nelapsed: 1.000\n", item: Self.item, duration: 10,
+                              conditions: Self.playing, epoch: snapshot.epoch)
+        #expect(Self.answer(snapshot) { _ in 1 } == nil)
+        // `time:` must start a line: `mixrampdelay: ...` or a value containing it does not count.
+        snapshot.storePlaying(status: "xtime: 1:2\nelapsed: 1.000\n", item: Self.item, duration: 10,
+                              conditions: Self.playing, epoch: snapshot.epoch)
+        #expect(Self.answer(snapshot) { _ in 1 } == nil)
+        let stale = snapshot.epoch
+        snapshot.invalidate()
+        snapshot.storePlaying(status: Self.body, item: Self.item, duration: 10, conditions: Self.playing, epoch: stale)
+        #expect(Self.answer(snapshot) { _ in 1 } == nil, "rendered before a change")
+    }
+}
+
 /// ``ControlEvents`` makes the kept replies stale the moment a change is posted, not when
 /// the idle replies go out on the controller's queue (a client may ask in between).
 @Suite struct ControlEventsSnapshotTests {

@@ -70,6 +70,52 @@ import Glibc
         }
     }
 
+    /// While playing, `status` is answered from the kept reply with the audible time filled in
+    /// on the event loop (the player works it out there): in a stream of `status` for 1.5 s the
+    /// elapsed time never goes back and keeps pace with the wall clock, `time` agrees with it,
+    /// and the other lines stay what the partition rendered. A pause shows in the next `status`
+    /// (the player's state is part of the kept reply's conditions), and so does a seek.
+    @Test func whilePlayingTheStatusShowsTheAudibleTime() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path, "--no-state"])
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        #expect(try client.request("add \(Self.song)") == ["OK"])
+        #expect(try client.request("play 0") == ["OK"])
+        func elapsed(_ reply: [String]) -> Double? { replyValue(reply, "elapsed").flatMap(Double.init) }
+        try #require(waitUntil(timeout: 10) { ((try? client.request("status")).flatMap(elapsed) ?? 0) > 0.2 },
+                     "the song did not start playing")
+        var samples: [(x: Double, y: Double)] = []
+        var others: Set<[String]> = []
+        let start = ChildProcess.now()
+        while ChildProcess.now() - start < 1.5 {
+            let reply = try client.request("status")
+            let now = ChildProcess.now()
+            let seconds = try #require(elapsed(reply), "\(reply)")
+            let duration = try #require(replyValue(reply, "duration").flatMap(Double.init))
+            // `time` is `elapsed` and `duration` in whole seconds, rounded from the unrounded time
+            // (so within half a second and a millisecond of the three decimals `elapsed` shows).
+            let time = try #require(replyValue(reply, "time")?.split(separator: ":").compactMap { Double($0) }, "\(reply)")
+            #expect(time.count == 2 && abs(time[0] - seconds) <= 0.501 && time[1] == duration.rounded(), "\(reply)")
+            if let last = samples.last { #expect(seconds >= last.y, "elapsed went back: \(last.y) then \(seconds)") }
+            samples.append((x: now, y: seconds))
+            others.insert(reply.filter { !$0.hasPrefix("time: ") && !$0.hasPrefix("elapsed: ") && !$0.hasPrefix("bitrate: ") })
+        }
+        try #require(samples.count >= 50, "only \(samples.count) replies in 1.5 s")
+        let slope = try #require(Statistics.slope(samples))
+        #expect(abs(slope - 1) <= 0.05, "elapsed against the wall clock has slope \(slope)")
+        #expect(others.count == 1, "the other lines changed while playing: \(others)")
+
+        #expect(try client.request("pause 1") == ["OK"])
+        let paused = try client.request("status")
+        #expect(replyValue(paused, "state") == "pause", "\(paused)")
+        #expect(try client.request("seekcur 1") == ["OK"])
+        #expect(try client.request("pause 0") == ["OK"])
+        let sought = try client.request("status")
+        #expect(replyValue(sought, "state") == "play", "\(sought)")
+        let after = try #require(elapsed(sought))
+        #expect(after >= 1 && after < 1.5, "after seeking to 1 s and playing on: \(sought)")
+    }
+
     /// The application's state is in `status` (`appstate`): a signal that moves the daemon to
     /// the background shows in the first `status` after the daemon says it has moved.
     @Test func theBackgroundShowsInTheFirstStatusAfterTheMove() throws {

@@ -145,6 +145,8 @@ public final class MeasuringSink: AudioSink, @unchecked Sendable {
         return played
     }
 
+    public var positionPeriod: UInt64 { inner.positionPeriod }
+
     /// How many times the inner sink told a caller of ``playedFrames()`` (the player's clock
     /// thread; not this sink's own sampling) how far its device had played.
     public var playedFramesAnswers: Int { answersToOthers.load(ordering: .relaxed) }

@@ -11,9 +11,13 @@ public final class ScriptedPlayedSink: AudioSink, Sendable {
     public let clock: any PlaybackClock
     private let state = Mutex<(written: Int64, delay: Int, played: PlayedFrames?, open: Bool)>((0, 0, nil, false))
 
-    public init(name: String, clock: any PlaybackClock) {
+    /// The device's period (``AudioSink/positionPeriod``): 0, none, unless told.
+    public let positionPeriod: UInt64
+
+    public init(name: String, clock: any PlaybackClock, positionPeriod: UInt64 = 0) {
         self.name = name
         self.clock = clock
+        self.positionPeriod = positionPeriod
     }
 
     /// What ``delay()``, ``measureDelay()`` and ``playedFrames()`` say from now on.

@@ -21,6 +21,7 @@ import time
 
 WORK = os.environ.get("BENCH_WORK", "")
 QP = os.environ.get("BENCH_QP", "")
+QP_FLOOR = os.environ.get("BENCH_QP_FLOOR", "")  # row 3's floor (bench/floor); optional
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 MUSIC = os.path.join(WORK, "music")
 FRAGMENTS = os.path.join(WORK, "results")

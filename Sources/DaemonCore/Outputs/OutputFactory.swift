@@ -104,16 +104,19 @@ enum OutputFactory {
             logger.info("output: null (real-time, audio discarded)")
             return NullAudioSink()
         case .alsa(let device):
-            if case .failure(let error) = ALSAAudioSink.probe(device: device) {
+            // Opened once: the sink keeps the device it checked for its first stream.
+            switch ALSAAudioSink.open(device: device, bufferTimeMicroseconds: bufferTimeMicroseconds) {
+            case .success(let sink):
+                logger.info("output: ALSA device \(device), \(buffer)")
+                return sink
+            case .failure(let error):
                 throw DaemonOptionError("--output alsa:\(device): \(error.reason)")
             }
-            logger.info("output: ALSA device \(device), \(buffer)")
-            return ALSAAudioSink(device: device, bufferTimeMicroseconds: bufferTimeMicroseconds)
         case .auto:
-            switch ALSAAudioSink.probe(device: "default") {
-            case .success:
+            switch ALSAAudioSink.open(device: "default", bufferTimeMicroseconds: bufferTimeMicroseconds) {
+            case .success(let sink):
                 logger.info("output: ALSA device default, \(buffer)")
-                return ALSAAudioSink(device: "default", bufferTimeMicroseconds: bufferTimeMicroseconds)
+                return sink
             case .failure(let error):
                 logger.warning("output: ALSA's default device cannot be opened (\(error.reason)); playing to a real-time null output instead (decided at start; --output alsa requires the device)")
                 return NullAudioSink()

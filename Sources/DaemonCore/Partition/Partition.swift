@@ -350,14 +350,23 @@ final class Partition: @unchecked Sendable {
     }
 
     /// Renders a `status` or `currentsong` reply, and keeps it for the event loop while it
-    /// cannot change by itself: stopped, no background time counting down (``StatusSnapshot``).
+    /// cannot change by itself but for the elapsed time: stopped, or (`status`) playing, no
+    /// background time counting down (``StatusSnapshot``).
     func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply {
         let snapshot = events.statusSnapshot
         let epoch = snapshot.epoch
         let conditions = playerConditions
         let reply = render()
-        if playState == .stop && application.statusFieldsAreSteady {
+        guard application.statusFieldsAreSteady else { return reply }
+        switch playState {
+        case .stop:
             snapshot.store(kind, reply.rendered(), conditions: conditions, epoch: epoch)
+        case .play where kind == .status && conditions.timeControlStatus == .playing:
+            guard let item = conditions.item, player.currentItem === item else { break }
+            snapshot.storePlaying(status: reply.rendered(), item: item, duration: item.duration?.seconds ?? 0,
+                                  conditions: conditions, epoch: epoch)
+        default:
+            break
         }
         return reply
     }

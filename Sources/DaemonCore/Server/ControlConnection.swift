@@ -107,7 +107,8 @@ final class ControlConnection: ChannelDuplexHandler {
          outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local") {
         let snapshot = events.statusSnapshot
         answerInline = { command, context in
-            snapshot.answer(command, context: context) { partition.playerConditions }
+            snapshot.answer(command, context: context, conditions: { partition.playerConditions },
+                            elapsed: { partition.player.audibleTimeWhilePlaying(of: $0)?.seconds })
         }
         self.partition = partition
         self.events = events

@@ -12,10 +12,14 @@ import Synchronization
 /// snapshot instead, under a lock held for a copy of two references, so it never waits for
 /// the partition's work.
 ///
-/// A reply is kept only while it cannot change by itself: stopped, in the foreground. Playing,
-/// the elapsed time moves with the device's clock, which only the player reads; paused, the
-/// render thread reports where the device stopped a moment after the pause; in the background
-/// `backgroundtimeremaining` counts down. It is used
+/// A reply is kept only while it cannot change by itself but for the elapsed time: stopped, or
+/// playing, in the foreground. Playing, the `status` is kept without its `time` and `elapsed`
+/// lines, which the event loop fills in with the audible time the player works out on the
+/// calling thread (``QueuePlayer/audibleTimeWhilePlaying(of:)``: where the item lies in the
+/// stream and the render thread's latest measurement, no trip to the player's queue); when
+/// the player cannot say (the item has just ended, the stream restarted) the partition is
+/// asked. Paused, the render thread reports where the device stopped a moment after the pause;
+/// in the background `backgroundtimeremaining` counts down. It is used
 /// only while all of these hold, so a client never reads a state older than a change it
 /// could have learnt of:
 /// * nothing was invalidated since it was rendered: every change reported to clients
@@ -47,6 +51,17 @@ final class StatusSnapshot: Sendable {
     private struct Body {
         var text: String
         var renderedAt: UInt64
+        /// A `status` kept while playing: `text` is what comes before its `time` line, and the
+        /// time is filled in when it is answered.
+        var playing: Playing?
+    }
+
+    /// What a `status` kept while playing needs to be completed: its lines after `elapsed`,
+    /// the item whose time goes in, and that item's duration.
+    private struct Playing {
+        var suffix: String
+        var item: PlayerItem
+        var duration: Double
     }
 
     private struct Kept {
@@ -89,19 +104,40 @@ final class StatusSnapshot: Sendable {
                 state.kept = Kept(conditions: conditions)
             }
             switch kind {
-            case .status: state.kept!.status = Body(text: body, renderedAt: now)
-            case .currentSong: state.kept!.currentSong = Body(text: body, renderedAt: now)
+            case .status: state.kept!.status = Body(text: body, renderedAt: now, playing: nil)
+            case .currentSong: state.kept!.currentSong = Body(text: body, renderedAt: now, playing: nil)
             }
+        }
+    }
+
+    /// Keeps a `status` rendered while `item` plays (its body with every tag type, without
+    /// `OK`), to be answered with the time at that moment; not kept unless it has a `time`
+    /// line followed by an `elapsed` line, or if something was invalidated since `epoch`.
+    func storePlaying(status body: String, item: PlayerItem, duration: Double, conditions: Conditions, epoch: UInt64) {
+        guard let time = body.range(of: "time: ").flatMap({ $0.lowerBound == body.startIndex || body[body.index(before: $0.lowerBound)] == "\n" ? $0 : nil }),
+              let elapsed = body.range(of: "\nelapsed: ", range: time.upperBound..<body.endIndex),
+              let end = body[elapsed.upperBound...].firstIndex(of: "\n") else { return }
+        let playing = Playing(suffix: String(body[body.index(after: end)...]), item: item, duration: duration)
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            if state.kept == nil || state.kept!.conditions != conditions {
+                state.kept = Kept(conditions: conditions)
+            }
+            state.kept!.status = Body(text: String(body[..<time.lowerBound]), renderedAt: now, playing: playing)
         }
     }
 
     /// The kept reply to `command` (`status`, or `currentsong` for a client with every tag
     /// type enabled), if it still holds under the player's `conditions` (read just now); nil:
-    /// ask the partition. For ``ClientSession/step(answering:)`` on the event loop.
-    func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions) -> String? {
+    /// ask the partition. A `status` kept while playing gets the audible time of its item
+    /// from `elapsed` (seconds; nil: ask the partition). For ``ClientSession/step(answering:)``
+    /// on the event loop.
+    func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions,
+                elapsed: (PlayerItem) -> Double? = { _ in nil }) -> String? {
         switch command {
         case .status:
-            reply(.status, conditions: conditions())
+            reply(.status, conditions: conditions(), elapsed: elapsed)
         case .currentsong where context.tagTypes.count == TagType.allCases.count:
             reply(.currentSong, conditions: conditions())
         default:
@@ -111,7 +147,8 @@ final class StatusSnapshot: Sendable {
 
     /// The kept reply of `kind` if it is still what the partition would say under
     /// `conditions` (read just now); nil: ask the partition.
-    func reply(_ kind: Kind, conditions: @autoclosure () -> Conditions) -> String? {
+    func reply(_ kind: Kind, conditions: @autoclosure () -> Conditions,
+               elapsed: (PlayerItem) -> Double? = { _ in nil }) -> String? {
         let kept = state.withLock { $0.kept }
         guard let kept else { return nil }
         let body = switch kind {
@@ -120,6 +157,13 @@ final class StatusSnapshot: Sendable {
         }
         guard let body, DispatchTime.now().uptimeNanoseconds &- body.renderedAt < maximumAge,
               kept.conditions == conditions() else { return nil }
-        return body.text
+        guard let playing = body.playing else { return body.text }
+        guard let seconds = elapsed(playing.item) else { return nil }
+        // As ``StatusReport`` writes them.
+        var text = body.text
+        text += "time: \(ProtocolFormatting.wholeSeconds(seconds)):\(ProtocolFormatting.wholeSeconds(playing.duration))\n"
+        text += "elapsed: \(ProtocolFormatting.seconds(seconds))\n"
+        text += playing.suffix
+        return text
     }
 }

@@ -1,4 +1,5 @@
 import CALSA
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,8 @@ import Glibc
 /// (`staging`), which is what keeps ALSA's pulse plugin cheap.
 ///
 /// Owner: the render thread holds the device (and ``close()`` after it stopped); other threads
-/// read atomics, and ``playedFrames()`` reaches the device through `shared` (a `Mutex`),
+/// read atomics, the device ``open(device:bufferTimeMicroseconds:)`` checked waits for the first
+/// stream under `probed` (a `Mutex`), and ``playedFrames()`` reaches the device through `shared` (a `Mutex`),
 /// discarding answers that raced a write (`streamChanges`). docs/ALSA.md has the measurements
 /// and the history behind each of these choices.
 public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
@@ -69,6 +71,13 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
     /// answered the render thread since it was last prepared or paused. Before that, ALSA's
     /// pulse plugin may wait in `snd_pcm_delay` for the server's first timing update.
     private let answersOtherThreads = Atomic<Bool>(false)
+    /// The open stream's period in nanoseconds (``positionPeriod``); set at `configure`.
+    private let periodNanoseconds = Atomic<UInt64>(0)
+    /// The device as ``open(device:bufferTimeMicroseconds:)`` opened it to see that it can be
+    /// opened, for the first ``configure(_:)`` to take (its address; 0: none): start-up opens
+    /// the device once. Closed if nothing takes it within ``probeKeptNanoseconds``, so a daemon
+    /// started with nothing to play does not hold the device.
+    private let probed = Mutex<Int>(0)
 
     /// The alsa-lib device name.
     public let device: String
@@ -97,6 +106,7 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
 
     deinit {
         close()
+        closeProbed()
         if interruption >= 0 { Glibc.close(interruption) }
     }
 
@@ -124,28 +134,58 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
         return snd_pcm_state(pcm) == SND_PCM_STATE_XRUN
     }
 
-    /// Opens `device` once and closes it, to tell whether playback there can work at all.
-    public static func probe(device: String) -> Result<Void, AudioSinkError> {
+    /// How long a device opened by ``open(device:bufferTimeMicroseconds:)`` waits for the first
+    /// ``configure(_:)`` before it is closed: a daemon given something to play configures within
+    /// milliseconds.
+    static let probeKeptNanoseconds: UInt64 = 2_000_000_000
+
+    /// A sink for `device` if the device can be opened, with the device left open for the first
+    /// ``configure(_:)`` (closed after ``probeKeptNanoseconds`` if none comes): the check that a
+    /// bad device is an error before anything plays, without a second open to play.
+    public static func open(device: String, bufferTimeMicroseconds: UInt32 = defaultBufferTimeMicroseconds) -> Result<ALSAAudioSink, AudioSinkError> {
         calsa_silence_errors()
         var handle: OpaquePointer?
         let result = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK))
-        if result < 0 {
+        guard result >= 0, let handle else {
             return .failure(AudioSinkError(sink: "alsa:\(device)", reason: "cannot open device: \(errorText(result))"))
         }
-        snd_pcm_close(handle)
-        return .success(())
+        let sink = ALSAAudioSink(device: device, bufferTimeMicroseconds: bufferTimeMicroseconds)
+        sink.probed.withLock { $0 = Int(bitPattern: handle) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(probeKeptNanoseconds))) { [weak sink] in
+            sink?.closeProbed()
+        }
+        return .success(sink)
+    }
+
+    /// Whether the device the sink was opened with is still waiting for the first ``configure(_:)``.
+    public var holdsProbedDevice: Bool { probed.withLock { $0 != 0 } }
+
+    /// Closes the device ``open(device:bufferTimeMicroseconds:)`` left open, unless a configure took it.
+    private func closeProbed() {
+        let address = probed.withLock { address in
+            defer { address = 0 }
+            return address
+        }
+        if let handle = OpaquePointer(bitPattern: address) { snd_pcm_close(handle) }
     }
 
     public func configure(_ format: AudioFormat) throws(AudioSinkError) {
         if pcm != nil, self.format == format { return }
         close()
-        var handle: OpaquePointer?
-        try check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)), "cannot open device")
+        // The device as the sink was opened with, the first time; opened here otherwise.
+        var handle = OpaquePointer(bitPattern: probed.withLock { address in
+            defer { address = 0 }
+            return address
+        })
+        if handle == nil {
+            try check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)), "cannot open device")
+        }
         guard let handle else { throw AudioSinkError(sink: name, reason: "cannot open device") }
         do {
             let periodSize = try setHardwareParameters(handle, format)
             try setSoftwareParameters(handle, periodSize: periodSize)
             stagingTarget = max(1, min(Int(periodSize), bufferFrames / 2))
+            periodNanoseconds.store(UInt64(periodSize) * 1_000_000_000 / UInt64(format.sampleRate), ordering: .relaxed)
             try check(prepare(handle), "cannot prepare the stream")
             try preparePolling(handle)
         } catch {
@@ -304,6 +344,9 @@ public final class ALSAAudioSink: AudioSink, @unchecked Sendable {
             return PlayedFrames(stream: stream, frames: written - Int64(frames), measuredAt: at)
         }
     }
+
+    /// The device's period: behind ALSA's pulse plugin with the default buffer, about 166 ms.
+    public var positionPeriod: UInt64 { periodNanoseconds.load(ordering: .relaxed) }
 
     /// Pauses in place, keeping gathered frames for the writes after ``resume()``.
     public func pause() -> Bool {

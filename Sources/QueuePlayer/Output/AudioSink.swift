@@ -50,6 +50,12 @@ public protocol AudioSink: AnyObject, Sendable {
     /// device not yet heard playing, a write or a restart of the stream under way).
     func playedFrames() -> PlayedFrames?
 
+    /// How long an answer of ``playedFrames()`` stands for the device's position, in
+    /// nanoseconds: the device's period while it is open. The player asks at most once in
+    /// that long and interpolates in between (``DevicePosition``); 0, a sink without a period
+    /// (the default): asked at every look.
+    var positionPeriod: UInt64 { get }
+
     /// Stops consumption where it is; returns false if the device cannot pause
     /// in place, in which case its buffer has been dropped instead.
     func pause() -> Bool
@@ -98,6 +104,8 @@ extension AudioSink {
     /// Most sinks answer on the render thread only: the player then carries the position
     /// forward from the render thread's measurements alone.
     public func playedFrames() -> PlayedFrames? { nil }
+
+    public var positionPeriod: UInt64 { 0 }
 
     /// A sink that cannot run dry has no underruns.
     public var underruns: Int { 0 }

@@ -159,6 +159,12 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         return Self.tagged(played, pace: pace)
     }
 
+    /// The period of the output the render thread last published as pacing (0 while the null sink paces).
+    public var positionPeriod: UInt64 {
+        let slot = Int(publishedPace.load(ordering: .acquiring) & 0xFF)
+        return slot > 0 ? outputs[slot - 1].positionPeriod : 0
+    }
+
     public func pause() -> Bool {
         _ = fallback.pause()
         var heldInPlace = true

@@ -130,6 +130,12 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     let controlQueue = DispatchQueue(label: "queueplayer.control", qos: .userInteractive)
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     private let renderer: Renderer
+    /// The stream's position: the render thread's measurement, brought forward by the device
+    /// asked at most once per period (``DevicePosition``).
+    private let devicePosition: DevicePosition
+    /// The item playing and where it lies in the stream, as the control queue last left it
+    /// (``publishAudibleSpan()``): ``audibleTimeWhilePlaying(of:)`` reads it from any thread.
+    private let audibleSpan = Mutex<AudibleSpan?>(nil)
     let events: RenderEventRing
     /// The clock's participant, when the clock moves only when told (a test's).
     private let clockParticipant: (any ClockRegistration)?
@@ -147,10 +153,6 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var outputUnavailable = false
         /// The render thread waits for a network item's data (it reported so, in this generation).
         var waitingForData: WaitingReason?
-        /// The device's latest answer to ``readPosition()`` (``AudioSink/playedFrames()``): used
-        /// when it cannot answer at that moment (the render thread is writing to it), as long
-        /// as it is fresher than the render thread's measurement.
-        var deviceAnswer: PlayedFrames?
         /// The periodic and boundary time observers and what is due.
         var timeObservers = TimeObserverSchedule()
         /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set
@@ -197,6 +199,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         self.events = events
         let renderer = Renderer(sink: sink, events: events)
         self.renderer = renderer
+        devicePosition = DevicePosition(position: renderer.position, sink: sink)
         clockParticipant = clock.addParticipant(
             settle: { [controlQueue] in
                 lookAhead.settle()
@@ -291,6 +294,20 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
             guard let position = audiblePosition() else { return .zero }
             return MediaTime(seconds: position)
         }
+    }
+
+    /// The audible position in `item` while it plays, read on the calling thread without a
+    /// trip to the player's queue: from where the player last saw the item in the stream and
+    /// the render thread's latest measurement, brought forward by the device's last answer
+    /// (the device is not asked here). Nil when the player's queue must be asked
+    /// (``currentTime()``): `item` is not the item heard, playback is paused or waiting, the
+    /// item has just ended or the stream was restarted. For a server's `status`, which clients
+    /// poll: the player's queue may be busy with a tick or a load, and a hop there costs two
+    /// thread wake-ups.
+    public func audibleTimeWhilePlaying(of item: PlayerItem) -> MediaTime? {
+        guard let span = audibleSpan.withLock({ $0 }), span.item === item else { return nil }
+        let (snapshot, now) = devicePosition.read(accuracy: nil, clock: clock)
+        return span.seconds(in: snapshot, at: now).map { MediaTime(seconds: $0) }
     }
 
     /// Moves playback of the current item to `time` (clamped to the item).
@@ -647,17 +664,20 @@ extension QueuePlayer {
     // MARK: - The audible timeline
 
     /// The stream's position as the player looks at it: the render thread's latest measurement
-    /// brought up to date with the device (``Renderer/currentPosition(answer:)``), and the clock's
-    /// time just after. A wake-up reads it once and uses it throughout (again only if an item
-    /// entered or ended meanwhile), so a tick asks the device once.
+    /// brought up to date with the device, asked at most once per device period
+    /// (``DevicePosition``), and the clock's time just after. A wake-up reads it once and uses
+    /// it throughout (again only if an item entered or ended meanwhile).
     private struct PositionReading {
         var position: StreamPosition.Snapshot
         var now: UInt64
     }
 
     private func readPosition() -> PositionReading {
-        let position = renderer.currentPosition(answer: &control.state.deviceAnswer)
-        return PositionReading(position: position, now: clock.now())
+        // Half the shortest periodic interval: a tick then always finds the answer of the tick
+        // before too old, however early it wakes.
+        let accuracy = control.state.timeObservers.shortestPeriodicInterval / 2
+        let (position, now) = devicePosition.read(accuracy: accuracy, clock: clock)
+        return PositionReading(position: position, now: now)
     }
 
     /// Advances `currentItem` and posts end-of-item notifications for everything audible at
@@ -683,7 +703,18 @@ extension QueuePlayer {
             }
         }
         control.state.timeline.forgetHeard()
+        if changed { publishAudibleSpan() }
         return changed
+    }
+
+    /// Publishes where the current item lies in the stream while it plays, for
+    /// ``audibleTimeWhilePlaying(of:)``; nil when paused, waiting or held at its end. After every
+    /// change of the timeline or of the rate (``scheduleWakeUp(_:)`` follows each), and at each tick.
+    private func publishAudibleSpan() {
+        // Not while a network item waits for data: its time stands still, which the partition's `status` says.
+        let span = rate != 0 && !control.state.outputUnavailable && control.state.waitingForData == nil
+            ? control.state.timeline.audibleSpan(of: currentItem) : nil
+        audibleSpan.withLock { $0 = span }
     }
 
     private func itemDidEnd(_ item: PlayerItem, failure: DecoderError?, nextStarts: Bool) {
@@ -799,6 +830,7 @@ extension QueuePlayer {
     /// `reading` if given (read now if nil).
     private func scheduleWakeUp(_ reading: PositionReading? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
+        publishAudibleSpan()
         wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, let item = currentItem, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable,

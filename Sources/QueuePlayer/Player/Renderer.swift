@@ -108,25 +108,6 @@ final class Renderer: @unchecked Sendable {
         finished.wait()
     }
 
-    /// The render thread's latest measurement of the stream, brought up to date with the
-    /// device's own count of what it has played when the sink can be asked from this thread
-    /// (``AudioSink/playedFrames()``). Any thread: the player's control queue asks at every
-    /// tick, so a device that stalls between two writes (the render thread then waits, up to
-    /// a few hundred milliseconds) stops the reported time within a tick, where carrying the
-    /// last measurement forward would run on for the whole wait.
-    ///
-    /// `answer` is the caller's last answer from the device: replaced when the device answers
-    /// now, and used when it cannot (a write under way), if it is fresher than the measurement.
-    /// (Falling back to the measurement alone then, the time ran ahead for a tick, 22 ms in
-    /// one loaded run of the stall test, and held there until the device caught up.)
-    func currentPosition(answer: inout PlayedFrames?) -> StreamPosition.Snapshot {
-        let snapshot = position.read()
-        guard snapshot.isRunning, snapshot.played != nil else { return snapshot }
-        if let played = sink.playedFrames() { answer = played }
-        guard let answer else { return snapshot }
-        return snapshot.updated(with: answer)
-    }
-
     /// True when the thread is blocked until a command arrives or the (virtual) clock moves.
     func isQuiescent(sinkWaitsForTime: () -> Bool) -> Bool {
         // A posted command wakes the thread (``RenderMailbox/post(_:)``), so one still waiting means

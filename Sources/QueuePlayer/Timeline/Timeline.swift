@@ -248,6 +248,15 @@ struct Timeline {
         return seconds
     }
 
+    /// The audible segment of `item` as another thread needs it to work out the item's time
+    /// (``AudibleSpan``): nil unless `item` is being heard, not held at its end.
+    func audibleSpan(of item: PlayerItem?) -> AudibleSpan? {
+        guard let item, !isHeldAtEnd, let segment = audibleSegment, segment.item === item else { return nil }
+        let floor = lastReportedTime.flatMap { $0.item === item ? $0.seconds : nil } ?? 0
+        return AudibleSpan(item: item, generation: generation, start: segment.start, end: segment.end,
+                           itemStartFrame: segment.itemStartFrame, sampleRate: segment.sampleRate, floor: floor)
+    }
+
     /// A new current item: its time starts afresh, and may be earlier than the last one reported.
     mutating func restartAudibleTime() {
         lastReportedTime = nil
@@ -312,5 +321,33 @@ struct Timeline {
             deadline = min(deadline, when(frame))
         }
         return deadline
+    }
+}
+
+/// The item being heard and where it lies in the stream, as the control queue last saw it:
+/// enough for another thread to work out the item's audible time from a measurement of the
+/// stream (``StreamPosition/Snapshot``) without a trip to the control queue
+/// (``QueuePlayer/audibleTimeWhilePlaying(of:)``).
+struct AudibleSpan: Sendable {
+    let item: PlayerItem
+    /// The generation the stream frames belong to.
+    let generation: UInt64
+    /// The stream frames of the item's first frame heard, and of the frame after its last one once decoded.
+    let start: Int64
+    let end: Int64?
+    /// The item's own frame at `start`.
+    let itemStartFrame: Int64
+    let sampleRate: Int
+    /// The last time the control queue reported for the item: the time never runs backwards.
+    let floor: Double
+
+    /// The item's audible time in seconds at `now`; nil when `snapshot` is of another generation
+    /// or not running, or the audible frame lies outside the span (the item has ended, or
+    /// time moved backwards): the control queue must look.
+    func seconds(in snapshot: StreamPosition.Snapshot, at now: UInt64) -> Double? {
+        guard snapshot.generation == generation, snapshot.isRunning, sampleRate > 0 else { return nil }
+        let audible = snapshot.audibleFrame(at: now)
+        guard audible >= Double(start), audible < Double(end ?? .max) else { return nil }
+        return max(floor, (Double(itemStartFrame) + audible - Double(start)) / Double(sampleRate))
     }
 }
