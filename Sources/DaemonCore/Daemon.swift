@@ -46,6 +46,8 @@ public final class Daemon: @unchecked Sendable {
         var access = AccessPolicy.open
         /// `--location` and `--regions`; nil: no location updates.
         var location: LocationService.Options?
+        /// `--stream-retry-time`, seconds.
+        var streamRetryTime = 300.0
     }
 
     private let player: QueuePlayer
@@ -143,6 +145,7 @@ public final class Daemon: @unchecked Sendable {
             if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
             if let web { partition.perform { web.downloadsChanged(active: $0.transferCount()) } }
         }
+        partition.remotePlaylists.use(feeds.http)
         self.configuration = configuration
         self.logger = logger
     }

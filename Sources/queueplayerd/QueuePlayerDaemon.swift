@@ -118,6 +118,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).\(Self.defaultNote(Self.defaults.fetchTimeout))", valueName: "SECONDS"))
     var fetchTimeout: Double?
 
+    @Option(name: .long, help: ArgumentHelp("How long a stream (an http:// or https:// item) whose connection dropped or stalled is tried again, in seconds, the waits between tries growing from 0.5 s to 30 s; then it fails and the queue moves on.\(Self.defaultNote(Self.defaults.streamRetryTime))", valueName: "SECONDS"))
+    var streamRetryTime: Double?
+
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
@@ -166,6 +169,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.minFreeSpace = minFreeSpace
         settings.maxDownloadSize = maxDownloadSize
         settings.fetchTimeout = fetchTimeout
+        settings.streamRetryTime = streamRetryTime
         settings.maxClients = maxClients
         settings.http = http
         settings.location = location

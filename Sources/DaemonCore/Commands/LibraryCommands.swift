@@ -92,7 +92,7 @@ struct LibraryCommands: CommandHandler {
             reply.append("db_update", Int(database.updated))
             reply.append("playtime", Int(partition.playedSeconds.rounded()))
         case .urlhandlers:
-            break
+            for scheme in StreamURL.schemes { reply.append("handler", "\(scheme)://") }
         case .decoders:
             reply.append("plugin", "mpg123")
             reply.append("suffix", "mp3")

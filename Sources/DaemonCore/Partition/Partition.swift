@@ -155,6 +155,8 @@ final class Partition: @unchecked Sendable {
     let updater: LibraryUpdater
     /// The stored playlists, beside the saved state.
     let storedPlaylists: StoredPlaylists
+    /// Remote `.m3u` and `.pls` playlists, fetched before the command that names them runs.
+    let remotePlaylists = RemotePlaylists()
     /// The command handlers the control socket's sessions call, made at the first command.
     private var commands: CommandDispatcher {
         if let commands = state.value.commands { return commands }
