@@ -213,7 +213,11 @@ public final class Daemon: @unchecked Sendable {
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
         ) { [partition] note in
-            let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
+            var error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
+            // A stream is named by its whole URL: `cannot play: http://host/path: why`.
+            if let item = note.object as? PlayerItem, StreamURL.isNetwork(item.url), !error.hasPrefix(item.url.absoluteString) {
+                error = "\(item.url.absoluteString): \(error)"
+            }
             logger.error("cannot play: \(error)")
             partition.perform { $0.lastError = error }
         }
@@ -259,7 +263,12 @@ public final class Daemon: @unchecked Sendable {
                 backgroundLines.flushPending()
             }
         }
-        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks]
+        // A new ICY title or name is a change of the song heard (mpd's idle `player`).
+        let streams = StreamMetadataFollower(player: player) { [events, web, partition] item in
+            events.post([.player])
+            web?.streamChanged(item, partition: partition)
+        }
+        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks, streams]
     }
 
     private func connectLifecycle() async {

@@ -570,6 +570,11 @@ final class Partition: @unchecked Sendable {
     func songInfo(at position: Int) -> SongInfo {
         let entry = playQueue.entries[position]
         var info = entry.song.info
+        // A stream names itself once it plays: its ICY title and name (mpd's `Title`, `Name`).
+        if entry.song.isStream, let playing = nowPlaying, playing.id == entry.id {
+            if let title = playing.item.streamTitle, !title.isEmpty { info.tags.append(.init(.title, title)) }
+            if let name = playing.item.streamName, !name.isEmpty { info.tags.append(.init(.name, name)) }
+        }
         info.position = position
         info.id = entry.id
         info.priority = Int(entry.priority)
