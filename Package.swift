@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
+        .library(name: "HTTPStreaming", targets: ["HTTPStreaming"]),
         .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
         .library(name: "DaemonCore", targets: ["DaemonCore"]),
         .executable(name: "queueplayerd", targets: ["queueplayerd"]),
@@ -46,6 +47,18 @@ let package = Package(
             dependencies: ["CALSA", "CMPG123", "CShims"]
         ),
 
+        // Network items (issue 29): the HTTP(S) transport of a stream into QueuePlayer's
+        // StreamBuffer (AsyncHTTPClient), ICY metadata, reconnection; its decoder factory.
+        .target(
+            name: "HTTPStreaming",
+            dependencies: [
+                "QueuePlayer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
         // The MPD protocol as pure functions: bytes to typed requests, typed replies to bytes.
         .target(name: "MPDProtocol"),
 
@@ -83,6 +96,7 @@ let package = Package(
             name: "DaemonCore",
             dependencies: [
                 "QueuePlayer",
+                "HTTPStreaming",
                 "AppLifecycle",
                 "MPDProtocol",
                 "DaemonState",
@@ -124,6 +138,7 @@ let package = Package(
         // Counts each thread's calls of malloc in the test process (it defines malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),
+        .testTarget(name: "HTTPStreamingTests", dependencies: ["HTTPStreaming", "QueuePlayer", "TestSupport", "CMPG123"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",

@@ -7,8 +7,36 @@ public protocol Decoder: AnyObject, Sendable {
     /// The PCM format every call of ``decode(into:maximumFrames:)`` produces.
     var format: AudioFormat { get }
 
-    /// The exact number of frames the item decodes to (encoder delay and padding removed).
+    /// The exact number of frames the item decodes to (encoder delay and padding removed);
+    /// 0 while ``knownFrameCount`` is nil.
     var frameCount: Int64 { get }
+
+    /// The item's length in frames as far as it is known: a file's exact length; a stream's
+    /// as its header announces it (learnt with its first frame), nil for a live stream or
+    /// before that frame. Default: ``frameCount``.
+    var knownFrameCount: Int64? { get }
+
+    /// True for a decoder whose bytes arrive while it plays (a network stream): the render
+    /// thread asks its ``availability(waitingToMinimizeStalls:)`` before decoding. Default: false.
+    var isStreaming: Bool { get }
+
+    /// Render thread, streaming decoders: whether decoding may start or resume now. With
+    /// `waitingToMinimizeStalls`, only once enough is buffered to play on (AVPlayer's
+    /// `isPlaybackLikelyToKeepUp`); else as soon as anything is. `.ready` also when the data
+    /// ended or failed (decoding then ends or throws). No lock, no allocation. Default: `.ready`.
+    func availability(waitingToMinimizeStalls: Bool) -> DecoderAvailability
+
+    /// True after a ``decode(into:maximumFrames:)`` that stopped for want of data, not at the
+    /// item's end (it returned what it had, possibly 0). Default: false.
+    var isStarved: Bool { get }
+
+    /// Render thread, streaming decoders: about to wait for data; the source's next bytes
+    /// wake the render thread (through the wake-up its player set on ``streamSource``'s
+    /// buffer). False if there is something to go on with already. Default: false.
+    func willWaitForData() -> Bool
+
+    /// The network source this decoder reads, for its item's buffering properties. Default: nil.
+    var streamSource: (any StreamSource)? { get }
 
     /// Tags read from the file.
     var metadata: ItemMetadata { get }
@@ -19,6 +47,23 @@ public protocol Decoder: AnyObject, Sendable {
 
     /// Moves the read position to `frame` (0 is the first audible frame).
     func seek(toFrame frame: Int64) throws(DecoderError)
+}
+
+/// Whether a streaming decoder can decode now (``Decoder/availability(waitingToMinimizeStalls:)``).
+public enum DecoderAvailability: Sendable, Hashable {
+    /// Decode (the data may also have ended or failed: decoding says so).
+    case ready
+    /// Not enough bytes yet: wait for the source.
+    case buffering
+}
+
+extension Decoder {
+    public var knownFrameCount: Int64? { frameCount }
+    public var isStreaming: Bool { false }
+    public func availability(waitingToMinimizeStalls: Bool) -> DecoderAvailability { .ready }
+    public var isStarved: Bool { false }
+    public func willWaitForData() -> Bool { false }
+    public var streamSource: (any StreamSource)? { nil }
 }
 
 /// Opens decoders for items: lets tests and future formats plug in.

@@ -18,6 +18,14 @@ public struct DecoderError: Error, Sendable, Hashable, CustomStringConvertible {
         case corrupt(String)
         /// The stream changes sample rate or channels midway.
         case formatChange
+        /// A network item cannot be played: the server's answer, the connection, the
+        /// transport's limits (the text says which, for `cannot play: <url>: <why>`).
+        case network(String)
+        /// The URL is refused before any connection (a scheme other than http/https,
+        /// credentials in it).
+        case refused(String)
+        /// The stream is in a format the player does not decode (Ogg, AAC, HTML...).
+        case unsupportedFormat(String)
     }
 
     /// The file the error is about.
@@ -32,15 +40,22 @@ public struct DecoderError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let name = url.isFileURL ? url.path : url.absoluteString
+        return "\(name): \(why)"
+    }
+
+    /// The cause alone, without the item's name: what follows `cannot play: <url>: `.
+    public var why: String {
         switch reason {
-        case .fileNotFound: return "\(name): no such file"
-        case .unreadable(let why): return "\(name): cannot read the file: \(why)"
-        case .empty: return "\(name): the file is empty"
-        case .notMPEGAudio(let why): return "\(name): not an MP3 file (\(why))"
+        case .fileNotFound: return "no such file"
+        case .unreadable(let why): return "cannot read the file: \(why)"
+        case .empty: return url.isFileURL ? "the file is empty" : "the server sent no audio"
+        case .notMPEGAudio(let why): return url.isFileURL ? "not an MP3 file (\(why))" : "not an MP3 stream (\(why))"
         case .truncated(let decoded, let announced):
-            return "\(name): the file is truncated: \(decoded) of the \(announced) samples its header announces are present"
-        case .corrupt(let why): return "\(name): the MPEG stream is corrupt: \(why)"
-        case .formatChange: return "\(name): the stream changes sample rate or channel count midway"
+            return "the file is truncated: \(decoded) of the \(announced) samples its header announces are present"
+        case .corrupt(let why): return "the MPEG stream is corrupt: \(why)"
+        case .formatChange: return "the stream changes sample rate or channel count midway"
+        case .network(let why), .refused(let why): return why
+        case .unsupportedFormat(let why): return "not an MP3 stream: \(why)"
         }
     }
 }

@@ -49,28 +49,10 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         self.url = url
         let file = try Self.openFile(url)
         self.file = file
-        Self.initializeLibrary
-        var error: Int32 = 0
-        guard let handle = mpg123_new(nil, &error) else {
-            throw DecoderError(url: url, reason: .unreadable("libmpg123: \(String(cString: mpg123_plain_strerror(error)))"))
-        }
+        let handle = try Self.makeHandle(url: url, outputFormat: outputFormat, flags: Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue))
         self.handle = handle
         var opened = false
         defer { if !opened { mpg123_delete(handle) } }
-
-        let flags = Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue)
-        mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
-        mpg123_format_none(handle)
-        if let outputFormat {
-            mpg123_format(handle, outputFormat.sampleRate, Self.layout(outputFormat.channelCount), Int32(MPG123_ENC_SIGNED_16.rawValue))
-        } else {
-            var rates: UnsafePointer<Int>?
-            var rateCount = 0
-            mpg123_rates(&rates, &rateCount)
-            for index in 0..<rateCount {
-                mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
-            }
-        }
         mpg123_replace_reader_handle(handle, BufferedFile.read, BufferedFile.seek, nil)
 
         guard file.open(handle) else {
@@ -192,7 +174,30 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
 
     static let initializeLibrary: Void = { _ = mpg123_init() }()
 
-    private static func layout(_ channels: Int) -> Int32 {
+    /// A new libmpg123 handle with `flags` added, taking 16-bit output in `outputFormat`, or at
+    /// any MPEG rate in mono or stereo when nil. Shared with ``MPG123StreamDecoder``.
+    static func makeHandle(url: URL, outputFormat: AudioFormat?, flags: Int) throws(DecoderError) -> OpaquePointer {
+        initializeLibrary
+        var error: Int32 = 0
+        guard let handle = mpg123_new(nil, &error) else {
+            throw DecoderError(url: url, reason: .unreadable("libmpg123: \(String(cString: mpg123_plain_strerror(error)))"))
+        }
+        mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
+        mpg123_format_none(handle)
+        if let outputFormat {
+            mpg123_format(handle, outputFormat.sampleRate, layout(outputFormat.channelCount), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        } else {
+            var rates: UnsafePointer<Int>?
+            var rateCount = 0
+            mpg123_rates(&rates, &rateCount)
+            for index in 0..<rateCount {
+                mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+            }
+        }
+        return handle
+    }
+
+    static func layout(_ channels: Int) -> Int32 {
         Int32(channels == 1 ? MPG123_MONO.rawValue : MPG123_STEREO.rawValue)
     }
 
@@ -218,7 +223,7 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         return file
     }
 
-    private static func lastError(_ handle: OpaquePointer, fallback: String) -> String {
+    static func lastError(_ handle: OpaquePointer, fallback: String) -> String {
         let code = mpg123_errcode(handle)
         if code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue { return fallback }
         return String(cString: mpg123_strerror(handle))

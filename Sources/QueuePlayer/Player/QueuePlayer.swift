@@ -39,6 +39,12 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         case noItemToPlay
         /// The output cannot be opened just now; the player retries.
         case outputUnavailable
+        /// A network item's buffer ran dry while it played: the player waits until it is
+        /// likely to keep up (``PlayerItem/isPlaybackLikelyToKeepUp``), or for any data when
+        /// ``QueuePlayer/automaticallyWaitsToMinimizeStalling`` is false.
+        case toMinimizeStalls
+        /// A network item waits for its first audio (connecting, buffering).
+        case evaluatingBufferingRate
     }
 
     /// Posted (object: the player) when the output fails, once per outage: it cannot be
@@ -94,6 +100,13 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         get { Float(renderer.gain.load(ordering: .relaxed)) / Float(SoftwareVolume.unity) }
         set { renderer.gain.store(SoftwareVolume.gain(linear: newValue), ordering: .relaxed) }
     }
+    /// Whether a network item that waits for data (its start, or after a stall) resumes only
+    /// once it is likely to keep up (true, the default, as AVPlayer's), or at its first bytes.
+    public var automaticallyWaitsToMinimizeStalling: Bool {
+        get { renderer.waitsToMinimizeStalls.load(ordering: .relaxed) }
+        set { renderer.waitsToMinimizeStalls.store(newValue, ordering: .relaxed) }
+    }
+
     /// What happens at the end of an item.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { published.withLock { $0.actionAtItemEnd } }
@@ -131,6 +144,8 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var openedHead: (item: PlayerItem, decoder: any Decoder)?
         /// The render thread reported the output unusable and retries opening it.
         var outputUnavailable = false
+        /// The render thread waits for a network item's data (it reported so, in this generation).
+        var waitingForData: WaitingReason?
         /// The device's latest answer to ``readPosition()`` (``AudioSink/playedFrames()``): used
         /// when it cannot answer at that moment (the render thread is writing to it), as long
         /// as it is fresher than the render thread's measurement.
@@ -282,8 +297,13 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     public func seek(to time: MediaTime, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
         let finished: Bool = onControlQueue {
             guard let item = currentItem else { return false }
+            // A live stream has nothing to seek in (its decoder's length is not known).
+            if item.isLive { return false }
             guard let decoder = openDecoder(for: item) else { return false }
-            let frame = min(max(0, Int64((time.seconds * Double(decoder.format.sampleRate)).rounded())), decoder.frameCount)
+            let length = decoder.knownFrameCount ?? (decoder.isStreaming ? Int64.max : decoder.frameCount)
+            // A stream's new decoder learns its rate from its first frame: the item knows it already.
+            let rate = (decoder.isStreaming ? item.format ?? decoder.format : decoder.format).sampleRate
+            let frame = min(max(0, Int64((time.seconds * Double(rate)).rounded())), length)
             control.state.timeline.releaseFromEnd()
             load(item, decoder: decoder, at: frame)
             deliverToAllPeriodicObservers()
@@ -367,7 +387,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
             rate == 0 ? (.paused, nil)
             : currentItem == nil ? (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
             : control.state.outputUnavailable ? (.waitingToPlayAtSpecifiedRate, .outputUnavailable)
-            : (.playing, nil)
+            : control.state.waitingForData.map { (.waitingToPlayAtSpecifiedRate, $0) } ?? (.playing, nil)
         // Both change in one step, each announced to its own observers: a reader on another
         // thread never sees the new reason beside the old status (waiting for a device that
         // is not there, yet "playing"), nor the reverse.
@@ -436,7 +456,13 @@ extension QueuePlayer {
     private func accept(_ result: Result<any Decoder, DecoderError>, for item: PlayerItem) -> (any Decoder)? {
         switch result {
         case .success(let decoder):
-            item.markReady(decoder)
+            if let source = decoder.streamSource {
+                // Ready once its first frames are decoded (``RenderEvent/Kind/bufferingEnded``).
+                source.buffer.setConsumerWakeUp { [mailbox = renderer.mailbox] in mailbox.wakeForData() }
+                item.attach(source)
+            } else {
+                item.markReady(decoder)
+            }
             return decoder
         case .failure(let error):
             failBeforePlaying(item, error)
@@ -486,6 +512,7 @@ extension QueuePlayer {
     private func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
+        control.state.waitingForData = nil
         control.state.timeObservers.forgetBoundaryProgress()
         let next = renderItem.flatMap { preparedItem(after: $0.item) }
         control.state.timeline.requestNext(next)
@@ -572,6 +599,21 @@ extension QueuePlayer {
             case .underrunsRecovered:
                 NotificationCenter.default.post(name: Self.outputDidRecoverFromUnderrunsNotification, object: self,
                                                 userInfo: [Self.underrunCountKey: sink.underruns])
+            case .bufferingStarted, .stalled:
+                control.state.waitingForData = event.kind == .stalled ? .toMinimizeStalls : .evaluatingBufferingRate
+                if let item = control.state.timeline.renderItem(event.renderID)?.item {
+                    item.announceBufferFlags()
+                    if event.kind == .stalled {
+                        NotificationCenter.default.post(name: PlayerItem.playbackStalledNotification, object: item)
+                    }
+                }
+            case .bufferingEnded:
+                control.state.waitingForData = nil
+                if let renderItem = control.state.timeline.renderItem(event.renderID) {
+                    control.state.timeline.learnSampleRate(of: event.renderID, renderItem.decoder.format.sampleRate)
+                    renderItem.item.markReady(renderItem.decoder)
+                    renderItem.item.announceBufferFlags()
+                }
             }
         }
         updateTimeline()
@@ -757,7 +799,8 @@ extension QueuePlayer {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         wakeUp.cancel()
         // While the output is unavailable time stands still: its return (a render event) reschedules.
-        guard rate != 0, let item = currentItem, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable else { return }
+        guard rate != 0, let item = currentItem, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable,
+              control.state.waitingForData == nil else { return }
         let reading = reading ?? readPosition()
         // A copy: the timeline's call below changes the control state, which the closure may not read.
         let observers = control.state.timeObservers

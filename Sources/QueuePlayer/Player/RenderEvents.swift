@@ -24,6 +24,13 @@ struct RenderEvent: Sendable {
         /// The sink recovered from one or more underruns since the last such event
         /// (its ``AudioSink/underruns`` count moved); the stream went on.
         case underrunsRecovered
+        /// A network item waits for its first bytes (nothing of it played yet): the output
+        /// played out what it had. `streamFrame`: where the stream stands.
+        case bufferingStarted
+        /// A network item's buffer ran dry while it played: the output played out what it had.
+        case stalled
+        /// The network item that waited plays (on) again; its format is known.
+        case bufferingEnded
     }
 
     var kind: Kind

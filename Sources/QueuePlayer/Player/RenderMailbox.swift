@@ -65,6 +65,24 @@ final class RenderMailbox: Sendable {
         _ = superseded
     }
 
+    /// Wakes the render thread when it waits for a network item's data (a transport's thread:
+    /// the stream's buffer calls this only when the render thread said it waits).
+    func wakeForData() {
+        dataWake.store(true, ordering: .releasing)
+        wakeUp.signal()
+    }
+
+    /// Set by ``wakeForData()`` until the render thread takes it: it is not at rest meanwhile.
+    private let dataWake = Atomic<Bool>(false)
+
+    /// True if data arrived that the render thread has not looked at.
+    var hasDataWake: Bool { dataWake.load(ordering: .acquiring) }
+
+    /// The render thread looks at its stream's data now.
+    func takeDataWake() {
+        dataWake.store(false, ordering: .releasing)
+    }
+
     /// True if commands wait (the render thread's cheap check).
     var hasPending: Bool { pendingCount.load(ordering: .acquiring) > 0 }
 

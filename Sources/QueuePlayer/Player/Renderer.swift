@@ -33,6 +33,9 @@ final class Renderer: @unchecked Sendable {
     let phase = Atomic<UInt8>(Phase.working.rawValue)
     /// The software volume's gain in 1/1024 (``SoftwareVolume``), read once per chunk.
     let gain = Atomic<Int32>(SoftwareVolume.unity)
+    /// `QueuePlayer.automaticallyWaitsToMinimizeStalling`: a network item that waits for data
+    /// resumes only once it is likely to keep up, not at its first bytes.
+    let waitsToMinimizeStalls = Atomic<Bool>(true)
     private let sink: any AudioSink
     private let events: RenderEventRing
     private let finished = DispatchSemaphore(value: 0)
@@ -64,6 +67,14 @@ final class Renderer: @unchecked Sendable {
     private var pendingOffset = 0
     private var pendingFrames = 0
     private var pendingBytesPerFrame = 0
+    /// The current item is a network item that waits for data (its first, or more after a stall).
+    private var streamWaiting = false
+    /// The wait was reported (``RenderEvent/Kind/bufferingStarted`` or ``RenderEvent/Kind/stalled``).
+    private var streamWaitReported = false
+    /// The current network item was reported decodable (``RenderEvent/Kind/bufferingEnded``) once.
+    private var streamAnnounced = false
+    /// The current item has given frames since it started.
+    private var currentHasPlayed = false
     private let buffer: UnsafeMutableRawBufferPointer
 
     init(sink: any AudioSink, events: RenderEventRing) {
@@ -118,8 +129,9 @@ final class Renderer: @unchecked Sendable {
 
     /// True when the thread is blocked until a command arrives or the (virtual) clock moves.
     func isQuiescent(sinkWaitsForTime: () -> Bool) -> Bool {
-        // A posted command wakes the thread (``RenderMailbox/post(_:)``), so one still waiting means it is busy.
-        guard !mailbox.hasPending else { return false }
+        // A posted command wakes the thread (``RenderMailbox/post(_:)``), so one still waiting means
+        // it is busy; so does data it waited for.
+        guard !mailbox.hasPending, !mailbox.hasDataWake else { return false }
         switch Phase(rawValue: phase.load(ordering: .acquiring)) {
         case .waitingForCommand: return true
         case .inSink: return sinkWaitsForTime()
@@ -148,6 +160,7 @@ final class Renderer: @unchecked Sendable {
                 if needsDrain { drainStep() } else { waitForCommand() }
                 continue
             }
+            if item.decoder.isStreaming, !streamCanDecode(item) { continue }
             if sinkFormat != item.decoder.format {
                 if !prepareSink(for: item.decoder.format) { continue }
             }
@@ -174,10 +187,16 @@ final class Renderer: @unchecked Sendable {
             return
         }
         if frames == 0 {
+            if item.decoder.isStarved {
+                streamWaiting = true
+                return
+            }
             report(.finished, item.id)
             moveToNextItem()
             return
         }
+        currentHasPlayed = true
+        if item.decoder.isStarved { streamWaiting = true }
         pendingOffset = 0
         pendingFrames = frames
         pendingBytesPerFrame = item.decoder.format.bytesPerFrame
@@ -218,7 +237,54 @@ final class Renderer: @unchecked Sendable {
         publish(running: true)
     }
 
+    /// Whether the current network item may be decoded now. While it waits for data (its first,
+    /// or after its buffer ran dry) the output plays out what it holds, in short steps that look
+    /// at the data again; then the wait is reported once (the time stands still) and the thread
+    /// sleeps until the stream's next bytes or a command wake it: nothing spins.
+    private func streamCanDecode(_ item: RenderItem) -> Bool {
+        renderThread.check()
+        let waits = waitsToMinimizeStalls.load(ordering: .relaxed)
+        if item.decoder.availability(waitingToMinimizeStalls: waits && streamWaiting) == .ready {
+            if streamWaiting || !streamAnnounced {
+                streamWaiting = false
+                streamWaitReported = false
+                streamAnnounced = true
+                report(.bufferingEnded, item.id)
+            }
+            return true
+        }
+        streamWaiting = true
+        if !playOutStep() { return false }
+        if !streamWaitReported {
+            streamWaitReported = true
+            publish(running: false, delay: 0)
+            report(currentHasPlayed ? .stalled : .bufferingStarted, item.id)
+        }
+        mailbox.takeDataWake()
+        if item.decoder.willWaitForData() { waitForCommand() }
+        return false
+    }
+
+    /// Plays out a step (10 ms) of what the sink holds in the current format; true once nothing is left.
+    private func playOutStep() -> Bool {
+        guard sinkFormat != nil && sink.delay() > 0 else { return true }
+        setPhase(.inSink)
+        let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
+        setPhase(.working)
+        publish(running: true)
+        return drained
+    }
+
+    /// A new current item: nothing of it waited or played yet.
+    private func resetStreamState() {
+        streamWaiting = false
+        streamWaitReported = false
+        streamAnnounced = false
+        currentHasPlayed = false
+    }
+
     private func moveToNextItem() {
+        resetStreamState()
         current = next
         next = nil
         if let current {
@@ -253,13 +319,7 @@ final class Renderer: @unchecked Sendable {
                 return false
             }
         }
-        if sinkFormat != nil && sink.delay() > 0 {
-            setPhase(.inSink)
-            let drained = sink.waitUntilDrained(timeoutNanoseconds: 10_000_000)
-            setPhase(.working)
-            publish(running: true)
-            if !drained { return false }
-        }
+        if !playOutStep() { return false }
         do {
             try sink.configure(format)
         } catch {
@@ -343,6 +403,7 @@ final class Renderer: @unchecked Sendable {
                 pendingFrames = 0
                 generation = newGeneration
                 streamFrame = 0
+                resetStreamState()
                 current = item
                 next = nextItem
                 needsDrain = false
@@ -366,6 +427,7 @@ final class Renderer: @unchecked Sendable {
                 if current == nil, let item, needsDrain || !isPlaying {
                     // The previous item already ended: continue straight into this one.
                     needsDrain = false
+                    resetStreamState()
                     current = item
                     report(.started, item.id)
                 } else {

@@ -28,7 +28,7 @@ struct Timeline {
         let start: Int64
         /// The item frame decoding started from (non-zero after a seek).
         let itemStartFrame: Int64
-        let sampleRate: Int
+        var sampleRate: Int
         /// The stream frame after the item's last frame, once decoding has ended.
         var end: Int64?
         var failure: DecoderError?
@@ -141,9 +141,19 @@ struct Timeline {
             }
         case .drained:
             rendererIdle = true
-        case .droppedOnPause, .outputFailed, .outputLost, .outputRestored, .underrunsRecovered:
+        case .droppedOnPause, .outputFailed, .outputLost, .outputRestored, .underrunsRecovered,
+             .bufferingStarted, .stalled, .bufferingEnded:
             break
         }
+    }
+
+    /// The item handed over with render id `id` in this generation, while kept.
+    func renderItem(_ id: UInt64) -> RenderItem? { handoffs[id] }
+
+    /// A stream's decoder learnt its sample rate from its first frame (after it was handed
+    /// over, with a guess): its segment's times are in that rate.
+    mutating func learnSampleRate(of id: UInt64, _ rate: Int) {
+        for index in segments.indices where segments[index].renderID == id { segments[index].sampleRate = rate }
     }
 
     /// Nothing of this generation is left to hear: no item handed over, or all heard and forgotten.
