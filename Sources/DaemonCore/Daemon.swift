@@ -1,6 +1,7 @@
 import AppLifecycle
 import Dispatch
 import Foundation
+import HTTPStreaming
 import Logging
 import MPDProtocol
 import QueuePlayer
@@ -73,9 +74,16 @@ public final class Daemon: @unchecked Sendable {
     private var retained: [Any] = []
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
+    /// The player's decoders; its HTTP client is shut down once the player has closed.
+    private let decoders: HTTPStreamingDecoderFactory
 
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
-        player = QueuePlayer(sink: outputs.sink, decoderFactory: MPG123DecoderFactory(outputFormat: outputs.decodeFormat))
+        // Files through libmpg123's reader, http(s):// items through the engine's HTTP streaming
+        // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
+        decoders = HTTPStreamingDecoderFactory(files: MPG123DecoderFactory(outputFormat: outputs.decodeFormat),
+                                               outputFormat: outputs.decodeFormat,
+                                               configuration: HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime))
+        player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue
         events = ControlEvents(queue: partitionQueue)
@@ -218,8 +226,9 @@ public final class Daemon: @unchecked Sendable {
             if let item = note.object as? PlayerItem, StreamURL.isNetwork(item.url), !error.hasPrefix(item.url.absoluteString) {
                 error = "\(item.url.absoluteString): \(error)"
             }
-            logger.error("cannot play: \(error)")
-            partition.perform { $0.lastError = error }
+            let message = error
+            logger.error("cannot play: \(message)")
+            partition.perform { $0.lastError = message }
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
@@ -315,7 +324,7 @@ public final class Daemon: @unchecked Sendable {
     /// (`--once`), then tears them down, last part first; returns once all are down (the daemon
     /// exits 0). Throws if the daemon cannot start (the control socket cannot listen).
     func run() async throws {
-        let (player, partition, server, systemd, logger) = (player, partition, server, systemd, logger)
+        let (player, partition, server, systemd, logger, decoders) = (player, partition, server, systemd, logger, decoders)
         var parts: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func part(_ service: DaemonPart, endsTheDaemon: Bool = false) {
             parts.append(.init(service: service, successTerminationBehavior: endsTheDaemon ? .gracefullyShutdownGroup : .cancelGroup,
@@ -330,6 +339,7 @@ public final class Daemon: @unchecked Sendable {
                     closed.resume()
                 }
             }
+            do { try await decoders.shutdown() } catch { logger.warning("the streams' HTTP client did not close cleanly: \(error)") }
         })
         if let stateKeeper {
             part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })

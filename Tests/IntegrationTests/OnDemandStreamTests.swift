@@ -10,7 +10,7 @@ import Glibc
 @Suite(.serialized) struct OnDemandStreamTests {
     /// One nginx for the suite: `/slow/` at 24 kB/s (a 128 kbit/s item's pace, 16 kB/s, with
     /// little to spare), everything else at loopback speed.
-    static let server = Result { () throws -> NginxServer in
+    static let server = SuiteServer { () throws -> NginxServer in
         let server = try NginxServer(locations: NginxServer.slowLocation("slow", bytesPerSecond: 24_000))
         for item in TestMedia.all { try server.serve(item.lastPathComponent, Data(contentsOf: item)) }
         try server.serve("slow/" + TestMedia.all[0].lastPathComponent, Data(contentsOf: TestMedia.all[0]))
@@ -24,7 +24,10 @@ import Glibc
     /// hands over to it with no gap: the FIFO gets exactly the two decoded one after the other.
     @Test(arguments: ["", "slow/"])
     func aFileThenTheSameOverHTTPPlayByteExact(prefix: String) throws {
-        let server = try Self.server.get()
+        try Self.server.use { try byteExact(prefix: prefix, server: $0) }
+    }
+
+    private func byteExact(prefix: String, server: NginxServer) throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let local = TestMedia.all[1]
@@ -52,7 +55,10 @@ import Glibc
     /// `listplaylist` and `load` take a remote `.m3u` or `.pls`: its HTTP entries, relative ones
     /// on its server, never a local file; `playlistinfo` shows them by URL.
     @Test func remoteM3UAndPLSListAndLoad() throws {
-        let server = try Self.server.get()
+        try Self.server.use(remoteM3UAndPLSListAndLoad)
+    }
+
+    private func remoteM3UAndPLSListAndLoad(_ server: NginxServer) throws {
         let daemon = try StreamDaemon(["--output", "null", "--no-state"])
         let m3u = server.url("stations.m3u").absoluteString
         let pls = server.url("stations.pls").absoluteString
@@ -84,7 +90,10 @@ import Glibc
     /// A 404 and an HTML page each fail alone, with `cannot play: URL: why`, and the queue
     /// moves on to the song after them.
     @Test func badURLsFailAloneAndTheQueueMovesOn() throws {
-        let server = try Self.server.get()
+        try Self.server.use(badURLsFailAloneAndTheQueueMovesOn)
+    }
+
+    private func badURLsFailAloneAndTheQueueMovesOn(_ server: NginxServer) throws {
         let daemon = try StreamDaemon(["--output", "null", "--no-state"])
         let missing = server.url("missing.mp3").absoluteString
         let page = server.url("page.html").absoluteString
@@ -102,7 +111,10 @@ import Glibc
 
     /// A stream in the queue is saved with it and comes back after a restart, by URL.
     @Test func aRestartKeepsTheStreamInTheQueue() throws {
-        let server = try Self.server.get()
+        try Self.server.use(aRestartKeepsTheStreamInTheQueue)
+    }
+
+    private func aRestartKeepsTheStreamInTheQueue(_ server: NginxServer) throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = server.url("01-morning-sine.mp3").absoluteString

@@ -604,6 +604,7 @@ final class Partition: @unchecked Sendable {
             return
         }
         if item == nil, let finished = nowPlaying {
+            if case .failed = finished.item.status, moveOn(afterFailureOf: finished) { return }
             // The last song played to its end: stopped, with no current song (as mpd, transcript 55).
             nowPlaying = nil
             lookahead = nil
@@ -649,6 +650,20 @@ final class Partition: @unchecked Sendable {
         consecutiveFailures += 1
         guard consecutiveFailures < playQueue.count, let position = playQueue.position(ofID: failed.id) else { return }
         setLookahead(nextPosition(after: position))
+    }
+
+    /// The song being heard failed and the player had nothing after it (the look-ahead failed
+    /// too, or was not handed over before the failure, as with streams that fail when reached):
+    /// the queue goes on with the song after it, as mpd skips a song it cannot play. Returns
+    /// false when there is none, or when every song in a row has failed (no endless retries).
+    private func moveOn(afterFailureOf failed: Handoff) -> Bool {
+        consecutiveFailures += 1
+        let failures = consecutiveFailures
+        guard failures < playQueue.count, let position = playQueue.position(ofID: failed.id),
+              let next = nextPosition(after: position) else { return false }
+        startPlayback(at: next)
+        consecutiveFailures = failures
+        return true
     }
 
     /// Makes the player's second item the song the queue says comes next.
