@@ -29,6 +29,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -41,6 +42,7 @@ FIFO = os.path.join(B.WORK, "fifo")
 RSS_SECONDS = float(os.environ.get("BENCH_STREAM_RSS_SECONDS", "60" if B.QUICK else "1800"))
 CPU_SECONDS = float(os.environ.get("BENCH_STREAM_CPU_SECONDS", "15" if B.QUICK else "60"))
 TITLE_EVERY = 10.0
+KEEP_OPEN = []
 
 
 def free_port():
@@ -162,51 +164,101 @@ def drain(fd):
             return
 
 
-def play_to_first_frame(sock, url):
-    """`add URL`, then seconds from sending `play` to the first bytes out of the FIFO."""
+def open_fifo():
+    """A fresh FIFO, opened for reading (non-blocking) before the player opens its output."""
+    if os.path.exists(FIFO):
+        os.unlink(FIFO)
+    os.mkfifo(FIFO)
     fd = os.open(FIFO, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        client = B.Client(sock)
-        client.command(f'add "{url}"')
-        drain(fd)
+    # A write end of our own, never written: without it the FIFO reports a hang-up (and poll
+    # returns at once) whenever the player has its output closed.
+    KEEP_OPEN.append(os.open(FIFO, os.O_WRONLY | os.O_NONBLOCK))
+    return fd
+
+
+class Drainer:
+    """Reads the FIFO in the background, so that no player blocks writing into it, until closed."""
+    running = []
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        Drainer.running.append(self)
+
+    def run(self):
         poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        t0 = time.monotonic()
-        client.command("play")
-        deadline = t0 + 20
-        while time.monotonic() < deadline:
-            if poller.poll(20):
+        poller.register(self.fd, select.POLLIN)
+        while not self.stopped.is_set():
+            if poller.poll(50):
                 try:
-                    if os.read(fd, 65536):
-                        t1 = time.monotonic()
-                        client.command("stop")
-                        client.command("clear")
-                        client.close()
-                        return t1 - t0
+                    os.read(self.fd, 65536)
                 except BlockingIOError:
-                    continue
-        raise RuntimeError(f"no audio within 20 s of play ({url})")
-    finally:
-        os.close(fd)
+                    pass
+
+    @classmethod
+    def stop_all(cls):
+        while cls.running:
+            drainer = cls.running.pop()
+            drainer.stopped.set()
+            drainer.thread.join()
+
+
+def close_fifo(fd):
+    Drainer.stop_all()
+    os.close(fd)
+    while KEEP_OPEN:
+        os.close(KEEP_OPEN.pop())
+
+
+def play_to_first_frame(fd, sock, url):
+    """`add URL`, then seconds from sending `play` to the first bytes out of the FIFO."""
+    client = B.Client(sock)
+    client.command(f'add "{url}"')
+    drain(fd)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    t0 = time.monotonic()
+    client.command("play")
+    deadline = t0 + 20
+    while time.monotonic() < deadline:
+        if poller.poll(20):
+            try:
+                if os.read(fd, 65536):
+                    t1 = time.monotonic()
+                    # The player's output writes block on a full FIFO: read on until it is gone.
+                    Drainer(fd)
+                    client.command("stop")
+                    client.command("clear")
+                    client.close()
+                    return t1 - t0
+            except BlockingIOError:
+                continue
+    raise RuntimeError(f"no audio within 20 s of play ({url})")
 
 
 def first_frame_qp(url, i):
     sock = os.path.join(B.WORK, "run", f"stream-first-{i}.sock")
+    fd = open_fifo()
     child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--no-state", "--socket", sock],
                     env=B.qp_env())
     try:
         B.wait_accepting(sock, child=child)
-        return play_to_first_frame(sock, url)
+        return play_to_first_frame(fd, sock, url)
     finally:
         child.stop()
+        close_fifo(fd)
 
 
 def first_frame_mpd(url):
+    fd = open_fifo()
     child, sock = B.start_mpd("stream-first", "fifo")
     try:
-        return play_to_first_frame(sock, url)
+        return play_to_first_frame(fd, sock, url)
     finally:
         child.stop()
+        close_fifo(fd)
 
 
 def cpu_per_minute(target):

@@ -47,6 +47,32 @@ import Glibc
         daemon.stop()
     }
 
+    /// The WebSocket pushes a stream's new title with its name and song id (`stream` event).
+    @Test func theWebSocketPushesANewTitle() throws {
+        try Self.station.use(theWebSocketPushesANewTitle)
+    }
+
+    private func theWebSocketPushesANewTitle(_ station: IcecastServer) throws {
+        let daemon = try StreamDaemon(["--output", "null", "--no-state", "--http", "127.0.0.1:0"])
+        var base: String?
+        #expect(waitUntil(timeout: 10) { base = WebDaemon.address(in: daemon.process.standardError); return base != nil })
+        let id = try #require(replyValue(try daemon.request("addid \(station.url.absoluteString)"), "Id"))
+        try daemon.run("play")
+        try #require(try daemon.wait(timeout: 15) { $0.elapsedSeconds >= 1 }.elapsedSeconds >= 1)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/ws_stream.py").path
+        let client = try ChildProcess(program: "/usr/bin/python3", [script, try #require(base), "Pushed Title"])
+        defer { client.terminate() }
+        #expect(client.waitForLine(timeout: 10) { $0 == "connected" } != nil, "\(client.standardError)")
+        try station.setTitle("Pushed Title")
+        #expect(client.wait(timeout: 25) == 0, "\(client.lines.map(\.text)) \(client.standardError)")
+        let last = try #require(client.lines.last?.text)
+        let event = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(event["title"] as? String == "Pushed Title")
+        #expect(event["name"] as? String == station.streamName)
+        #expect((event["songid"] as? Int).map(String.init) == id)
+        daemon.stop()
+    }
+
     /// The station goes down under a playing daemon: `status` stays `play` and says it waits;
     /// the station comes back and audio resumes within 2 s of the next try (the tries back off
     /// from 0.5 s, doubling, so the next one comes at most as long after the outage began as

@@ -109,6 +109,29 @@ import Glibc
         daemon.stop()
     }
 
+    /// A podcast episode still downloading (at 100 kB/s) is added by its enclosure URL and plays
+    /// at once; its download goes on beside it and ends with the same bytes as the source.
+    @Test func anEpisodeStillDownloadingPlaysFromItsEnclosureURL() throws {
+        let source = try BackgroundTransferTests.episode(copies: 8)
+        let (nginx, setup) = try BackgroundTransferTests.serving(source)
+        defer { setup.remove() }
+        let enclosure = nginx.url("media/episode.mp3").absoluteString
+        let daemon = try StreamDaemon(["--output", "null", "--feed", nginx.url("feed.xml").absoluteString, "--fetch-interval", "3600"],
+                                      music: setup.music)
+        let downloading = try daemon.wait(timeout: 15) { $0["transfers"] == "1" }
+        try #require(downloading["transfers"] == "1", "the episode's download started: \(downloading)")
+        try daemon.run("add \(enclosure)")
+        try daemon.run("play")
+        let playing = try daemon.wait(timeout: 15) { $0.elapsedSeconds >= 2 }
+        #expect(playing["state"] == "play" && playing.elapsedSeconds >= 2, "\(playing)")
+        #expect(playing["transfers"] == "1", "played while the download went on: \(playing)")
+        #expect(waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: setup.file.path) }, "the download finished")
+        #expect(try BackgroundTransferTests.sha256(setup.file) == BackgroundTransferTests.sha256(source))
+        #expect(try daemon.values("status")["state"] == "play", "the stream plays on")
+        #expect(nginx.requests(for: "media/episode.mp3").count >= 2, "two requests: the download's and the stream's")
+        daemon.stop()
+    }
+
     /// A stream in the queue is saved with it and comes back after a restart, by URL.
     @Test func aRestartKeepsTheStreamInTheQueue() throws {
         try Self.server.use(aRestartKeepsTheStreamInTheQueue)
