@@ -44,6 +44,14 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             downloaded into Podcasts/ in the music directory (resumable across restarts) and \
             appended to the queue (--no-auto-enqueue: not).
 
+            Streams: FILE arguments and clients' add may be http:// or https:// URLs of MP3 \
+            streams (internet radio, podcast episodes from their enclosure URL). A stream's \
+            icy-name and StreamTitle are currentsong's Name and Title; status keeps state: play \
+            while the network lags and says buffer: and waiting:; a dropped connection is opened \
+            again, with back-off, for --stream-retry-time seconds, then the item fails \
+            ("cannot play: <url>: <why>") and the queue moves on. load and listplaylist take a \
+            remote .m3u or .pls URL.
+
             Every option can also be set in the configuration file, \
             $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml (or --config PATH), with the same \
             name: buffer-time = 1000, output = ["auto", "fifo:/tmp/snapfifo"], once = true, \
@@ -136,7 +144,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A GPX file of waypoints to monitor as regions; entering one plays its audio as an announcement (implies --location).", valueName: "FILE.gpx"))
     var regions: String?
 
-    @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("MP3 files, or http:// and https:// URLs of MP3 streams, to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
     /// The defaults that `--help` quotes: the daemon's own.

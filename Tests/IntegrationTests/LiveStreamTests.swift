@@ -47,6 +47,31 @@ import Glibc
         daemon.stop()
     }
 
+    /// A station in the queue is saved by URL, with no position into it, and plays again from
+    /// its live edge after a restart.
+    @Test func aRestartBringsTheStationBackPlaying() throws {
+        try Self.station.use(aRestartBringsTheStationBackPlaying)
+    }
+
+    private func aRestartBringsTheStationBackPlaying(_ station: IcecastServer) throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var daemon = try StreamDaemon(["--output", "null"], directory: directory)
+        try daemon.run("add \(station.url.absoluteString)")
+        try daemon.run("play")
+        try #require(try daemon.wait(timeout: 15) { $0.elapsedSeconds >= 2 }.elapsedSeconds >= 2)
+        daemon.stop()
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("state/queueplayerd/state.json")))
+        let state = try #require(saved as? [String: Any])
+        #expect(state["queue"] as? [String] == [station.url.absoluteString])
+        #expect(state["position"] as? Double == 0 && state["paused"] as? Bool == false, "\(state)")
+        daemon = try StreamDaemon(["--output", "null"], directory: directory)
+        let restored = try daemon.wait(timeout: 15) { $0["state"] == "play" && $0.elapsedSeconds > 0.5 }
+        #expect(restored["state"] == "play" && restored["waiting"] == nil, "\(restored); \(daemon.process.standardError.suffix(2000))")
+        #expect(try daemon.values("currentsong")["Name"] == station.streamName)
+        daemon.stop()
+    }
+
     /// The WebSocket pushes a stream's new title with its name and song id (`stream` event).
     @Test func theWebSocketPushesANewTitle() throws {
         try Self.station.use(theWebSocketPushesANewTitle)

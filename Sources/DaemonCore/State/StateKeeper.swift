@@ -197,7 +197,8 @@ final class StateKeeper: Sendable {
         let queue = partition.playQueue
         return SavedState(queue: partition.playQueue.entries.map { $0.song.isStream ? $0.song.url.absoluteString : $0.song.url.path },
                           current: position,
-                          position: position != nil ? partition.songTime : 0,
+                          // A live stream resumes from its live edge: no position into it.
+                          position: position != nil && partition.player.currentItem?.isLive != true ? partition.songTime : 0,
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
                                                   consume: queue.consume.rawValue, volume: partition.volume),
