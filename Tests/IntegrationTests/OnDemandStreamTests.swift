@@ -11,10 +11,15 @@ import Glibc
     /// One nginx for the suite: `/slow/` at 24 kB/s (a 128 kbit/s item's pace, 16 kB/s, with
     /// little to spare), everything else at loopback speed.
     static let server = SuiteServer { () throws -> NginxServer in
-        let server = try NginxServer(locations: NginxServer.slowLocation("slow", bytesPerSecond: 24_000))
+        let server = try NginxServer(locations: NginxServer.slowLocation("slow", bytesPerSecond: 24_000)
+                                     + "\nlocation = /loop.mp3 { return 302 /loop.mp3; }")
         for item in TestMedia.all { try server.serve(item.lastPathComponent, Data(contentsOf: item)) }
         try server.serve("slow/" + TestMedia.all[0].lastPathComponent, Data(contentsOf: TestMedia.all[0]))
         try server.serve("page.html", Data("<!DOCTYPE html><html><body>Not here</body></html>\n".utf8))
+        // An Ogg Vorbis stream (served as application/octet-stream: only its bytes say what it is).
+        let ogg = server.documents.appendingPathComponent("tone.ogg")
+        try TestMedia.run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=duration=3",
+                                              "-c:a", "libvorbis", ogg.path])
         try server.serve("stations.m3u", Data("#EXTM3U\n#EXTINF:-1,One\n01-morning-sine.mp3\n/etc/passwd\nfile:///etc/passwd\n".utf8))
         try server.serve("stations.pls", Data("[playlist]\nFile1=\(server.url("02-evening-triangle.mp3").absoluteString)\nTitle1=Two\nNumberOfEntries=1\n".utf8))
         return server
@@ -87,8 +92,8 @@ import Glibc
         daemon.stop()
     }
 
-    /// A 404 and an HTML page each fail alone, with `cannot play: URL: why`, and the queue
-    /// moves on to the song after them.
+    /// A 404, an HTML page, an Ogg stream and a redirect loop each fail alone, with
+    /// `cannot play: URL: why`, and the queue moves on to the song after them.
     @Test func badURLsFailAloneAndTheQueueMovesOn() throws {
         try Self.server.use(badURLsFailAloneAndTheQueueMovesOn)
     }
@@ -97,15 +102,19 @@ import Glibc
         let daemon = try StreamDaemon(["--output", "null", "--no-state"])
         let missing = server.url("missing.mp3").absoluteString
         let page = server.url("page.html").absoluteString
+        let ogg = server.url("tone.ogg").absoluteString
+        let loop = server.url("loop.mp3").absoluteString
         let good = server.url("02-evening-triangle.mp3").absoluteString
-        for url in [missing, page, good] { try daemon.run("add \(url)") }
+        for url in [missing, page, ogg, loop, good] { try daemon.run("add \(url)") }
         try daemon.run("play")
-        let status = try daemon.wait(timeout: 30) { $0["song"] == "2" && $0.elapsedSeconds > 0.5 }
-        #expect(status["song"] == "2" && status["state"] == "play", "\(status); \(daemon.process.standardError.suffix(2000))")
+        let status = try daemon.wait(timeout: 30) { $0["song"] == "4" && $0.elapsedSeconds > 0.5 }
+        #expect(status["song"] == "4" && status["state"] == "play", "\(status); \(daemon.process.standardError.suffix(2000))")
         let failures = daemon.cannotPlay
         #expect(failures.contains { $0.contains("cannot play: \(missing): ") && $0.contains("404") }, "\(failures)")
-        #expect(failures.contains { $0.contains("cannot play: \(page): ") }, "\(failures)")
-        #expect(failures.count == 2, "\(failures)")
+        for url in [page, ogg, loop] {
+            #expect(failures.contains { $0.contains("cannot play: \(url): ") }, "\(url): \(failures)")
+        }
+        #expect(failures.count == 4, "\(failures)")
         daemon.stop()
     }
 

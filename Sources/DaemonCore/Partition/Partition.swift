@@ -658,9 +658,16 @@ final class Partition: @unchecked Sendable {
     /// false when there is none, or when every song in a row has failed (no endless retries).
     private func moveOn(afterFailureOf failed: Handoff) -> Bool {
         consecutiveFailures += 1
+        guard let position = playQueue.position(ofID: failed.id) else { return false }
+        var next = nextPosition(after: position)
+        // The look-ahead failed before it (its failure not yet taken here): not tried again.
+        if let ahead = lookahead, case .failed = ahead.item.status, let aheadPosition = playQueue.position(ofID: ahead.id),
+           next == aheadPosition {
+            consecutiveFailures += 1
+            next = nextPosition(after: aheadPosition)
+        }
         let failures = consecutiveFailures
-        guard failures < playQueue.count, let position = playQueue.position(ofID: failed.id),
-              let next = nextPosition(after: position) else { return false }
+        guard failures < playQueue.count, let next else { return false }
         startPlayback(at: next)
         consecutiveFailures = failures
         return true

@@ -207,12 +207,6 @@ final class WebServer: Service, Sendable {
 
     // MARK: Events
 
-    /// Pushes a stream's new name or title to every client: `{"event": "stream", "songid": N,
-    /// "name": ..., "title": ...}`. Any thread (the engine's, where the title changed).
-    func streamChanged(_ item: PlayerItem, partition: Partition) {
-        clients.broadcast(WebClients.streamEvent(item, songID: partition.songID(of: item)))
-    }
-
     /// Follows what every client hears of unasked: the current item, the life cycle.
     private func observe() -> [Any] {
         let (clients, partition, application) = (clients, partition, application)
