@@ -6,7 +6,8 @@ fed by ffmpeg (a generated tone, libmp3lame 128 kbit/s stereo, `-re`). Each daem
 nothing queued and its ALSA output into the file plugin's FIFO (`fifo`, as row 7); a client
 sends `add URL`, the FIFO is drained, then the clock starts as `play` is sent and stops at
 the first audio bytes out of the FIFO. queueplayerd against mpd (its curl input); the runs
-alternate; medians.
+alternate, after one listener not counted (icecast's first listener on a mount waits longer);
+medians.
 
 CPU per minute while streaming against the same file played locally: one 128 kbit/s file
 (ffmpeg, libmp3lame CBR), served by nginx on 127.0.0.1 and given as a local path, played to
@@ -316,6 +317,9 @@ def main():
     nginx = Nginx()
     try:
         runs = {"queueplayerd_first_frame": [], "mpd_first_frame": []}
+        # A listener before the measured ones, not counted: icecast's first listener on a mount
+        # waited about 2 s longer than every later one (whichever daemon it was).
+        B.log("streaming first frame, warm-up (not counted): %.1f ms" % (first_frame_mpd(station.url) * 1e3))
         for i in range(reps):
             runs["queueplayerd_first_frame"].append(first_frame_qp(station.url, i))
             runs["mpd_first_frame"].append(first_frame_mpd(station.url))

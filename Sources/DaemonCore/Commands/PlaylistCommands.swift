@@ -13,7 +13,7 @@ struct PlaylistCommands: CommandHandler {
         case .save(let name, let mode):
             try playlists.save(partition.playQueue.entries.map(\.song.uri), as: name, mode: mode)
         case .load(let name, let range, let position):
-            let uris = try songs(in: name)
+            let uris = try songs(in: name, context: context)
             let window = try range.positionsForListing(queueLength: uris.count)
             let files = uris[window].compactMap(resolve)
             let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
@@ -26,11 +26,11 @@ struct PlaylistCommands: CommandHandler {
             }
             return reply
         case .listplaylist(let name, let range):
-            let uris = try songs(in: name)
+            let uris = try songs(in: name, context: context)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] { reply.append("file", uri) }
             return reply
         case .listplaylistinfo(let name, let range):
-            let uris = try songs(in: name)
+            let uris = try songs(in: name, context: context)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] {
                 if !StreamURL.hasScheme(uri), let file = partition.library.files(for: uri)?.first {
                     reply.append(QueuedSong(url: file, library: partition.library, index: partition.songIndex).info)
@@ -67,9 +67,9 @@ struct PlaylistCommands: CommandHandler {
 
     /// The URIs of a stored playlist, or of a remote one (`NAME` is a URL: fetched by the
     /// connection before this command ran, ``RemotePlaylists``).
-    private func songs(in name: String) throws(MPDError) -> [String] {
+    private func songs(in name: String, context: CommandContext) throws(MPDError) -> [String] {
         guard StreamURL.hasScheme(name) else { return try playlists.songs(in: name) }
-        return try partition.remotePlaylists.take(name).entries.map(\.absoluteString)
+        return try partition.remotePlaylists.take(name, for: context.clientID).entries.map(\.absoluteString)
     }
 
     /// What a playlist entry plays: a stream URL, or a file of the music directory.

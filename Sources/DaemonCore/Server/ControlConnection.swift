@@ -237,7 +237,7 @@ final class ControlConnection: ChannelDuplexHandler {
         let remote = lent.pendingPlaylistURLs
         guard remote.isEmpty else {
             let fetchThenSchedule: @Sendable () async -> Void = {
-                await partition.remotePlaylists.fetch(remote)
+                await partition.remotePlaylists.fetch(remote, for: lent.clientID)
                 Self.schedule(lent, placement, scheduler: scheduler, loop: loop, partition: partition, bound: bound)
             }
             Task(operation: fetchThenSchedule)

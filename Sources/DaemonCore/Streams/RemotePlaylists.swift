@@ -23,8 +23,14 @@ final class RemotePlaylists: Sendable {
 
     private struct State {
         var fetcher: (any FeedFetching)?
-        /// What the last fetch of each URL gave, until a command takes it.
-        var fetched: [String: Result<PlaylistDocument, MPDError>] = [:]
+        /// What the last fetch of each URL gave, by client and URL, until the client's command
+        /// takes it (two clients loading the same URL at once each get their own).
+        var fetched: [Key: Result<PlaylistDocument, MPDError>] = [:]
+    }
+
+    private struct Key: Hashable {
+        var client: Int
+        var uri: String
     }
 
     private let state = Mutex(State())
@@ -37,21 +43,22 @@ final class RemotePlaylists: Sendable {
         state.withLock { $0.fetcher = fetcher }
     }
 
-    /// Fetches and parses each URL, keeping the outcome for ``take(_:)``. Never throws.
-    func fetch(_ uris: [String]) async {
+    /// Fetches and parses each URL for `client` (``ClientSession/clientID``), keeping the
+    /// outcome for its ``take(_:for:)``. Never throws.
+    func fetch(_ uris: [String], for client: Int) async {
         let fetcher = state.withLock { $0.fetcher }
         for uri in Set(uris) {
             let outcome = await Self.load(uri, with: fetcher)
             state.withLock { state in
                 if state.fetched.count >= Self.maximumKept { state.fetched.removeAll() }
-                state.fetched[uri] = outcome
+                state.fetched[Key(client: client, uri: uri)] = outcome
             }
         }
     }
 
-    /// The document fetched for `uri` (and forgotten), or the error the command answers with.
-    func take(_ uri: String) throws(MPDError) -> PlaylistDocument {
-        guard let outcome = state.withLock({ $0.fetched.removeValue(forKey: uri) }) else {
+    /// The document fetched for `uri` for `client` (and forgotten), or the error the command answers with.
+    func take(_ uri: String, for client: Int) throws(MPDError) -> PlaylistDocument {
+        guard let outcome = state.withLock({ $0.fetched.removeValue(forKey: Key(client: client, uri: uri)) }) else {
             throw MPDError(.noExist, "No such playlist")
         }
         return try outcome.get()

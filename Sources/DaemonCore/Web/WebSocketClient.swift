@@ -157,7 +157,7 @@ final class WebSocketClient: Sendable {
         let partition = partition
         // Remote playlists the work names are fetched first, off the partition's queue.
         let remote = lent.pendingPlaylistURLs
-        if !remote.isEmpty { await partition.remotePlaylists.fetch(remote) }
+        if !remote.isEmpty { await partition.remotePlaylists.fetch(remote, for: lent.clientID) }
         return await withCheckedContinuation { done in
             scheduler.run(placement, on: channel.eventLoop, {
                 var session = lent
