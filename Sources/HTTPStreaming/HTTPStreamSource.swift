@@ -176,7 +176,7 @@ public final class HTTPStreamSource: StreamSource {
         do {
             response = try await client.execute(request, deadline: .now() + .nanoseconds(Int64(configuration.headTimeout * 1e9)))
         } catch {
-            return classify(error)
+            return classify(error, beforeHead: true)
         }
         let code = Int(response.status.code)
         let headers = response.headers
@@ -334,8 +334,7 @@ public final class HTTPStreamSource: StreamSource {
                     state.roomWaiter = continuation
                     return false
                 }
-                // Any read or restart request wakes this; a full buffer's first read as well.
-                if closed || !buffer.producerWillWait(forRoom: buffer.capacity + 1) { resumeRoomWaiter(orElse: closed ? continuation : nil) }
+                if closed || !buffer.producerWillWaitForRestart() { resumeRoomWaiter(orElse: closed ? continuation : nil) }
             }
             announceDueTitles()
         }
@@ -405,13 +404,14 @@ public final class HTTPStreamSource: StreamSource {
     }
 
     /// An error of the client, as an outcome.
-    private func classify(_ error: any Error) -> Attempt {
+    private func classify(_ error: any Error, beforeHead: Bool = false) -> Attempt {
         if isClosed { return .closed }
         if let error = error as? HTTPClientError {
             switch error {
             case .redirectCycleDetected: return .failed(.network("a redirect loop"))
             case .redirectLimitReached: return .failed(.network("more than \(configuration.maximumRedirects) redirects"))
             case .deadlineExceeded: return .dropped("no answer within \(Self.seconds(configuration.headTimeout)) s")
+            case .readTimeout where beforeHead: return .dropped("no answer within \(Self.seconds(configuration.stallTimeout)) s")
             case .readTimeout: return .dropped("no data for \(Self.seconds(configuration.stallTimeout)) s")
             case .connectTimeout: return .dropped("could not connect within \(Self.seconds(configuration.connectTimeout)) s")
             case .remoteConnectionClosed: return .dropped("the server closed the connection")

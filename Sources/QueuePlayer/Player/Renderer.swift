@@ -243,6 +243,8 @@ final class Renderer: @unchecked Sendable {
     /// sleeps until the stream's next bytes or a command wake it: nothing spins.
     private func streamCanDecode(_ item: RenderItem) -> Bool {
         renderThread.check()
+        // Whatever woke the thread, it looks at the data now.
+        mailbox.takeDataWake()
         let waits = waitsToMinimizeStalls.load(ordering: .relaxed)
         if item.decoder.availability(waitingToMinimizeStalls: waits && streamWaiting) == .ready {
             if streamWaiting || !streamAnnounced {
@@ -260,7 +262,6 @@ final class Renderer: @unchecked Sendable {
             publish(running: false, delay: 0)
             report(currentHasPlayed ? .stalled : .bufferingStarted, item.id)
         }
-        mailbox.takeDataWake()
         if item.decoder.willWaitForData() { waitForCommand() }
         return false
     }
@@ -476,6 +477,8 @@ final class Renderer: @unchecked Sendable {
     }
 
     private func waitForCommand() {
+        // Data that arrived meanwhile is looked at when the thread next decodes.
+        mailbox.takeDataWake()
         setPhase(.waitingForCommand)
         mailbox.waitForCommand()
         setPhase(.working)

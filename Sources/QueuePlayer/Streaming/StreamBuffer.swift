@@ -297,6 +297,17 @@ public final class StreamBuffer: @unchecked Sendable {
         return true
     }
 
+    /// The producer will wait for a restart request only (its data ended or failed): the
+    /// consumer's request, or its reads, wake it. False if a restart is asked for already.
+    public func producerWillWaitForRestart() -> Bool {
+        producerWaiting.store(true, ordering: .sequentiallyConsistent)
+        if restartRequest != nil {
+            producerWaiting.store(false, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
     /// The ring has room again (the producer stopped waiting for it).
     public func producerHasRoom() {
         fullSince.store(0, ordering: .releasing)
