@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Waits on the WebSocket API (docs/websocket.md) for a stream's title, for LiveStreamTests.
+"""Waits on the WebSocket API (docs/websocket.md) for a stream's title, for LiveStreamDaemonTests.
 
     ws_stream.py BASE_URL TITLE
 
