@@ -155,7 +155,7 @@ public final class HTTPStreamSource: StreamSource {
                     continue
                 }
                 // A full buffer (a pause) needs no connection until the decoder takes some of it.
-                if buffer.freeBytes < buffer.capacity / 8 { await waitForRoom(buffer.capacity / 8) }
+                if buffer.freeBytes < buffer.wakeRoom { await waitForRoom(buffer.wakeRoom) }
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 delay = min(delay * 2, configuration.longestRetryDelay)
             }
@@ -308,9 +308,9 @@ public final class HTTPStreamSource: StreamSource {
         return (nil, waited)
     }
 
-    /// Waits until the buffer has `room` bytes (or an eighth of it), a restart is asked for, or the source closes.
+    /// Waits until the buffer has `room` bytes (or its ``StreamBuffer/wakeRoom``), a restart is asked for, or the source closes.
     private func waitForRoom(_ room: Int) async {
-        while !isClosed && buffer.restartRequest == nil && buffer.freeBytes < min(room, buffer.capacity / 8) {
+        while !isClosed && buffer.restartRequest == nil && buffer.freeBytes < min(room, buffer.wakeRoom) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let closed = state.withLock { state -> Bool in
                     if state.closed { return true }

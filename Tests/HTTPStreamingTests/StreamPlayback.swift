@@ -61,18 +61,7 @@ final class StreamPlayback: Sendable {
     }
 
     /// The PCM of `url` decoded whole by the engine's file decoder.
-    static func reference(_ url: URL) throws -> Data {
-        let decoder = try MPG123Decoder(url: url)
-        var pcm = Data()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 * decoder.format.bytesPerFrame, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let frames = try decoder.decode(into: buffer, maximumFrames: 4096)
-            if frames == 0 { break }
-            pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * decoder.format.bytesPerFrame)]))
-        }
-        return pcm
-    }
+    static func reference(_ url: URL) throws -> Data { try TestMedia.decodedPCM(url) }
 
     /// Where two PCM captures first differ (byte offset), for a failure message.
     static func firstDifference(_ a: Data, _ b: Data) -> String {

@@ -25,6 +25,21 @@ public enum TestMedia {
         try MPG123Decoder(url: url).frameCount
     }
 
+    /// The PCM of `url` decoded whole by the engine's file decoder (``MPG123Decoder``): what a
+    /// stream of the same bytes must sound like, byte for byte.
+    public static func decodedPCM(_ url: URL) throws -> Data {
+        let decoder = try MPG123Decoder(url: url)
+        var pcm = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 * decoder.format.bytesPerFrame, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let frames = try decoder.decode(into: buffer, maximumFrames: 4096)
+            if frames == 0 { break }
+            pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * decoder.format.bytesPerFrame)]))
+        }
+        return pcm
+    }
+
     /// Sets the access and modification times of the file at `path` (`utimensat`), to the nanosecond.
     public static func setModificationTime(_ path: String, seconds: Int, nanoseconds: Int) throws {
         var times = [timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]

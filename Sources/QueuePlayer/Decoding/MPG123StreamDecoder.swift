@@ -35,7 +35,7 @@ public final class MPG123StreamDecoder: Decoder, @unchecked Sendable {
     private let outputFormat: AudioFormat?
     /// Bytes taken from the ring and fed to libmpg123 in one go.
     private let input: UnsafeMutableRawPointer
-    private static let inputSize = 16 * 1024
+    private static let inputSize = 4096
     private var deferredError: DecoderError?
     private var formatKnown = false
     private var pendingSeek: Int64?
@@ -202,8 +202,26 @@ public final class MPG123StreamDecoder: Decoder, @unchecked Sendable {
         return true
     }
 
+    /// The stream's bytes per second: the resource's length over its duration when both are
+    /// known (a VBR file's Xing tag gives the duration), else the first frame's bit rate.
+    private func byteRate(sampleRate: Int) -> Int {
+        if let frames = knownFrameCount, frames > 0, let length = buffer.resourceLength, length > 0 {
+            return Int(length * Int64(sampleRate) / frames)
+        }
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue else { return 16_000 }
+        let kbps = info.vbr == Int32(MPG123_ABR.rawValue) ? Int(info.abr_rate) : Int(info.bitrate)
+        return kbps > 0 ? kbps * 125 : 16_000
+    }
+
     /// Feeds bytes until libmpg123 has parsed the first frame; true once the format is known.
     private func learnFormat() -> Bool {
+        if buffer.consumedBytes == 0, buffer.isLive {
+            // A live stream has no end to trim, and a LAME/Xing frame in it (a source that
+            // restarted, a playlist of files) is not its length: decode it all as it comes.
+            mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_GAPLESS.rawValue), 0)
+            mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_IGNORE_INFOFRAME.rawValue), 0)
+        }
         while true {
             var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
             let result = mpg123_getformat(handle, &rate, &channels, &encoding)
@@ -216,12 +234,7 @@ public final class MPG123StreamDecoder: Decoder, @unchecked Sendable {
                     let length = mpg123_length(handle)
                     knownFrameCount = length > 0 ? Int64(length) : nil
                 }
-                var info = mpg123_frameinfo2()
-                if mpg123_info2(handle, &info) == MPG123_OK.rawValue {
-                    let kbps = info.vbr == Int32(MPG123_CBR.rawValue) ? Int(info.bitrate) : Int(info.abr_rate)
-                    let rateGuess = kbps > 0 ? kbps : Int(info.bitrate)
-                    if rateGuess > 0 { buffer.setBytesPerSecond(rateGuess * 125) }
-                }
+                buffer.setBytesPerSecond(byteRate(sampleRate: rate))
                 formatKnown = true
                 return true
             }

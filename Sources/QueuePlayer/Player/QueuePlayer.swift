@@ -512,7 +512,8 @@ extension QueuePlayer {
     private func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
-        control.state.waitingForData = nil
+        // A network item waits for its first audio until the render thread says it plays.
+        control.state.waitingForData = decoder?.isStreaming == true ? .evaluatingBufferingRate : nil
         control.state.timeObservers.forgetBoundaryProgress()
         let next = renderItem.flatMap { preparedItem(after: $0.item) }
         control.state.timeline.requestNext(next)

@@ -101,8 +101,12 @@ public final class StreamBuffer: @unchecked Sendable {
     /// Room for the producer now (within the fill limit).
     public var freeBytes: Int { fillLimit.load(ordering: .relaxed) - (tail.load(ordering: .acquiring) - head.load(ordering: .acquiring)) }
 
+    /// The room a waiting producer is woken for: 16 KiB (a second of 128 kbit/s, so a live
+    /// stream's titles are announced within about that of their audio), less for a small fill limit.
+    public var wakeRoom: Int { min(fillLimit.load(ordering: .relaxed) / 8, 16 * 1024) }
+
     /// True when the producer would wait for room: the buffer holds all it may.
-    public var isFull: Bool { freeBytes < fillLimit.load(ordering: .relaxed) / 8 }
+    public var isFull: Bool { freeBytes < wakeRoom }
 
     /// The resource's length in bytes, when the response said it (nil for a live stream).
     public var resourceLength: Int64? {
@@ -193,7 +197,7 @@ public final class StreamBuffer: @unchecked Sendable {
         if first < taken { (destination + first).copyMemory(from: storage, byteCount: taken - first) }
         head.store(position + taken, ordering: .releasing)
         // Wakes a producer that waits for room once a useful amount of it is free.
-        if freeBytes >= fillLimit.load(ordering: .relaxed) / 8 { wakeProducer() }
+        if freeBytes >= wakeRoom { wakeProducer() }
         return taken
     }
 
@@ -284,12 +288,12 @@ public final class StreamBuffer: @unchecked Sendable {
         return taken
     }
 
-    /// The producer will wait for room (or a restart): the consumer's next read that frees an
-    /// eighth of the ring, or its restart request, runs the producer's wake-up. Returns false if
+    /// The producer will wait for room (or a restart): the consumer's next read that frees
+    /// ``wakeRoom``, or its restart request, runs the producer's wake-up. Returns false if
     /// there is room (or a restart) already, so the caller need not wait.
     public func producerWillWait(forRoom room: Int) -> Bool {
         producerWaiting.store(true, ordering: .sequentiallyConsistent)
-        if freeBytes >= min(room, fillLimit.load(ordering: .relaxed) / 8) || restartRequest != nil {
+        if freeBytes >= min(room, wakeRoom) || restartRequest != nil {
             producerWaiting.store(false, ordering: .relaxed)
             return false
         }
