@@ -401,6 +401,19 @@ def row9(t, ws):
 
 # ------------------------------------------------------------------ plot
 
+def row10(t, sm):
+    """Issue 29's bench: streaming (bench/streaming.py)."""
+    t.add(10, "`play` → first audio frame, 128 kbit/s live stream over loopback (icecast2)",
+          sm["queueplayerd_first_frame"], "mpd (curl input)", sm["mpd_first_frame"], "ms_from_s", ("<=", 1.0, "≤ mpd"))
+    t.add(10, f"CPU per minute, a 128 kbit/s file over HTTP (nginx), {sm['cpu_window_s']:.0f} s windows",
+          sm["cpu_streaming_s_per_min"], "the same file played locally", sm["cpu_local_s_per_min"], "s",
+          ("<=", 1.1, "≤ 1.1 × local"))
+    rss = sm["rss"]
+    t.add(10, f"peak RSS growth over {rss['seconds'] / 60:.0f} min of a live stream, a new title every 10 s "
+              f"({rss['titles']} titles)", rss["growth_kib"], "none (absolute)", "—", "MiB",
+          ("abs<=", 2048, "≤ 2 MiB"))
+
+
 def plot(rt, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -519,7 +532,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     machine = load(frag, "machine") or {}
     end = load(frag, "end") or {}
-    rt, gp, ct, st, lb, ws = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library", "websocket"))
+    rt, gp, ct, st, lb, ws, sm = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library", "websocket",
+                                                          "streaming"))
     seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
 
     def ran(family):
@@ -537,7 +551,8 @@ def main():
     observer = row4(t, rt) if rt else {}
     gapless = row5(t, gp) if gp else None
     for data, family, rows, fn in ((gp, "gapless", "5", None), (ct, "control", "6", row6), (st, "startup", "7", row7),
-                                   (lb, "library", "8", row8), (ws, "websocket", "9", row9)):
+                                   (lb, "library", "8", row8), (ws, "websocket", "9", row9),
+                                   (sm, "streaming", "10", row10)):
         if data and fn:
             fn(t, data)
         elif not data and ran(family):
@@ -651,11 +666,20 @@ def main():
            "(the daemon takes at most 32 WebSockets); the client's CPU is not counted. The reference: "
            "`tick-floor --print` into a pipe read by the same asyncio code, while mpg123 plays to the same sink, "
            "measured the same way (its printed deadline standing for `elapsed`).",
+           "10. **Streaming** (issue 29). icecast2 on 127.0.0.1, fed by ffmpeg (a tone, libmp3lame 128 kbit/s, `-re`). "
+           "`play` → first frame: each daemon idle with nothing queued and its ALSA output into the file plugin's FIFO "
+           "(row 7's); `add URL`, the FIFO drained, the clock started as `play` is sent and stopped at the first bytes "
+           "out of the FIFO; the daemons alternate. CPU: one 128 kbit/s CBR file served by nginx on 127.0.0.1 and the "
+           "same file as a local path, each played to `pulsenull`, utime+stime over a window opening 3 s in, scaled to "
+           "60 s (`BENCH_STREAM_CPU_SECONDS`, default 60). RSS: the live stream played to `pulsenull` while icecast's "
+           "admin interface changes the title every 10 s; growth = VmHWM at the end − VmRSS 10 s after the start, "
+           "over `BENCH_STREAM_RSS_SECONDS` (default 1800: the issue's 30 minutes).",
            ""]
     # Only the families this run tried (a BENCH_ONLY run describes its own rows).
     described = {"1": "throughput", "2": "realtime", "3": "realtime", "4": "realtime", "5": "gapless", "6": "control",
-                 "7": "startup", "8": "library", "9": "websocket"}
-    md = [line for line in md if not (line[:1].isdigit() and line[1:3] == ". " and not ran(described[line[0]]))]
+                 "7": "startup", "8": "library", "9": "websocket", "10": "streaming"}
+    md = [line for line in md if not (line[:1].isdigit() and ". " in line[:4]
+                                      and not ran(described[line.split(".", 1)[0]]))]
     if plotted:
         md += [f"![10 ms observer jitter]({plot_name})", "",
                f"`{plot_name}`: intervals between `Background:` lines over one 60 s window, idle and loaded, their "
@@ -678,7 +702,7 @@ def main():
            "table": t.rows, "targets_missed": [f"row {r['row']}: {r['figure']} vs {r['peer']}" for r in missed],
            "observer": observer, "gapless": gapless,
            "raw": {"throughput_hyperfine": throughput, "realtime": strip(rt), "gapless": gp,
-                   "control": ct, "startup": st, "library": lb, "websocket": ws}}
+                   "control": ct, "startup": st, "library": lb, "websocket": ws, "streaming": sm}}
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(doc, f, indent=1)
 

@@ -1,5 +1,6 @@
 import FeedFetch
 import Foundation
+import MPDProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,9 +39,18 @@ extension Daemon {
                 throw DaemonOptionError("--media \(media): \(error.localizedDescription)")
             }
         } else {
-            urls = options.files.map { URL(fileURLWithPath: $0) }
+            // A FILE argument may be a stream, checked as `add` checks one.
+            urls = try options.files.map { file throws(DaemonOptionError) in
+                guard StreamURL.hasScheme(file) else { return URL(fileURLWithPath: file) }
+                do throws(MPDError) {
+                    return try StreamURL.parse(file)
+                } catch {
+                    throw DaemonOptionError("\(file): \(error.message)")
+                }
+            }
         }
-        let libraryRoot = options.media ?? options.musicDirectory ?? options.files.first.map { ($0 as NSString).deletingLastPathComponent }
+        let firstFile = options.files.first { !StreamURL.hasScheme($0) }
+        let libraryRoot = options.media ?? options.musicDirectory ?? firstFile.map { ($0 as NSString).deletingLastPathComponent }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
         let root = URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)
         let outputs = try OutputFactory.makeOutputs(for: options.outputs,
@@ -61,6 +71,7 @@ extension Daemon {
         configuration.maxClients = options.maxClients
         configuration.zeroconfName = options.zeroconf
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
+        configuration.streamRetryTime = options.streamRetryTime
         (configuration.listeners, configuration.optionalListeners) = listeners(options)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },

@@ -2,6 +2,7 @@ import AppLifecycle
 import Dispatch
 import FeedFetch
 import Foundation
+import HTTPStreaming
 import Logging
 import MPDProtocol
 import QueuePlayer
@@ -53,6 +54,8 @@ public final class Daemon: @unchecked Sendable {
         var createsStickerDirectory = false
         /// `--zeroconf-name` with `%h` replaced; nil: `--no-zeroconf`.
         var zeroconfName: String?
+        /// `--stream-retry-time`, seconds.
+        var streamRetryTime = 300.0
     }
 
     private let player: QueuePlayer
@@ -82,9 +85,16 @@ public final class Daemon: @unchecked Sendable {
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
     /// The part that ends at a client's `kill`, stopping the daemon as SIGTERM does.
     private let killed = DaemonPart(endingOnRequest: "kill")
+    /// The player's decoders; its HTTP client is shut down once the player has closed.
+    private let decoders: HTTPStreamingDecoderFactory
 
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
-        player = QueuePlayer(sink: outputs.sink, decoderFactory: MPG123DecoderFactory(outputFormat: outputs.decodeFormat))
+        // Files through libmpg123's reader, http(s):// items through the engine's HTTP streaming
+        // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
+        decoders = HTTPStreamingDecoderFactory(files: MPG123DecoderFactory(outputFormat: outputs.decodeFormat),
+                                               outputFormat: outputs.decodeFormat,
+                                               configuration: HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime))
+        player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue
         events = ControlEvents(queue: partitionQueue)
@@ -156,6 +166,7 @@ public final class Daemon: @unchecked Sendable {
             events.statusSnapshot.invalidate()
             if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
         }
+        partition.remotePlaylists.use(feeds.http)
         self.configuration = configuration
         self.logger = logger
         zeroconf = configuration.zeroconfName == nil ? nil : AvahiPublisher(logger: logger)
@@ -245,9 +256,14 @@ public final class Daemon: @unchecked Sendable {
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
         ) { [partition] note in
-            let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
-            logger.error("cannot play: \(error)")
-            partition.perform { $0.lastError = error }
+            var error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
+            // A stream is named by its whole URL: `cannot play: http://host/path: why`.
+            if let item = note.object as? PlayerItem, StreamURL.isNetwork(item.url), !error.hasPrefix(item.url.absoluteString) {
+                error = "\(item.url.absoluteString): \(error)"
+            }
+            let message = error
+            logger.error("cannot play: \(message)")
+            partition.perform { $0.lastError = message }
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
@@ -291,7 +307,12 @@ public final class Daemon: @unchecked Sendable {
                 backgroundLines.flushPending()
             }
         }
-        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks]
+        // A new ICY title or name is a change of the song heard (mpd's idle `player`).
+        let streams = StreamMetadataFollower(player: player) { [events, web, partition] item in
+            events.post([.player])
+            web?.streamChanged(item, partition: partition)
+        }
+        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks, streams]
     }
 
     private func connectLifecycle() async {
@@ -338,7 +359,7 @@ public final class Daemon: @unchecked Sendable {
     /// (`--once`), then tears them down, last part first; returns once all are down (the daemon
     /// exits 0). Throws if the daemon cannot start (the control socket cannot listen).
     func run() async throws {
-        let (player, partition, server, systemd, logger) = (player, partition, server, systemd, logger)
+        let (player, partition, server, systemd, logger, decoders) = (player, partition, server, systemd, logger, decoders)
         var parts: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func part(_ service: DaemonPart, endsTheDaemon: Bool = false) {
             parts.append(.init(service: service, successTerminationBehavior: endsTheDaemon ? .gracefullyShutdownGroup : .cancelGroup,
@@ -353,6 +374,7 @@ public final class Daemon: @unchecked Sendable {
                     closed.resume()
                 }
             }
+            do { try await decoders.shutdown() } catch { logger.warning("the streams' HTTP client did not close cleanly: \(error)") }
         })
         if let stateKeeper {
             part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })

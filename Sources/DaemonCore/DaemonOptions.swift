@@ -47,6 +47,9 @@ public struct DaemonOptions: Sendable {
     public var maxDownloadSize: Int64 = 2 << 30
     /// `--fetch-timeout`, seconds.
     public var fetchTimeout = 30.0
+    /// `--stream-retry-time`, seconds: how long a stream that dropped is tried again (with
+    /// back-off) before it fails and the queue moves on.
+    public var streamRetryTime = 300.0
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
     /// `--zeroconf` / `--no-zeroconf`: publish `_mpd._tcp` through Avahi while a TCP listener is open.

@@ -5,7 +5,7 @@ public struct SavedState: Codable, Equatable, Sendable {
     public static let currentVersion = 1
 
     public var version = SavedState.currentVersion
-    /// The queued files, as absolute paths, in order.
+    /// The queued files, as absolute paths, and streams, as their `http(s)://` URLs, in order.
     public var queue: [String]
     /// The position of the current item in `queue`, if any.
     public var current: Int?

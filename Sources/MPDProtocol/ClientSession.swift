@@ -135,6 +135,30 @@ public struct ClientSession: Sendable {
         }
     }
 
+    /// The playlist names that are URLs (`scheme://…`) in the pending work's `load`,
+    /// `listplaylist` and `listplaylistinfo`: a daemon fetches these remote playlists before
+    /// it runs the work, off the queue the work runs on.
+    public var pendingPlaylistURLs: [String] {
+        func url(_ request: Request) -> String? {
+            guard ["load", "listplaylist", "listplaylistinfo"].contains(request.name),
+                  let name = request.arguments.first, name.contains("://") else { return nil }
+            return name
+        }
+        switch pending {
+        case .command(.load(let name, _, _)), .command(.listplaylist(let name, _)), .command(.listplaylistinfo(let name, _)):
+            return name.contains("://") ? [name] : []
+        case .list(let list):
+            var names: [String] = []
+            list.forEachLine { _, line in
+                if let request = try? Request.parse(line), let name = url(request) { names.append(name) }
+                return true
+            }
+            return names
+        case .command, nil:
+            return []
+        }
+    }
+
     /// What ``step()`` found at the front of the input.
     public enum Step: Hashable, Sendable {
         /// No complete line is buffered (or the session is closed): ``append(_:)`` more input.

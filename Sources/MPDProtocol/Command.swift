@@ -199,7 +199,7 @@ public enum Command: Hashable, Sendable {
     case count(SongFilter?, group: FilterKey?)
     /// `stats`.
     case stats
-    /// `urlhandlers`: none (only the music directory is played).
+    /// `urlhandlers`: the URL schemes `add` takes besides the music directory (`http://`, `https://`).
     case urlhandlers
     /// `decoders`: the decoder plugins and their suffixes and MIME types.
     case decoders

@@ -44,6 +44,14 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             downloaded into Podcasts/ in the music directory (resumable across restarts) and \
             appended to the queue (--no-auto-enqueue: not).
 
+            Streams: FILE arguments and clients' add may be http:// or https:// URLs of MP3 \
+            streams (internet radio, podcast episodes from their enclosure URL). A stream's \
+            icy-name and StreamTitle are currentsong's Name and Title; status keeps state: play \
+            while the network lags and says buffer: and waiting:; a dropped connection is opened \
+            again, with back-off, for --stream-retry-time seconds, then the item fails \
+            ("cannot play: <url>: <why>") and the queue moves on. load and listplaylist take a \
+            remote .m3u or .pls URL.
+
             Every option can also be set in the configuration file, \
             $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml (or --config PATH), with the same \
             name: buffer-time = 1000, output = ["auto", "fifo:/tmp/snapfifo"], once = true, \
@@ -118,6 +126,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The time one fetch may take, body included, in seconds (30: iOS's limit for a background fetch).\(Self.defaultNote(Self.defaults.fetchTimeout))", valueName: "SECONDS"))
     var fetchTimeout: Double?
 
+    @Option(name: .long, help: ArgumentHelp("How long a stream (an http:// or https:// item) whose connection dropped or stalled is tried again, in seconds, the waits between tries growing from 0.5 s to 30 s; then it fails and the queue moves on.\(Self.defaultNote(Self.defaults.streamRetryTime))", valueName: "SECONDS"))
+    var streamRetryTime: Double?
+
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
@@ -142,7 +153,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The SQLite file of the stickers clients attach to songs (ratings, play counts: mpd's sticker_file, same schema), or off. A file that cannot be opened is logged and the daemon runs without stickers. (default: sticker.sql beside the saved state)", valueName: "PATH|off"))
     var stickerFile: String?
 
-    @Argument(help: ArgumentHelp("MP3 files to queue, in order.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("MP3 files, or http:// and https:// URLs of MP3 streams, to queue, in order.", valueName: "FILE"))
     var files: [String] = []
 
     /// The defaults that `--help` quotes: the daemon's own.
@@ -175,6 +186,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.minFreeSpace = minFreeSpace
         settings.maxDownloadSize = maxDownloadSize
         settings.fetchTimeout = fetchTimeout
+        settings.streamRetryTime = streamRetryTime
         settings.maxClients = maxClients
         settings.zeroconf = zeroconf
         settings.zeroconfName = zeroconfName

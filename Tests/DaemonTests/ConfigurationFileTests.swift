@@ -50,6 +50,7 @@ import TestSupport
             min-free-space = 1_000_000
             max-download-size = 5000000000
             fetch-timeout = 12.5
+            stream-retry-time = 45
             max-clients = 7
             bind = ["/run/user/1000/other.sock", "192.168.1.10:6601", "[::1]", "any"]
             password = ["s3cr@t@read,control", "guest@read"]
@@ -81,6 +82,7 @@ import TestSupport
         #expect(options.minFreeSpace == 1_000_000)
         #expect(options.maxDownloadSize == 5_000_000_000)
         #expect(options.fetchTimeout == 12.5)
+        #expect(options.streamRetryTime == 45)
         #expect(options.maxClients == 7)
         #expect(options.http?.description == "127.0.0.1:6680")
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
@@ -280,6 +282,13 @@ import TestSupport
         // The same value from the command line is the command line's mistake, not the file's.
         #expect(try Self.options(text, commandLine: commandLine).failure?.description
                 == "--buffer-time: give a number of milliseconds from 100 to 5000.")
+
+        #expect(try Self.options("stream-retry-time = -1").failure?.description
+                == "\(Self.path):1: stream-retry-time: give a number of seconds from 0 to 86400.")
+        var retry = DaemonSettings()
+        retry.streamRetryTime = .infinity
+        #expect(try Self.options("", commandLine: retry).failure?.description
+                == "--stream-retry-time: give a number of seconds from 0 to 86400.")
 
         #expect(try Self.options("\n\nfeed = [\"https://example.com/a.xml\", \"ftp://example.com/b.xml\"]").failure?.description
                 == "\(Self.path):3: feed: not an http or https URL: ftp://example.com/b.xml.")

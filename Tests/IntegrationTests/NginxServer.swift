@@ -63,6 +63,13 @@ final class NginxServer {
     /// `http://127.0.0.1:PORT/path`.
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
 
+    /// A location for ``init(locations:)`` that serves `/PREFIX/...` from the documents' `PREFIX`
+    /// directory at `bytesPerSecond` (`limit_rate`): a slow link for the streaming tests, with
+    /// nginx's own range support (`Accept-Ranges: bytes`, 206, `If-Range`) as on any path.
+    static func slowLocation(_ prefix: String, bytesPerSecond: Int) -> String {
+        "location /\(prefix)/ { limit_rate \(bytesPerSecond); }"
+    }
+
     /// Writes a document (atomically: nginx never serves half of it).
     func serve(_ path: String, _ data: Data) throws {
         let file = documents.appendingPathComponent(path)
@@ -140,7 +147,7 @@ final class NginxServer {
                 fastcgi_temp_path \(prefix)/tmp/fastcgi;
                 uwsgi_temp_path \(prefix)/tmp/uwsgi;
                 scgi_temp_path \(prefix)/tmp/scgi;
-                types { application/rss+xml xml; audio/mpeg mp3; text/html html; }
+                types { application/rss+xml xml; audio/mpeg mp3; text/html html; audio/x-mpegurl m3u; audio/x-scpls pls; }
                 default_type application/octet-stream;
                 server {
                     listen 127.0.0.1:\(port);

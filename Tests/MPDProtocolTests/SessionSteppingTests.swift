@@ -19,6 +19,25 @@ import Testing
         #expect(daemon.executed == [.status, .status])
     }
 
+    /// The remote playlists a pending request names (`load`, `listplaylist`, `listplaylistinfo`
+    /// with a URL), alone or in a command list, for the daemon to fetch before running it.
+    @Test func pendingWorkNamesItsRemotePlaylists() {
+        var session = ClientSession()
+        session.append("load \"http://radio.example/a.m3u\" 0:1\nload local\nlistplaylistinfo https://x.example/b.pls\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == ["http://radio.example/a.m3u"])
+        _ = session.runPending(executor: FakeDaemon())
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == [], "a stored playlist's name is no URL")
+        _ = session.runPending(executor: FakeDaemon())
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == ["https://x.example/b.pls"])
+        _ = session.runPending(executor: FakeDaemon())
+        session.append("command_list_begin\nstatus\nlistplaylist http://c.example/c.m3u\nload mine\nload \"http://d.example/d.pls\"\ncommand_list_end\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == ["http://c.example/c.m3u", "http://d.example/d.pls"])
+    }
+
     /// Lines the session answers itself are taken together: one step for a run of `ping`s,
     /// its replies in one write; replies gathered before work that needs the daemon come first.
     @Test func linesTheSessionAnswersAreTakenTogether() {

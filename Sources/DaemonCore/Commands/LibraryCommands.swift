@@ -103,7 +103,7 @@ struct LibraryCommands: CommandHandler {
             // Whole seconds, cut as mpd's duration_cast cuts them.
             reply.append("playtime", Int(partition.playedSeconds))
         case .urlhandlers:
-            break
+            for scheme in StreamURL.schemes { reply.append("handler", "\(scheme)://") }
         case .decoders:
             reply.append("plugin", "mpg123")
             reply.append("suffix", "mp3")

@@ -13,9 +13,9 @@ struct PlaylistCommands: CommandHandler {
         case .save(let name, let mode):
             try playlists.save(partition.playQueue.entries.map(\.song.uri), as: name, mode: mode)
         case .load(let name, let range, let position):
-            let uris = try playlists.songs(in: name)
+            let uris = try songs(in: name, context: context)
             let window = try range.positionsForListing(queueLength: uris.count)
-            let files = uris[window].compactMap { uri in partition.library.files(for: uri)?.first }
+            let files = uris[window].compactMap(resolve)
             let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
             partition.insert(files, at: at)
             return reply
@@ -26,19 +26,21 @@ struct PlaylistCommands: CommandHandler {
             }
             return reply
         case .listplaylist(let name, let range):
-            let uris = try playlists.songs(in: name)
+            let uris = try songs(in: name, context: context)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] { reply.append("file", uri) }
             return reply
         case .listplaylistinfo(let name, let range):
-            let uris = try playlists.songs(in: name)
+            let uris = try songs(in: name, context: context)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] {
-                if let file = partition.library.files(for: uri)?.first {
+                if !StreamURL.hasScheme(uri), let file = partition.library.files(for: uri)?.first {
                     reply.append(QueuedSong(url: file, library: partition.library, index: partition.songIndex).info)
                 } else {
                     reply.append("file", uri)
                 }
             }
             return reply
+        case .playlistadd(let name, let uri, let position) where StreamURL.hasScheme(uri):
+            try playlists.add([try StreamURL.parse(uri).absoluteString], to: name, at: position)
         case .playlistadd(let name, let uri, let position):
             guard let files = partition.library.files(for: uri), !files.isEmpty else {
                 throw MPDError(.noExist, "No such directory")
@@ -61,5 +63,17 @@ struct PlaylistCommands: CommandHandler {
         }
         partition.events.post([.storedPlaylist])
         return reply
+    }
+
+    /// The URIs of a stored playlist, or of a remote one (`NAME` is a URL: fetched by the
+    /// connection before this command ran, ``RemotePlaylists``).
+    private func songs(in name: String, context: CommandContext) throws(MPDError) -> [String] {
+        guard StreamURL.hasScheme(name) else { return try playlists.songs(in: name) }
+        return try partition.remotePlaylists.take(name, for: context.clientID).entries.map(\.absoluteString)
+    }
+
+    /// What a playlist entry plays: a stream URL, or a file of the music directory.
+    private func resolve(_ uri: String) -> URL? {
+        StreamURL.hasScheme(uri) ? try? StreamURL.parse(uri) : partition.library.files(for: uri)?.first
     }
 }

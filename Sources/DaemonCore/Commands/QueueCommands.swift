@@ -99,7 +99,10 @@ struct QueueCommands: CommandHandler {
         return reply
     }
 
+    /// What `add` or `addid` queues for `uri`: a stream (`http(s)://`, checked by ``StreamURL``),
+    /// or the music directory's files at that path.
     private func files(_ uri: String, orError error: MPDError) throws(MPDError) -> [URL] {
+        if StreamURL.hasScheme(uri) { return [try StreamURL.parse(uri)] }
         guard let files = partition.library.files(for: uri), !files.isEmpty else { throw error }
         return files
     }

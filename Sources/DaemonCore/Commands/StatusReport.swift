@@ -37,8 +37,19 @@ struct StatusReport {
             reply.append("time", "\(ProtocolFormatting.wholeSeconds(elapsed)):\(ProtocolFormatting.wholeSeconds(duration))")
             reply.append("elapsed", seconds: elapsed)
             reply.append("bitrate", item.bitRate ?? 0)
-            reply.append("duration", seconds: duration)
+            // A live stream has no length: no `duration`, as in mpd.
+            if item.duration != nil || !StreamURL.isNetwork(item.url) { reply.append("duration", seconds: duration) }
             if let format = item.format { reply.append("audio", "\(format.sampleRate):16:\(format.channelCount)") }
+        }
+        // A stream's health (issue 29): audio buffered ahead, and why the player waits, while it
+        // does (the state stays `play`, as in mpd).
+        if state != .stop, let item = player.currentItem, StreamURL.isNetwork(item.url) {
+            reply.append("buffer", String(format: "%.1f", item.bufferedDuration))
+            switch player.reasonForWaitingToPlay {
+            case .toMinimizeStalls: reply.append("waiting", "minimize-stalls")
+            case .evaluatingBufferingRate: reply.append("waiting", "evaluating-buffering-rate")
+            default: break
+            }
         }
         if let next = queue.nextPosition {
             reply.append("nextsong", next)

@@ -120,6 +120,7 @@ public struct ConfigurationFile: Sendable {
             case .maxDownloadSize: settings.maxDownloadSize = try Int64(reader.integer(value, setting))
             case .backgroundTime: settings.backgroundTime = try reader.number(value, setting)
             case .fetchTimeout: settings.fetchTimeout = try reader.number(value, setting)
+            case .streamRetryTime: settings.streamRetryTime = try reader.number(value, setting)
             case .once: settings.once = try reader.boolean(value, setting)
             case .noState: settings.noState = try reader.boolean(value, setting)
             case .autoEnqueue: settings.autoEnqueue = try reader.boolean(value, setting)
@@ -258,6 +259,7 @@ private struct ValueReader {
     /// `/` under systemd, says nothing about where the file's author meant.
     func resolve(_ path: String) -> String {
         if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
-        return path.hasPrefix("/") || path.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+        // A stream URL among `files` is not a path.
+        return path.hasPrefix("/") || path.isEmpty || StreamURL.hasScheme(path) ? path : (directory as NSString).appendingPathComponent(path)
     }
 }

@@ -26,6 +26,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case minFreeSpace = "min-free-space"
     case maxDownloadSize = "max-download-size"
     case fetchTimeout = "fetch-timeout"
+    case streamRetryTime = "stream-retry-time"
     case maxClients = "max-clients"
     case zeroconf
     case zeroconfName = "zeroconf-name"
@@ -65,6 +66,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var minFreeSpace: Int64?
     public var maxDownloadSize: Int64?
     public var fetchTimeout: Double?
+    public var streamRetryTime: Double?
     public var maxClients: Int?
     public var zeroconf: Bool?
     public var zeroconfName: String?
@@ -117,6 +119,7 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.minFreeSpace, .minFreeSpace)
             fill(\.maxDownloadSize, .maxDownloadSize)
             fill(\.fetchTimeout, .fetchTimeout)
+            fill(\.streamRetryTime, .streamRetryTime)
             fill(\.maxClients, .maxClients)
             fill(\.zeroconf, .zeroconf)
             fill(\.zeroconfName, .zeroconfName)
@@ -236,6 +239,12 @@ public struct DaemonSettings: Sendable, Equatable {
                 throw origin.error(.fetchTimeout, "give a number of seconds, more than 0 and at most 3600")
             }
             options.fetchTimeout = fetchTimeout
+        }
+        if let streamRetryTime {
+            guard streamRetryTime.isFinite, streamRetryTime >= 0, streamRetryTime <= 86_400 else {
+                throw origin.error(.streamRetryTime, "give a number of seconds from 0 to 86400")
+            }
+            options.streamRetryTime = streamRetryTime
         }
         if let maxClients {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }

@@ -35,7 +35,8 @@ final class FeedService: Sendable {
     let fetcher: BackgroundFetcher
     /// New episodes' downloads; nil without a music directory.
     let transfers: BackgroundTransfers?
-    private let http: HTTPFeedFetcher
+    /// The feeds' HTTP client, which remote playlists are fetched with too.
+    let http: HTTPFeedFetcher
     private let downloader: EnclosureDownloader
     private let options: Options
     private let logger: Logger

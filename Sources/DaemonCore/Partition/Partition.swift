@@ -180,6 +180,8 @@ final class Partition: @unchecked Sendable {
     let updater: LibraryUpdater
     /// The stored playlists, beside the saved state.
     let storedPlaylists: StoredPlaylists
+    /// Remote `.m3u` and `.pls` playlists, fetched before the command that names them runs.
+    let remotePlaylists = RemotePlaylists()
     /// The command handlers the control socket's sessions call, made at the first command.
     private var commands: CommandDispatcher {
         if let commands = state.value.commands { return commands }
@@ -633,6 +635,11 @@ final class Partition: @unchecked Sendable {
     func songInfo(at position: Int) -> SongInfo {
         let entry = playQueue.entries[position]
         var info = entry.song.info
+        // A stream names itself once it plays: its ICY title and name (mpd's `Title`, `Name`).
+        if entry.song.isStream, let playing = nowPlaying, playing.id == entry.id {
+            if let title = playing.item.streamTitle, !title.isEmpty { info.tags.append(.init(.title, title)) }
+            if let name = playing.item.streamName, !name.isEmpty { info.tags.append(.init(.name, name)) }
+        }
         info.position = position
         info.id = entry.id
         info.priority = Int(entry.priority)
@@ -662,6 +669,7 @@ final class Partition: @unchecked Sendable {
             return
         }
         if item == nil, let finished = nowPlaying {
+            if case .failed = finished.item.status, moveOn(afterFailureOf: finished) { return }
             // The last song played to its end: stopped, with no current song (as mpd, transcript 55).
             nowPlaying = nil
             lookahead = nil
@@ -706,6 +714,27 @@ final class Partition: @unchecked Sendable {
         consecutiveFailures += 1
         guard consecutiveFailures < playQueue.count, let position = playQueue.position(ofID: failed.id) else { return }
         setLookahead(nextPosition(after: position))
+    }
+
+    /// The song being heard failed and the player had nothing after it (the look-ahead failed
+    /// too, or was not handed over before the failure, as with streams that fail when reached):
+    /// the queue goes on with the song after it, as mpd skips a song it cannot play. Returns
+    /// false when there is none, or when every song in a row has failed (no endless retries).
+    private func moveOn(afterFailureOf failed: Handoff) -> Bool {
+        consecutiveFailures += 1
+        guard let position = playQueue.position(ofID: failed.id) else { return false }
+        var next = nextPosition(after: position)
+        // The look-ahead failed before it (its failure not yet taken here): not tried again.
+        if let ahead = lookahead, case .failed = ahead.item.status, let aheadPosition = playQueue.position(ofID: ahead.id),
+           next == aheadPosition {
+            consecutiveFailures += 1
+            next = nextPosition(after: aheadPosition)
+        }
+        let failures = consecutiveFailures
+        guard failures < playQueue.count, let next else { return false }
+        startPlayback(at: next)
+        consecutiveFailures = failures
+        return true
     }
 
     /// Makes the player's second item the song the queue says comes next.

@@ -3,7 +3,8 @@ import MPDProtocol
 import QueuePlayer
 
 /// A song in the play queue: its file, its URI in the music directory, and what the file
-/// says about itself (read once, when it was added).
+/// says about itself (read once, when it was added); or a stream, its URL and nothing more
+/// (its name and title come from the item playing it).
 struct QueuedSong: Sendable, FilterableSong {
     let url: URL
     let uri: String
@@ -15,6 +16,13 @@ struct QueuedSong: Sendable, FilterableSong {
 
     init(url: URL, library: MusicLibrary, index: SongIndex) {
         self.url = url
+        // A stream is shown by its URL (mpd's `file: http://…`) and knows nothing until it plays.
+        guard !StreamURL.isNetwork(url) else {
+            uri = url.absoluteString
+            details = nil
+            lastModified = nil
+            return
+        }
         uri = library.uri(for: url)
         details = index.details(of: url)
         lastModified = FileIdentity(path: url.path).map { $0.modified / 1_000_000_000 }
@@ -28,6 +36,8 @@ struct QueuedSong: Sendable, FilterableSong {
         return PlayerItem(url: url, clip: .init(start: MediaTime(seconds: range.start),
                                                 end: range.end.map { MediaTime(seconds: $0) }))
     }
+    /// Whether this is a stream (`http(s)://`), not a file.
+    var isStream: Bool { StreamURL.isNetwork(url) }
 
     var audioFormat: String? { details?.formatText }
 

@@ -233,7 +233,24 @@ final class ControlConnection: ChannelDuplexHandler {
         session = nil
         let partition = partition
         let placement: ConnectionWorkPlacement = !needsExecutor ? .protocolOnly : lent.isPendingWorkExpensive ? .expensive : .partition
-        scheduler.run(placement, on: context.eventLoop, {
+        let scheduler = scheduler
+        let loop = context.eventLoop
+        // Remote playlists the work names are fetched first, off the loop and the partition.
+        let remote = lent.pendingPlaylistURLs
+        guard remote.isEmpty else {
+            let fetchThenSchedule: @Sendable () async -> Void = {
+                await partition.remotePlaylists.fetch(remote, for: lent.clientID)
+                Self.schedule(lent, placement, scheduler: scheduler, loop: loop, partition: partition, bound: bound)
+            }
+            Task(operation: fetchThenSchedule)
+            return
+        }
+        Self.schedule(lent, placement, scheduler: scheduler, loop: loop, partition: partition, bound: bound)
+    }
+
+    private static func schedule(_ lent: ClientSession, _ placement: ConnectionWorkPlacement, scheduler: any ConnectionScheduler,
+                                 loop: any EventLoop, partition: Partition, bound: NIOLoopBound<ControlConnection>) {
+        scheduler.run(placement, on: loop, {
             var session = lent
             var actions: [SessionAction]
             switch placement {

@@ -63,13 +63,18 @@ final class StateKeeper: Sendable {
             return false
         case let .loaded(state):
             if let outputs = state.outputs { partition.outputs.restore(outputs) }
-            let (kept, dropped) = state.droppingFiles { !FileManager.default.fileExists(atPath: $0) }
+            // Streams are kept by URL (checked as `add` checks one); files while they exist.
+            let (kept, dropped) = state.droppingFiles { entry in
+                StreamURL.hasScheme(entry) ? (try? StreamURL.parse(entry)) == nil : !FileManager.default.fileExists(atPath: entry)
+            }
             for path in dropped { logger.warning("dropped from the saved queue, it no longer exists: \(path)") }
             if kept.queue.isEmpty && !state.queue.isEmpty {
                 logger.warning("none of the saved queue's \(state.queue.count) files exists any more")
                 return false
             }
-            let urls = kept.queue.map { URL(fileURLWithPath: $0) }
+            let urls = kept.queue.map { entry in
+                StreamURL.hasScheme(entry) ? (try? StreamURL.parse(entry)) ?? URL(fileURLWithPath: entry) : URL(fileURLWithPath: entry)
+            }
             let current = kept.current
             if let modes = state.modes { partition.restore(modes) }
             partition.append(urls)
@@ -207,9 +212,10 @@ final class StateKeeper: Sendable {
         partition.syncWithPlayer()
         let position = partition.currentPosition
         let queue = partition.playQueue
-        return SavedState(queue: partition.queuedFiles.map(\.path),
+        return SavedState(queue: partition.playQueue.entries.map { $0.song.isStream ? $0.song.url.absoluteString : $0.song.url.path },
                           current: position,
-                          position: position != nil ? partition.songTime : 0,
+                          // A live stream resumes from its live edge: no position into it.
+                          position: position != nil && partition.player.currentItem?.isLive != true ? partition.songTime : 0,
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
                                                   consume: queue.consume.rawValue, volume: partition.volume),

@@ -64,6 +64,14 @@ final class WebClients: Sendable {
         return .object([("event", .string("currentItem")), ("song", song.isEmpty ? .null : .object(song))])
     }
 
+    /// `{"event": "stream", "songid": 3, "name": "Radio X", "title": "Artist - Song"}`: a
+    /// stream's ICY name and title (null until the stream sends one).
+    static func streamEvent(_ item: PlayerItem, songID: Int?) -> JSONValue {
+        .object([("event", .string("stream")), ("songid", songID.map { .int($0) } ?? .null),
+                 ("name", item.streamName.map { .string($0) } ?? .null),
+                 ("title", item.streamTitle.map { .string($0) } ?? .null)])
+    }
+
     /// `{"event": "lifecycle", "state": "background"}`.
     static func lifecycleEvent(_ state: ApplicationState) -> JSONValue {
         .object([("event", .string("lifecycle")), ("state", .string(state.rawValue))])

@@ -167,6 +167,9 @@ final class WebSocketClient: Sendable {
     /// expensive-command gate for an expensive one) and hands the session back.
     private func lend(_ lent: ClientSession, _ placement: ConnectionWorkPlacement) async -> (ClientSession, [SessionAction]) {
         let partition = partition
+        // Remote playlists the work names are fetched first, off the partition's queue.
+        let remote = lent.pendingPlaylistURLs
+        if !remote.isEmpty { await partition.remotePlaylists.fetch(remote, for: lent.clientID) }
         return await withCheckedContinuation { done in
             scheduler.run(placement, on: channel.eventLoop, {
                 var session = lent

@@ -192,6 +192,13 @@ function onEvent(event) {
     case "lifecycle":
       $("appstate").textContent = event.state;
       break;
+    case "stream":
+      // A stream's new title or name (issue 29), shown as currentsong's Title and Name are.
+      if (event.songid === view.songid && (event.title || event.name)) {
+        $("title").textContent = event.title || event.name;
+        $("artist").textContent = event.title && event.name ? event.name : "";
+      }
+      break;
     case "downloads":
       showDownloads(event.active);
       showDownloadCounts(event);
