@@ -23,8 +23,9 @@ import Synchronization
 ///
 /// Failures that may pass (a dropped connection, 5xx, timeouts) are tried again after 0.5 s,
 /// doubling to 30 s, until ``HTTPStreamingConfiguration/retryTime`` has passed since audio last
-/// came; the others (404, not audio, a redirect loop, a certificate, a changed resource) fail the
-/// item at once. The task waits for room in the buffer without polling: the decoder's reads
+/// came, and so is a 404 from a live station that already played (a station restarting: its
+/// mount is not back yet); the others (404, 410, not audio, a redirect loop, a certificate, a
+/// changed resource) fail the item at once. The task waits for room in the buffer without polling: the decoder's reads
 /// wake it (through the buffer's Dispatch source). Memory: the buffer, one body chunk, and one
 /// metadata block (at most 4,080 bytes).
 ///
@@ -198,6 +199,10 @@ public final class HTTPStreamSource: StreamSource {
             guard sameVersion(known, headers), range?.start == start else {
                 return .failed(.network("the resource changed while it played (the range answered is of another version)"))
             }
+        case 404 where resource?.isLive == true:
+            // A live station that played and is now not found is a station restarting: icecast
+            // answers 404 for a mount until its source is back. Worth another try, as a drop is.
+            return .dropped("HTTP \(code) \(response.status.reasonPhrase)")
         case 404, 410:
             return .failed(.network("HTTP \(code) \(response.status.reasonPhrase)"))
         case 408, 429, 500...599:
