@@ -424,13 +424,25 @@ public final class HTTPStreamSource: StreamSource {
             }
         }
         let text = String(describing: error)
-        if text.contains("handshake") || text.contains("certificate") || text.contains("CERTIFICATE") || text.contains("NIOSSL") || text.contains("BoringSSL") {
-            return .failed(.network("its TLS certificate does not verify (\(text))"))
-        }
+        if let why = Self.tlsFailure(text) { return .failed(.network(why)) }
         if text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("ECONNREFUSED") {
             return .dropped("the connection was refused")
         }
         return .dropped("the connection failed: \(text)")
+    }
+
+    /// A TLS failure's why, from the description of NIOSSL's error (AsyncHTTPClient passes it
+    /// through): BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`, `WRONG_VERSION_NUMBER`)
+    /// without the source file and line of the library's build that come with it; nil if
+    /// `text` is not a TLS failure.
+    static func tlsFailure(_ text: String) -> String? {
+        let certificate = text.contains("certificate") || text.contains("CERTIFICATE")
+        guard certificate || text.contains("handshake") || text.contains("NIOSSL") || text.contains("BoringSSL") else { return nil }
+        guard let match = text.firstMatch(of: /OPENSSL_internal:([A-Z0-9_]+)/) else {
+            return certificate ? "its TLS certificate does not verify (\(text))" : "the TLS handshake failed (\(text))"
+        }
+        let reason = String(match.1)
+        return reason.contains("CERTIFICATE") ? "its TLS certificate does not verify (\(reason))" : "the TLS handshake failed (\(reason))"
     }
 
     private static func seconds(_ value: Double) -> String {

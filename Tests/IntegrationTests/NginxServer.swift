@@ -43,12 +43,16 @@ final class NginxServer {
     private(set) var port: UInt16 = 0
     private var process: ChildProcess?
     private let locations: String
+    /// The certificate and key nginx answers TLS with (then it speaks only HTTPS), or nil.
+    private let tls: (certificate: URL, key: URL)?
 
-    /// `locations` is added to the `server` block as it is (nginx's syntax).
-    init(locations: String = "") throws {
+    /// `locations` is added to the `server` block as it is (nginx's syntax); with `tls`,
+    /// nginx listens for HTTPS with that certificate (PEM files) and ``url(_:)`` says `https`.
+    init(locations: String = "", tls: (certificate: URL, key: URL)? = nil) throws {
         directory = try TestMedia.scratchDirectory()
         documents = directory.appendingPathComponent("www")
         self.locations = locations
+        self.tls = tls
         for name in ["www", "logs", "tmp"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
         }
@@ -60,8 +64,19 @@ final class NginxServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// `http://127.0.0.1:PORT/path`.
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
+    /// `http://127.0.0.1:PORT/path` (`https` with TLS).
+    func url(_ path: String) -> URL { URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)/\(path)")! }
+
+    /// Makes a self-signed certificate for 127.0.0.1 (its subject alternative name) with
+    /// `openssl req -x509` in `directory`: one no client trusts, as a misconfigured station's.
+    static func selfSignedCertificate(in directory: URL) throws -> (certificate: URL, key: URL) {
+        let certificate = directory.appendingPathComponent("cert.pem")
+        let key = directory.appendingPathComponent("key.pem")
+        try TestMedia.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                                               "-keyout", key.path, "-out", certificate.path])
+        return (certificate, key)
+    }
 
     /// A location for ``init(locations:)`` that serves `/PREFIX/...` from the documents' `PREFIX`
     /// directory at `bytesPerSecond` (`limit_rate`): a slow link for the streaming tests, with
@@ -150,7 +165,8 @@ final class NginxServer {
                 types { application/rss+xml xml; audio/mpeg mp3; text/html html; audio/x-mpegurl m3u; audio/x-scpls pls; }
                 default_type application/octet-stream;
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+            \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
                     root \(documents.path);
             \(locations)
                 }

@@ -118,6 +118,41 @@ import Glibc
         daemon.stop()
     }
 
+    /// An https station whose certificate does not verify (self-signed, made by `openssl req
+    /// -x509` for this test, served by nginx over TLS), and an https URL of a server that speaks
+    /// plain HTTP: each `cannot play: URL: why`, the why naming the certificate or the
+    /// handshake (BoringSSL's reason, not its source file), and the queue moves on to the song
+    /// after them.
+    @Test func aCertificateThatDoesNotVerifyFailsAndTheQueueMovesOn() throws {
+        try Self.server.use(aCertificateThatDoesNotVerifyFailsAndTheQueueMovesOn)
+    }
+
+    private func aCertificateThatDoesNotVerifyFailsAndTheQueueMovesOn(_ server: NginxServer) throws {
+        let keys = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let secure = try NginxServer(tls: try NginxServer.selfSignedCertificate(in: keys))
+        let remote = TestMedia.all[0]
+        try secure.serve(remote.lastPathComponent, Data(contentsOf: remote))
+        let untrusted = secure.url(remote.lastPathComponent).absoluteString
+        #expect(untrusted.hasPrefix("https://"))
+        let plain = "https://127.0.0.1:\(server.port)/\(remote.lastPathComponent)"
+        let good = server.url("02-evening-triangle.mp3").absoluteString
+        let daemon = try StreamDaemon(["--output", "null", "--no-state"])
+        for url in [untrusted, plain, good] { try daemon.run("add \(url)") }
+        try daemon.run("play")
+        let status = try daemon.wait(timeout: 30) { $0["song"] == "2" && $0.elapsedSeconds > 0.5 }
+        #expect(status["song"] == "2" && status["state"] == "play", "\(status); \(daemon.process.standardError.suffix(2000))")
+        let failures = daemon.cannotPlay
+        print("TLS failures: \(failures)")
+        #expect(failures.count == 2, "\(failures)")
+        #expect(failures.contains { $0.hasSuffix("cannot play: \(untrusted): its TLS certificate does not verify (CERTIFICATE_VERIFY_FAILED)") },
+                "\(failures)")
+        #expect(failures.contains { $0.contains("cannot play: \(plain): the TLS handshake failed (") && !$0.contains(".build") }, "\(failures)")
+        // It failed at the handshake: nginx never saw a request.
+        #expect(secure.requests.isEmpty, "\(secure.requests)")
+        daemon.stop()
+    }
+
     /// A podcast episode still downloading (at 100 kB/s) is added by its enclosure URL and plays
     /// at once; its download goes on beside it and ends with the same bytes as the source.
     @Test func anEpisodeStillDownloadingPlaysFromItsEnclosureURL() throws {
