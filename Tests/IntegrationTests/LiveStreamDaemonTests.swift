@@ -155,4 +155,46 @@ import Glibc
         #expect(daemon.cannotPlay.contains { $0.contains("cannot play: \(station.url.absoluteString): ") }, "\(daemon.cannotPlay)")
         daemon.stop()
     }
+
+    /// Nothing spins while a stream waits, and waiting blocks no client: a station that is down
+    /// (connections refused, the tries backing off) and a server that accepts and never
+    /// answers each keep the daemon near idle, under 5 % of one core over a window of
+    /// 6 s (a thread spinning would take 100 %), while `status` is answered every 200 ms.
+    @Test(arguments: ["refused", "silent"])
+    func aWaitingStreamSpinsNothingAndBlocksNoClient(server kind: String) throws {
+        let server = try ScriptedHTTPServer { _, connection in connection.pause(600) }
+        defer { server.stop() }
+        if kind == "refused" { server.stop() }
+        let url = server.url("station").absoluteString
+        let daemon = try StreamDaemon(["--output", "null", "--no-state", "--stream-retry-time", "300"])
+        try daemon.run("add \(url)")
+        try daemon.run("play")
+        let waiting = try daemon.wait(timeout: 15) { $0["waiting"] != nil }
+        try #require(waiting["state"] == "play" && waiting["waiting"] != nil, "\(waiting); \(daemon.process.standardError.suffix(2000))")
+        if kind == "silent" {
+            #expect(waitUntil(timeout: 10) { !server.requests.isEmpty }, "the daemon asked the silent server")
+        }
+
+        let pid = daemon.process.processIdentifier
+        let cpuBefore = try #require(ProcessStatistics.cpuSeconds(pid))
+        let start = ChildProcess.now()
+        var slowest = 0.0
+        var answers = 0
+        while ChildProcess.now() - start < 6 {
+            let asked = ChildProcess.now()
+            let status = try daemon.values("status")
+            slowest = max(slowest, ChildProcess.now() - asked)
+            #expect(status["state"] == "play" && status["waiting"] != nil, "\(status)")
+            answers += 1
+            var none = pollfd()
+            _ = poll(&none, 0, 200)
+        }
+        let window = ChildProcess.now() - start
+        let share = (try #require(ProcessStatistics.cpuSeconds(pid)) - cpuBefore) / window
+        print("\(kind) server: the waiting daemon used \(String(format: "%.2f", share * 100)) % of a core over \(String(format: "%.1f", window)) s; \(answers) status answered, slowest \(String(format: "%.0f", slowest * 1000)) ms; \(server.requests.count) requests")
+        #expect(share < 0.05, "the daemon used \(share * 100) % of a core while waiting")
+        #expect(slowest < 1, "status took \(slowest) s while the stream waited")
+        #expect(daemon.cannotPlay.isEmpty, "\(daemon.cannotPlay)")
+        daemon.stop()
+    }
 }
