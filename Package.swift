@@ -157,7 +157,7 @@ let package = Package(
         // Counts each thread's calls of malloc in the test process (it defines malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "HTTPStreamingTests", dependencies: ["HTTPStreaming", "QueuePlayer", "TestSupport", "CMPG123"]),
+        .testTarget(name: "HTTPStreamingTests", dependencies: ["HTTPStreaming", "QueuePlayer", "TestSupport", "CMPG123", "AllocationCounter"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",
