@@ -86,6 +86,20 @@ import Glibc
         #expect(volume.status == 0 && volume.stdout.contains("volume: 55%   repeat: off   random: off   single: off   consume: off"), "\(volume)")
     }
 
+    /// `config` names where the music is on this machine: a client on the Unix socket gets it,
+    /// a TCP client is refused with mpd 0.23's words even from loopback with every permission.
+    @Test func configOnlyOnTheUnixSocket() throws {
+        let daemon = try TCPDaemon()
+        defer { daemon.stop() }
+        let local = try daemon.control.client()
+        #expect(try local.request("config") == ["music_directory: \(TestMedia.directory.path)", "OK"])
+        let remote = try UnixSocketClient(host: "127.0.0.1", port: daemon.port)
+        #expect(try remote.readLine() == "OK MPD 0.23.5")
+        #expect(try remote.request("notcommands") == ["OK"], "every permission, config included")
+        #expect(try remote.request("config") == ["ACK [4@0] {config} Command only permitted to local clients"])
+        #expect(try remote.request("ping") == ["OK"])
+    }
+
     @Test func overIPv6Loopback() throws {
         // A machine without IPv6 on its loopback cannot bind ::1: nothing to test there.
         let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
