@@ -197,10 +197,10 @@ struct TaggedLibrary {
     }
 
     /// A daemon over the music directory, once its song database lists `songs` files.
-    func daemon(songs: Int = 4) throws -> ControlDaemon {
+    func daemon(songs: Int = 4, _ extra: [String] = []) throws -> ControlDaemon {
         // Without stickers: the tests check the refusal mpd gives without a sticker_file
         // (StickerDaemonTests has them on).
-        let daemon = try ControlDaemon(["--music-directory", music.path, "--sticker-file", "off"])
+        let daemon = try ControlDaemon(["--music-directory", music.path, "--sticker-file", "off"] + extra)
         let deadline = ChildProcess.now() + 20
         while ChildProcess.now() < deadline {
             if (try? daemon.mpc("listall"))?.stdout.count == songs { return daemon }
