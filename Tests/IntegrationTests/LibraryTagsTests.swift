@@ -131,8 +131,10 @@ import Testing
         for uri in ["../outside.mp3", "Album/../../outside.mp3", outside.path, "/etc/passwd", "Other/link.mp3"] {
             #expect(try client.request("readpicture \"\(uri)\" 0") == ["ACK [4@0] {readpicture} Access denied"], "\(uri)")
         }
+        // Outside the music directory there is no cover, as mpd 0.23 answers a client on its
+        // Unix socket (CoverFolderTests has the TCP side: an absolute path is Access denied).
         for uri in ["../outside.mp3", "/etc/passwd"] {
-            #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [4@0] {albumart} Access denied"], "\(uri)")
+            #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [50@0] {albumart} No file exists"], "\(uri)")
         }
         // An absolute path inside the music directory is taken as relative to it.
         #expect(try client.request("albumart \"\(library.music.path)/Album/01.mp3\" 10000") == ["size: 10000", "binary: 0", "", "OK"])
