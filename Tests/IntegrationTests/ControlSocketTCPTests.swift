@@ -219,7 +219,8 @@ import Glibc
     @Test(.enabled(if: ControlSocketTCPTests.nonLoopbackIPv4 != nil, "this machine has no IPv4 address but loopback"))
     func aNonLoopbackBindWithoutAPasswordGivesOtherMachinesReadOnly() throws {
         let address = try #require(Self.nonLoopbackIPv4)
-        let daemon = try TCPDaemon(bind: "0.0.0.0:0")
+        // Not published by Zeroconf: the machine's network must not see a test's daemon.
+        let daemon = try TCPDaemon(bind: "0.0.0.0:0", ["--no-zeroconf"])
         defer { daemon.stop() }
         let remote = try Self.greeted(address, daemon.port)
         #expect(try remote.request("status").last == "OK")
@@ -243,7 +244,7 @@ import Glibc
     /// ever in the log.
     @Test func failedPasswordsAreRateLimitedPerPeerAndLoggedWithoutThem() throws {
         let secret = "Corr3ct-Horse"
-        let daemon = try TCPDaemon(bind: "0.0.0.0:0", ["--password", "\(secret)@read,add,player,control,admin"])
+        let daemon = try TCPDaemon(bind: "0.0.0.0:0", ["--no-zeroconf", "--password", "\(secret)@read,add,player,control,admin"])
         defer { daemon.stop() }
         let guesser = try Self.greeted("127.0.0.1", daemon.port)
         for attempt in 1...3 {
