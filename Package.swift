@@ -153,7 +153,8 @@ let package = Package(
         ),
 
         // Fixtures shared by the test targets: the sample media, tone synthesis, processes.
-        .target(name: "TestSupport", dependencies: ["QueuePlayer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/TestSupport"),
         // Counts each thread's calls of malloc in the test process (it defines malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),

@@ -72,6 +72,10 @@ public struct ClientSession: Sendable {
     public var permissions: Permission = .all
     /// Who the client is, for the executor's per-peer bookkeeping (``CommandContext/peer``).
     public var peer = ""
+    /// Whether the client is on this machine's Unix socket, whatever its permissions: mpd's
+    /// `Client::IsLocal`, which `config` asks (it tells where the music is on this machine's
+    /// file system). TCP and WebSocket clients are not, even from loopback.
+    public var isLocal = false
     /// Commands of the table that the daemon cannot run as it is configured (mpd's
     /// `command_available`: `sticker` without a sticker database): `commands` leaves them out,
     /// `notcommands` lists them only for want of a permission, as mpd's do.
@@ -453,7 +457,7 @@ public struct ClientSession: Sendable {
 
     private func answerInline(_ command: Command, _ inline: (Command, CommandContext) -> String?) -> Outcome? {
         let context = CommandContext(tagTypes: tagTypes, listIndex: nil, clientID: clientID, binaryLimit: binaryLimit,
-                                     peer: peer)
+                                     peer: peer, isLocal: isLocal)
         return inline(command, context).map { .success($0) }
     }
 
@@ -462,7 +466,7 @@ public struct ClientSession: Sendable {
         executor: (Command, CommandContext) throws(MPDError) -> Reply
     ) -> Outcome {
         let context = CommandContext(tagTypes: tagTypes, listIndex: inList ? index : nil, clientID: clientID,
-                                     binaryLimit: binaryLimit, peer: peer)
+                                     binaryLimit: binaryLimit, peer: peer, isLocal: isLocal)
         do {
             let reply = try executor(command, context)
             if let granted = reply.grantedPermissions { permissions = granted }

@@ -26,14 +26,19 @@ public struct CommandContext: Hashable, Sendable {
     /// Who the client is (``ClientSession/peer``: its address, or `local` on a Unix socket):
     /// what the executor keys per-peer limits by (failed `password`s).
     public var peer: String
+    /// Whether the client is on a Unix socket (``ClientSession/isLocal``): `config` answers
+    /// only such a client, as mpd's does.
+    public var isLocal: Bool
 
     /// Creates a context; the session makes one per executed command.
     public init(tagTypes: Set<TagType> = Set(TagType.allCases), listIndex: Int? = nil, clientID: Int = 0,
-                binaryLimit: Int = ClientSession.defaultBinaryLimit, peer: String = "") {
+                binaryLimit: Int = ClientSession.defaultBinaryLimit, peer: String = "",
+                isLocal: Bool = false) {
         self.tagTypes = tagTypes
         self.listIndex = listIndex
         self.clientID = clientID
         self.binaryLimit = binaryLimit
         self.peer = peer
+        self.isLocal = isLocal
     }
 }

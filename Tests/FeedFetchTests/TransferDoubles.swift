@@ -6,29 +6,6 @@ import NIOPosix
 import Synchronization
 import TestSupport
 
-/// A log handler that keeps every line: what the transfers told the log (and never must).
-struct RecordingLogHandler: LogHandler {
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-        func count(containing text: String) -> Int { all.filter { $0.contains(text) }.count }
-    }
-
-    let lines: Lines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.append("\(event.level): \(event.message)")
-    }
-}
-
 /// Background transfers into a scratch music directory, with a journal in a scratch state
 /// directory, a real downloader (on NIO's shared event loop group) and a recording log.
 struct TransferFixture {

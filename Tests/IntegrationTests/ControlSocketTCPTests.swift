@@ -86,8 +86,23 @@ import Glibc
         #expect(volume.status == 0 && volume.stdout.contains("volume: 55%   repeat: off   random: off   single: off   consume: off"), "\(volume)")
     }
 
-    @Test func overIPv6Loopback() throws {
-        // A machine without IPv6 on its loopback cannot bind ::1: nothing to test there.
+    /// `config` names where the music is on this machine: a client on the Unix socket gets it,
+    /// a TCP client is refused with mpd 0.23's words even from loopback with every permission.
+    @Test func configOnlyOnTheUnixSocket() throws {
+        let daemon = try TCPDaemon()
+        defer { daemon.stop() }
+        let local = try daemon.control.client()
+        #expect(try local.request("config") == ["music_directory: \(TestMedia.directory.path)", "OK"])
+        let remote = try UnixSocketClient(host: "127.0.0.1", port: daemon.port)
+        #expect(try remote.readLine() == "OK MPD 0.23.5")
+        #expect(try remote.request("notcommands") == ["OK"], "every permission, config included")
+        #expect(try remote.request("config") == ["ACK [4@0] {config} Command only permitted to local clients"])
+        #expect(try remote.request("ping") == ["OK"])
+    }
+
+    /// Whether this machine can bind `::1` (one without IPv6 on its loopback cannot: nothing
+    /// to test over IPv6 there).
+    static var hasIPv6Loopback: Bool {
         let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
@@ -96,7 +111,40 @@ import Glibc
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
         }
         close(probe)
-        guard bound == 0 else { return }
+        return bound == 0
+    }
+
+    /// The first IPv4 address of this machine that is not loopback (eth0's, say): a client
+    /// that connects to it comes from it, as a client from another machine would (not from
+    /// loopback). Nil on a machine with none.
+    static var nonLoopbackIPv4: String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                  current.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0,
+                  current.pointee.ifa_flags & UInt32(IFF_UP) != 0 else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count),
+                              nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            return String(cString: host)
+        }
+        return nil
+    }
+
+    /// A raw TCP client, its greeting read.
+    static func greeted(_ host: String, _ port: Int) throws -> UnixSocketClient {
+        let client = try UnixSocketClient(host: host, port: port)
+        let greeting = try client.readLine()
+        guard greeting == "OK MPD 0.23.5" else { throw UnixSocketError("\(host):\(port) greeted \(String(describing: greeting))") }
+        return client
+    }
+
+    @Test(.enabled(if: ControlSocketTCPTests.hasIPv6Loopback, "::1 cannot be bound here"))
+    func overIPv6Loopback() throws {
         let daemon = try TCPDaemon(bind: "[::1]:0")
         defer { daemon.stop() }
         let status = try daemon.mpc(["status"])
@@ -119,15 +167,21 @@ import Glibc
         #expect(log.contains("wrong password from 127.0.0.1"))
     }
 
-    @Test func pythonMPD2RefusedAndGrantedEachPermission() throws {
-        let daemon = try TCPDaemon(["--password", "reader@read", "--password", "full@read,add,player,control,admin"])
+    static let permissionsScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Scripts/mpd2_permissions.py")
+    static let permissionNames = ["read", "add", "player", "control", "admin"]
+
+    /// Over 127.0.0.1 and ::1: each permission refused without a password, then granted by one.
+    @Test(arguments: ["127.0.0.1", "::1"])
+    func pythonMPD2RefusedAndGrantedEachPermission(host: String) throws {
+        if host == "::1" { guard Self.hasIPv6Loopback else { return } }
+        let daemon = try TCPDaemon(bind: host.contains(":") ? "[\(host)]:0" : "\(host):0",
+                                   ["--password", "reader@read", "--password", "full@read,add,player,control,admin"])
         defer { daemon.stop() }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/mpd2_permissions.py")
-        let run = try ToolRun.run("/usr/bin/python3", [script.path, "127.0.0.1", String(daemon.port)], timeout: 30)
+        let run = try ToolRun.run("/usr/bin/python3", [Self.permissionsScript.path, host, String(daemon.port)], timeout: 30)
         #expect(run.status == 0, "\(run)")
         let steps = ControlSocketPythonTests.Steps(run.stdout)
-        let names = ["read", "add", "player", "control", "admin"]
-        for name in names {
+        for name in Self.permissionNames {
             #expect(steps.results["none.\(name)"]?.error?.contains("you don't have permission") == true, "none.\(name): \(run)")
             #expect(steps.results["full.\(name)"]?.error == nil, "full.\(name): \(run)")
             if name == "read" {
@@ -141,5 +195,128 @@ import Glibc
         #expect((steps.ok("none.commands") as? [String])?.contains("status") == false)
         #expect((steps.ok("reader.notcommands") as? [String])?.contains("setvol") == true)
         #expect((steps.ok("full.notcommands") as? [String]) == [])
+        #expect(!daemon.control.process.standardError.contains("guess"))
+    }
+
+    /// Without a password a loopback client (here ::1) may do everything, no `password` sent.
+    @Test(.enabled(if: ControlSocketTCPTests.hasIPv6Loopback, "::1 cannot be bound here"))
+    func pythonMPD2OverIPv6LoopbackWithoutAPassword() throws {
+        let daemon = try TCPDaemon(bind: "[::1]:0")
+        defer { daemon.stop() }
+        let run = try ToolRun.run("/usr/bin/python3", [Self.permissionsScript.path, "::1", String(daemon.port), "open"], timeout: 30)
+        #expect(run.status == 0, "\(run)")
+        let steps = ControlSocketPythonTests.Steps(run.stdout)
+        for name in Self.permissionNames {
+            #expect(steps.results["open.\(name)"]?.error == nil, "open.\(name): \(run)")
+        }
+        #expect((steps.ok("open.notcommands") as? [String]) == [])
+        _ = steps.ok("cleanup")
+    }
+
+    /// Safe by default: bound beyond loopback with no password, a client from another address
+    /// of this machine (as one from another machine) may only read, refused the rest in mpd's
+    /// words, while a loopback client may do everything; the log says how to change it.
+    @Test(.enabled(if: ControlSocketTCPTests.nonLoopbackIPv4 != nil, "this machine has no IPv4 address but loopback"))
+    func aNonLoopbackBindWithoutAPasswordGivesOtherMachinesReadOnly() throws {
+        let address = try #require(Self.nonLoopbackIPv4)
+        // Not published by Zeroconf: the machine's network must not see a test's daemon.
+        let daemon = try TCPDaemon(bind: "0.0.0.0:0", ["--no-zeroconf"])
+        defer { daemon.stop() }
+        let remote = try Self.greeted(address, daemon.port)
+        #expect(try remote.request("status").last == "OK")
+        #expect(try remote.request("add \"01-morning-sine.mp3\"") == ["ACK [4@0] {add} you don't have permission for \"add\""])
+        #expect(try remote.request("setvol 10") == ["ACK [4@0] {setvol} you don't have permission for \"setvol\""])
+        let refused = try remote.request("notcommands")
+        #expect(refused.contains("command: add") && refused.contains("command: setvol") && !refused.contains("command: status"),
+                "\(refused)")
+        let loopback = try Self.greeted("127.0.0.1", daemon.port)
+        #expect(try loopback.request("add \"01-morning-sine.mp3\"") == ["OK"])
+        #expect(try loopback.request("notcommands") == ["OK"])
+        let log = daemon.control.process.standardError
+        #expect(log.contains("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS"),
+                "\(log)")
+        #expect(log.contains("--default-permissions read,add,player,control,admin to trust the network"), "\(log)")
+    }
+
+    /// Guessing a password: after three failures a peer must wait (the right password too is
+    /// refused unchecked meanwhile, and the log says so once), another peer is not held up,
+    /// and after the wait the right one is accepted. Nothing a client sent as a password is
+    /// ever in the log.
+    @Test func failedPasswordsAreRateLimitedPerPeerAndLoggedWithoutThem() throws {
+        let secret = "Corr3ct-Horse"
+        let daemon = try TCPDaemon(bind: "0.0.0.0:0", ["--no-zeroconf", "--password", "\(secret)@read,add,player,control,admin"])
+        defer { daemon.stop() }
+        let guesser = try Self.greeted("127.0.0.1", daemon.port)
+        for attempt in 1...3 {
+            #expect(try guesser.request("password guess-\(attempt)") == ["ACK [3@0] {password} incorrect password"])
+        }
+        let lastFailure = ChildProcess.now()
+        #expect(try guesser.request("password \(secret)") == ["ACK [3@0] {password} incorrect password"],
+                "the right password within the wait is refused unchecked")
+        let refusedAt = ChildProcess.now()
+        #expect(try guesser.request("status") == ["ACK [4@0] {status} you don't have permission for \"status\""])
+        // Another peer (another address, here of this machine) is not held up.
+        if let address = Self.nonLoopbackIPv4 {
+            let other = try Self.greeted(address, daemon.port)
+            #expect(try other.request("password \(secret)") == ["OK"])
+            #expect(try other.request("status").last == "OK")
+        }
+        // After the wait (1 s after the third failure) the right password is accepted.
+        var accepted: Double?
+        #expect(waitUntil(timeout: 10) {
+            guard (try? guesser.request("password \(secret)")) == ["OK"] else { return false }
+            accepted = ChildProcess.now()
+            return true
+        })
+        if let accepted { #expect(accepted - lastFailure >= 0.9, "accepted \(accepted - lastFailure) s after the third failure") }
+        #expect(refusedAt - lastFailure < 1, "the early attempt came too late to be refused for waiting")
+        #expect(try guesser.request("status").last == "OK")
+
+        let log = daemon.control.process.standardError
+        #expect(log.contains("wrong password from 127.0.0.1 (3 failed attempts)"), "\(log)")
+        let unchecked = log.components(separatedBy: "password attempts from 127.0.0.1 refused unchecked: too many failures").count - 1
+        #expect(unchecked == 1, "logged once per wait: \(log)")
+        #expect(log.contains("password accepted from 127.0.0.1"), "\(log)")
+        #expect(!log.contains(secret) && !log.contains("guess-"), "\(log)")
+    }
+
+    /// `--max-clients` counts every listener together: with N = 3, a client on each of the
+    /// Unix socket, TCP over IPv4 and TCP over IPv6 fills it; a fourth on any is closed at
+    /// once without a greeting, and a place given back on one is taken on another.
+    @Test(.enabled(if: ControlSocketTCPTests.hasIPv6Loopback, "::1 cannot be bound here"))
+    func maxClientsCountsEveryListener() throws {
+        let control = try ControlDaemon(["--music-directory", TestMedia.directory.path, "--no-state", "--max-clients", "3",
+                                         "--bind", "127.0.0.1:0", "--bind", "[::1]:0"])
+        defer { control.stop() }
+        var ports: (v4: Int?, v6: Int?)
+        #expect(waitUntil(timeout: 10) {
+            let log = control.process.standardError
+            ports = (TCPDaemon.port(in: log, after: "control socket: 127.0.0.1:"), TCPDaemon.port(in: log, after: "control socket: [::1]:"))
+            return ports.v4 != nil && ports.v6 != nil
+        }, "\(control.process.standardError)")
+        let (v4, v6) = (try #require(ports.v4), try #require(ports.v6))
+        let unix = try control.client()
+        let ipv4 = try Self.greeted("127.0.0.1", v4)
+        let ipv6 = try Self.greeted("::1", v6)
+        for connect in [{ try UnixSocketClient(path: control.socket) }, { try UnixSocketClient(host: "127.0.0.1", port: v4) },
+                        { try UnixSocketClient(host: "::1", port: v6) }] {
+            let refused = try connect()
+            let end = refused.waitForEndOfFile(timeout: 5)
+            #expect(end.closed && end.received.isEmpty, "\(refused.path): the fourth client got \(end)")
+            refused.close()
+        }
+        for client in [unix, ipv4, ipv6] { #expect(try client.request("ping") == ["OK"]) }
+        #expect(waitUntil(timeout: 5) {
+            control.process.standardError.contains("3 clients connected, the most allowed (--max-clients): refused")
+        })
+        // The Unix client leaves: its place is taken over IPv6 (once the daemon has seen it go).
+        unix.close()
+        var next: UnixSocketClient?
+        #expect(waitUntil(timeout: 5) {
+            next = try? Self.greeted("::1", v6)
+            return next != nil
+        })
+        #expect(try next?.request("ping") == ["OK"])
+        for client in [ipv4, ipv6] { #expect(try client.request("ping") == ["OK"]) }
     }
 }

@@ -60,10 +60,39 @@ import Testing
         #expect(try client.request("albumart \"No Such Folder/\" 0") == ["ACK [50@0] {albumart} No file exists"])
         #expect(try client.request("albumart Linked/ 0") == ["ACK [50@0] {albumart} No file exists"],
                 "a folder that links out of the music directory shows nothing of it")
-        for uri in ["../", "Album/../../", "/", "\(folders.library.root.path)/outside/", "./"] {
+        // A name that leads nowhere in the music directory has no cover, as mpd 0.23 answers a
+        // client on its Unix socket (the absolute paths are local files it may name).
+        for uri in ["../", "../x", "Album/../../", "/", "//", "/etc/passwd", "\(folders.library.root.path)/outside/", "./"] {
+            #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [50@0] {albumart} No file exists"], "\(uri)")
+        }
+        // The music directory by its absolute path is the root folder, for a local client.
+        #expect(try client.binaryReply("albumart \"\(folders.library.music.path)/Artist - Album/\" 0") == (["size: 3000"], folders.png))
+        #expect(try client.request("albumart \"Artist - Album/\" 3001") == ["ACK [2@0] {albumart} Offset too large"])
+        #expect(try client.request("ping") == ["OK"])
+    }
+
+    /// Over TCP an absolute path is a local file the client may not name, as mpd 0.23 answers
+    /// (`ACK [4] Access denied`, even inside the music directory); `..` has no cover there
+    /// either; the folder form works as on the Unix socket.
+    @Test func overTCPAnAbsolutePathIsRefusedAndDotDotHasNoCover() throws {
+        let folders = try Folders()
+        let daemon = try folders.library.daemon(["--bind", "127.0.0.1:0"])
+        defer { daemon.stop() }
+        var port: Int?
+        #expect(waitUntil(timeout: 10) {
+            port = ControlSocketTCPTests.TCPDaemon.port(in: daemon.process.standardError, after: "control socket: 127.0.0.1:")
+            return port != nil
+        }, "\(daemon.process.standardError)")
+        let client = try UnixSocketClient(host: "127.0.0.1", port: try #require(port))
+        #expect(try client.readLine()?.hasPrefix("OK MPD ") == true)
+        #expect(try client.request("binarylimit 65536") == ["OK"])
+        #expect(try client.binaryReply("albumart \"Artist - Album/\" 0") == (["size: 3000"], folders.png))
+        for uri in ["/", "//", "/etc/passwd", "\(folders.library.music.path)/Artist - Album/"] {
             #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [4@0] {albumart} Access denied"], "\(uri)")
         }
-        #expect(try client.request("albumart \"Artist - Album/\" 3001") == ["ACK [2@0] {albumart} Offset too large"])
+        for uri in ["../", "../x", "Album/../../", "./"] {
+            #expect(try client.request("albumart \"\(uri)\" 0") == ["ACK [50@0] {albumart} No file exists"], "\(uri)")
+        }
         #expect(try client.request("ping") == ["OK"])
     }
 
@@ -85,7 +114,7 @@ import Testing
         #expect(try Data(contentsOf: out.appendingPathComponent("folder-no-slash.bin")) == Data(folders.png))
         #expect(steps.results["folder-none"]?.error?.contains("[50@0] {albumart} No file exists") == true,
                 "\(String(describing: steps.results["folder-none"]))")
-        #expect(steps.results["folder-outside"]?.error?.contains("[4@0] {albumart} Access denied") == true,
+        #expect(steps.results["folder-outside"]?.error?.contains("[50@0] {albumart} No file exists") == true,
                 "\(String(describing: steps.results["folder-outside"]))")
         _ = steps.ok("ping")
     }

@@ -24,12 +24,7 @@ import Glibc
         try FileManager.default.copyItem(at: units.appendingPathComponent("queueplayerd.socket"),
                                         to: directory.appendingPathComponent("queueplayerd.socket"))
 
-        // With no user manager running, `--user` needs a runtime directory to resolve %t.
-        let verify = try ChildProcess(
-            program: "/usr/bin/systemd-analyze",
-            ["--user", "verify", directory.appendingPathComponent("queueplayerd.socket").path,
-             directory.appendingPathComponent("queueplayerd.service").path],
-            environment: ["XDG_RUNTIME_DIR": directory.path, "SYSTEMD_LOG_COLOR": "0"])
+        let verify = try Self.verifyUnits(in: directory)
         #expect(verify.wait(timeout: 60) == 0, "\(verify.standardError)")
         // verify exits 0 on unknown keys and bad values too, but says so: it must say nothing.
         #expect(verify.standardError.isEmpty, "\(verify.standardError)")
@@ -43,6 +38,65 @@ import Glibc
                      "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "WantedBy=default.target", "Also=queueplayerd.socket"] {
             #expect(service.contains("\n\(line)\n"), "queueplayerd.service: \(line)")
         }
+    }
+
+    /// What the units' comments tell a user to put in a drop-in (an indented block holding a
+    /// `[Section]` or a `Key=value`) is verified too, added to the unit as the drop-in would be:
+    /// systemd rejects a comment after a value, and verify says so.
+    @Test func documentedDropInExamplesVerify() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let units = TestMedia.repository.appendingPathComponent("systemd")
+        let service = try String(contentsOf: units.appendingPathComponent("queueplayerd.service"), encoding: .utf8)
+            .replacingOccurrences(of: "ExecStart=%h/.local/bin/queueplayerd", with: "ExecStart=\(ChildProcess.daemonPath)")
+        let socket = try String(contentsOf: units.appendingPathComponent("queueplayerd.socket"), encoding: .utf8)
+        let serviceExamples = Self.dropInExamples(in: service, section: "Service")
+        let socketExamples = Self.dropInExamples(in: socket, section: "Socket")
+        #expect(serviceExamples.contains { $0.contains("\nPrivateTmp=no") }, "\(serviceExamples)")
+        #expect(socketExamples.contains { $0.contains("\nListenStream=6600") }, "\(socketExamples)")
+
+        for (name, unit, examples) in [("queueplayerd.service", service, serviceExamples),
+                                       ("queueplayerd.socket", socket, socketExamples)] {
+            for example in examples {
+                try service.write(to: directory.appendingPathComponent("queueplayerd.service"), atomically: true, encoding: .utf8)
+                try socket.write(to: directory.appendingPathComponent("queueplayerd.socket"), atomically: true, encoding: .utf8)
+                try (unit + "\n" + example).write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+                let verify = try Self.verifyUnits(in: directory)
+                #expect(verify.wait(timeout: 60) == 0, "\(name) with \(example): \(verify.standardError)")
+                #expect(verify.standardError.isEmpty, "\(name) with \(example): \(verify.standardError)")
+            }
+        }
+    }
+
+    /// `systemd-analyze --user verify` of both units in `directory` (started; wait for it).
+    static func verifyUnits(in directory: URL) throws -> ChildProcess {
+        // With no user manager running, `--user` needs a runtime directory to resolve %t.
+        try ChildProcess(
+            program: "/usr/bin/systemd-analyze",
+            ["--user", "verify", directory.appendingPathComponent("queueplayerd.socket").path,
+             directory.appendingPathComponent("queueplayerd.service").path],
+            environment: ["XDG_RUNTIME_DIR": directory.path, "SYSTEMD_LOG_COLOR": "0"])
+    }
+
+    /// The drop-in examples of a unit's comments: each block of lines indented under `#`
+    /// that holds a `[Section]` or a `Key=value` line, as a drop-in's text (under `[section]`
+    /// when the block names none). Shell command blocks (`make install`, `MPD_HOST=... mpc`)
+    /// hold neither and are left out.
+    static func dropInExamples(in unit: String, section: String) -> [String] {
+        var blocks: [[String]] = [[]]
+        for line in unit.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("#   ") {
+                blocks[blocks.count - 1].append(String(line.dropFirst(4)))
+            } else if !blocks[blocks.count - 1].isEmpty {
+                blocks.append([])
+            }
+        }
+        let isUnitLine = { (line: String) in
+            line.range(of: #"^(\[[A-Za-z]+\]|[A-Z][A-Za-z]*=.*)$"#, options: .regularExpression) != nil
+        }
+        return blocks.filter { $0.contains(where: isUnitLine) }.map { block in
+            (block.first?.hasPrefix("[") == true ? [] : ["[\(section)]"]) + block
+        }.map { $0.joined(separator: "\n") + "\n" }
     }
 
     /// READY=1 once the control socket accepts, STATUS= with the item, WATCHDOG=1 every half

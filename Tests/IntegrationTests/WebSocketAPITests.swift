@@ -33,6 +33,11 @@ import Glibc
         #expect(noSuchSong["ack"] as? Int == 50 && noSuchSong["command"] as? String == "playid")
         #expect(steps.error("unknown command")["ack"] as? Int == 5)
         #expect(steps.error("idle refused")["command"] as? String == "idle")
+        // A WebSocket client is not on this machine's Unix socket: `config` is refused as mpd
+        // refuses it to a TCP client.
+        let config = steps.error("config refused")
+        #expect(config["ack"] as? Int == 4 && config["command"] as? String == "config", "\(config)")
+        #expect((config["message"] as? String) == "Command only permitted to local clients", "\(config)")
         for step in ["bad json", "not an object", "unknown request", "interval too short", "interval too long",
                      "interval not a number", "interval boolean", "bad boundary", "unknown subscription", "multi-line command",
                      "binary message"] {

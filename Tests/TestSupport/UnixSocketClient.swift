@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// A raw client of a Unix stream socket (the daemon's control socket), written with
+/// A raw client of a Unix stream socket (the daemon's control socket) or of a TCP one, written with
 /// `socket`/`connect`/`send`/`recv` so tests control every byte and every timeout.
 ///
 /// Not thread-safe: one test thread drives one client.
@@ -28,6 +28,29 @@ public final class UnixSocketClient {
         guard fd >= 0 else { throw UnixSocketError("socket: \(String(cString: strerror(errno)))") }
         let result = Self.withAddress(path) { address, length in Glibc.connect(fd, address, length) }
         guard result == 0 else {
+            let error = errno
+            Glibc.close(fd)
+            throw UnixSocketError("connect \(path): \(String(cString: strerror(error)))")
+        }
+        fileDescriptor = fd
+    }
+
+    /// Connects once over TCP to a numeric `host` (IPv4 or IPv6, without brackets): the same
+    /// raw client for the daemon's TCP listeners. `path` is `host:port` then.
+    public init(host: String, port: Int) throws {
+        path = "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &found)
+        guard status == 0, let address = found else {
+            throw UnixSocketError("getaddrinfo \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(address) }
+        let fd = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw UnixSocketError("socket: \(String(cString: strerror(errno)))") }
+        guard Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
             let error = errno
             Glibc.close(fd)
             throw UnixSocketError("connect \(path): \(String(cString: strerror(error)))")

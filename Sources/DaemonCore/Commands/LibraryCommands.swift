@@ -17,6 +17,8 @@ struct LibraryCommands: CommandHandler {
             if case .rescan = command { rereadAll = true } else { rereadAll = false }
             reply.append("updating_db", try partition.updater.start(in: partition.application, uri: uri, rereadAll: rereadAll))
         case .config:
+            // Checked after the permission (admin), as mpd's handler does.
+            guard context.isLocal else { throw MPDError(.permission, "Command only permitted to local clients") }
             reply.append("music_directory", partition.library.root.path)
         case .lsinfo(let uri):
             guard let listing = database.listing(of: uri) else { throw MPDError(.noExist, "No such directory") }

@@ -30,7 +30,7 @@ final class PictureCommands: CommandHandler {
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         switch command {
         case .albumart(let uri, let offset):
-            return try albumArt(uri, offset: offset, limit: context.binaryLimit)
+            return try albumArt(uri, offset: offset, limit: context.binaryLimit, isLocal: context.isLocal)
         case .readpicture(let uri, let offset):
             return try embeddedPicture(uri, offset: offset, limit: context.binaryLimit)
         default:
@@ -38,9 +38,9 @@ final class PictureCommands: CommandHandler {
         }
     }
 
-    private func albumArt(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {
+    private func albumArt(_ uri: String, offset: Int, limit: Int, isLocal: Bool) throws(MPDError) -> Reply {
         let library = partition.library
-        let directory = try coverDirectory(of: uri)
+        let directory = try coverDirectory(of: uri, isLocal: isLocal)
         for name in Self.coverNames {
             let cover = directory.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
             guard library.contains(cover), let file = CoverFile(cover) else { continue }
@@ -57,13 +57,21 @@ final class PictureCommands: CommandHandler {
     /// song's (which need not exist) is its directory, and a folder with a trailing `/`
     /// (Cantata's `"Artist - Album/"`) is that folder. A folder named without the `/` is taken
     /// as that folder too (MPD would look in its parent): a client that means the folder gets
-    /// its cover. Nothing outside the music directory: `..` and absolute paths elsewhere are
-    /// refused here, covers that link out of it are skipped by the caller.
-    private func coverDirectory(of uri: String) throws(MPDError) -> URL {
+    /// its cover. Nothing outside the music directory is read; covers that link out of it are
+    /// skipped by the caller. The refusals are mpd 0.23's: an absolute path is a local file,
+    /// which a client that is not on the Unix socket may not name (`ACK [4] Access denied`,
+    /// even inside the music directory); any other name that leads nowhere in the music
+    /// directory (`..`, `./`, an absolute path elsewhere from a local client) has no cover
+    /// (`ACK [50] No file exists`).
+    private func coverDirectory(of uri: String, isLocal: Bool) throws(MPDError) -> URL {
+        if uri.hasPrefix("/") && !isLocal { throw MPDError(.permission, "Access denied") }
         var named = Substring(uri)
         let isFolder = named.hasSuffix("/")
         while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
-        guard let path = partition.library.path(of: String(named)) else { throw MPDError(.permission, "Access denied") }
+        let library = partition.library
+        guard let path = named == library.root.path ? library.root : library.path(of: String(named)) else {
+            throw MPDError(.noExist, "No file exists")
+        }
         if isFolder || named.isEmpty { return path }
         var info = stat()
         if stat(path.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return path }

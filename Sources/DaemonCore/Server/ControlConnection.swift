@@ -103,8 +103,10 @@ final class ControlConnection: ChannelDuplexHandler {
     ///     (``maxOutputBufferSize``; tests give a smaller one).
     ///   - permissions: what the client may do until it sends a password (``AccessPolicy``).
     ///   - peer: its name in the log and in the count of failed passwords (``AccessPolicy/peerName(_:)``).
+    ///   - isLocal: the client came through a Unix socket (``ClientSession/isLocal``).
     init(partition: Partition, events: ControlEvents, scheduler: any ConnectionScheduler, logger: Logger,
-         outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local") {
+         outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local",
+         isLocal: Bool = true) {
         let snapshot = events.statusSnapshot
         answerInline = { command, context in
             snapshot.answer(command, context: context, conditions: { partition.playerConditions },
@@ -118,6 +120,7 @@ final class ControlConnection: ChannelDuplexHandler {
         session?.clientID = clientID
         session?.permissions = permissions
         session?.peer = peer
+        session?.isLocal = isLocal
         session?.unavailableCommands = partition.unavailableCommands
     }
 

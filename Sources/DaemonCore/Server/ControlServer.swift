@@ -106,7 +106,7 @@ final class ControlServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(
                         ControlConnection(partition: partition, events: events, scheduler: scheduler, logger: logger,
                                           permissions: access.permissions(forPeer: remote),
-                                          peer: AccessPolicy.peerName(remote)))
+                                          peer: AccessPolicy.peerName(remote), isLocal: socket.isUnix))
                 }
             }
         // Accepting that fails for want of descriptors refuses the waiting clients instead of

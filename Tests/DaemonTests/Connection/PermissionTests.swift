@@ -14,11 +14,12 @@ struct PermissionTests {
     typealias Fixture = ControlConnectionTests.Fixture
 
     /// A connected client holding `permissions`, the greeting read.
-    func connect(_ fixture: Fixture, permissions: Permission, peer: String = "192.0.2.7") throws -> ControlConnectionTests.Client {
+    func connect(_ fixture: Fixture, permissions: Permission, peer: String = "192.0.2.7",
+                 isLocal: Bool = false) throws -> ControlConnectionTests.Client {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             ControlConnection(partition: fixture.partition, events: fixture.events, scheduler: fixture.scheduler,
-                              logger: Logger(label: "test"), permissions: permissions, peer: peer))
+                              logger: Logger(label: "test"), permissions: permissions, peer: peer, isLocal: isLocal))
         try channel.connect(to: SocketAddress(ipAddress: "192.0.2.7", port: 6600)).wait()
         let client = ControlConnectionTests.Client(channel: channel, scheduler: fixture.scheduler)
         #expect(try client.received() == ClientSession.greeting)
@@ -49,6 +50,24 @@ struct PermissionTests {
         #expect(replies.hasPrefix("OK\nvolume: ") && replies.hasSuffix("OK\n"))
         try client.send("frobnicate\n")
         #expect(try client.settle() == "ACK [5@0] {} unknown command \"frobnicate\"\n")
+    }
+
+    /// `config` tells where the music is on this machine: mpd answers it on a Unix socket
+    /// only, whatever the client's permissions; elsewhere the permission is checked first.
+    @Test func configAnswersOnlyALocalClient() throws {
+        let fixture = try Fixture()
+        let remote = try connect(fixture, permissions: .all)
+        try remote.send("config\n")
+        #expect(try remote.settle() == "ACK [4@0] {config} Command only permitted to local clients\n")
+        try remote.send("command_list_ok_begin\nping\nconfig\ncommand_list_end\n")
+        #expect(try remote.settle() == "list_OK\nACK [4@1] {config} Command only permitted to local clients\n")
+        let readOnly = try connect(fixture, permissions: .read)
+        try readOnly.send("config\n")
+        #expect(try readOnly.settle() == "ACK [4@0] {config} you don't have permission for \"config\"\n")
+        let local = try connect(fixture, permissions: .all, peer: "local", isLocal: true)
+        try local.send("config\n")
+        let reply = try local.settle()
+        #expect(reply.hasPrefix("music_directory: /") && reply.hasSuffix("\nOK\n"), "\(reply)")
     }
 
     @Test func commandsAndNotcommandsSplitTheTableByPermission() throws {

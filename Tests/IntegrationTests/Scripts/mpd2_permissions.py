@@ -1,10 +1,11 @@
 """python-mpd2 (Debian's python3-mpd) over TCP against a queueplayerd with passwords: each
 permission refused, then granted by a password.
 
-Usage: /usr/bin/python3 mpd2_permissions.py HOST PORT
+Usage: /usr/bin/python3 mpd2_permissions.py HOST PORT [open]
 
 The daemon runs with --music-directory Media/, --password reader@read,
---password full@read,add,player,control,admin and no default permissions.
+--password full@read,add,player,control,admin and no default permissions; with `open`, it
+has no password and HOST is loopback: every permission is granted without one.
 Prints one JSON step per line (steps.py); ControlSocketTCPTests.swift checks them.
 """
 import sys
@@ -14,6 +15,7 @@ import mpd
 import steps
 
 HOST, PORT = sys.argv[1], int(sys.argv[2])
+OPEN = sys.argv[3:] == ["open"]
 
 client = mpd.MPDClient()
 client.timeout = 5
@@ -33,6 +35,13 @@ def probe(stage):
     for name, call in PROBES:
         steps.run("%s.%s" % (stage, name), lambda: call() is not None or True)
 
+
+if OPEN:
+    probe("open")
+    steps.run("open.notcommands", lambda: client.notcommands())
+    steps.run("cleanup", lambda: client.rm("permissions-probe"))
+    client.close()
+    sys.exit(0)
 
 steps.run("none.commands", lambda: client.commands())
 probe("none")

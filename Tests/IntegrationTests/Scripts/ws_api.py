@@ -140,6 +140,7 @@ async def scenario_commands():
     step("no such song", await c.request({"command": "playid 999"}))
     step("unknown command", await c.request({"command": "frobnicate"}))
     step("idle refused", await c.request({"command": "idle"}))
+    step("config refused", await c.request({"command": "config"}))
     step("bad json", await c.raw("{not json"))
     step("not an object", await c.raw("[1,2]"))
     step("unknown request", await c.request({"foo": 1}))
