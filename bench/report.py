@@ -472,39 +472,12 @@ def plot(rt, path):
 
 # ------------------------------------------------------------------ main
 
-def by_thread_section(rt):
-    """Row 2 by thread name, for the players whose threads are ours to name: where the CPU
-    and the wake-ups go (medians over the runs; a name no run had is left out)."""
+def thread_lines(runs_by_variant, variants, prefix=""):
+    """One line per variant: each thread name's CPU s per 60 s and switches per second, medians
+    over the runs (×N: threads of that name; a name that does almost nothing is left out)."""
     out = []
-    for variant, label in (("queueplayerd-fg", "queueplayerd, foreground"), ("queueplayerd-bg", "queueplayerd, background"),
-                           ("mpd", "mpd"), ("mpg123", "mpg123")):
-        runs = [r["by_thread"] for r in rt["runs"].get(variant, []) if r.get("by_thread")]
-        if not runs:
-            continue
-        names = sorted({n for r in runs for n in r}, key=lambda n: -med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs]))
-        cells = []
-        for n in names:
-            cpu = med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs])
-            ctxt = med([r.get(n, {}).get("ctxt_per_s", 0) for r in runs])
-            if cpu < 0.005 and ctxt < 0.5:
-                continue
-            cells.append(f"`{n}` {cpu:.2f} s, {ctxt:.0f}/s")
-        out.append(f"- {label} ({len(runs)} runs): " + "; ".join(cells))
-    if not out:
-        return []
-    return ["## Row 2 by thread", "",
-            "CPU seconds per 60 s and context switches per second of each thread name, median over the row-2 runs "
-            "(/proc/PID/task/*/stat and status; threads that do less than 0.005 s and 0.5 switches a second are left "
-            "out). queueplayerd's `qp.clock` makes the ticks, `qp.render` decodes and writes, `threaded-ml` is "
-            "libpulse's thread (ALSA's pulse plugin, in every player's process).", ""] + out + [""]
-
-
-def ws_by_thread_section(ws):
-    """Row 9's daemon CPU by thread name, as row 2's: where the ticks' cost goes."""
-    out = []
-    for variant, label in (("none", "no subscriber"), ("ws-1x10ms", "1 subscriber at 10 ms"),
-                           ("ws-100x100ms", "100 subscribers at 100 ms")):
-        runs = [r["by_thread"] for r in ws["runs"].get(variant, []) if r.get("by_thread")]
+    for variant, label in variants:
+        runs = [r["by_thread"] for r in runs_by_variant.get(variant, []) if r.get("by_thread")]
         if not runs:
             continue
         names = sorted({n for r in runs for n in r}, key=lambda n: -med([r.get(n, {}).get("cpu_s_per_60s", 0) for r in runs]))
@@ -516,7 +489,28 @@ def ws_by_thread_section(ws):
                 continue
             threads = med([r.get(n, {}).get("threads", 0) for r in runs])
             cells.append(f"`{n}`{f' ×{threads:.0f}' if threads > 1 else ''} {cpu:.2f} s, {ctxt:.0f}/s")
-        out.append(f"- queueplayerd, {label} ({len(runs)} runs): " + "; ".join(cells))
+        out.append(f"- {prefix}{label} ({len(runs)} runs): " + "; ".join(cells))
+    return out
+
+
+def by_thread_section(rt):
+    """Row 2 by thread name, for the players whose threads are ours to name: where the CPU
+    and the wake-ups go (medians over the runs; a name no run had is left out)."""
+    out = thread_lines(rt["runs"], (("queueplayerd-fg", "queueplayerd, foreground"), ("queueplayerd-bg", "queueplayerd, background"),
+                                     ("mpd", "mpd"), ("mpg123", "mpg123")))
+    if not out:
+        return []
+    return ["## Row 2 by thread", "",
+            "CPU seconds per 60 s and context switches per second of each thread name, median over the row-2 runs "
+            "(/proc/PID/task/*/stat and status; threads that do less than 0.005 s and 0.5 switches a second are left "
+            "out). queueplayerd's `qp.clock` makes the ticks, `qp.render` decodes and writes, `threaded-ml` is "
+            "libpulse's thread (ALSA's pulse plugin, in every player's process).", ""] + out + [""]
+
+
+def ws_by_thread_section(ws):
+    """Row 9's daemon CPU by thread name, as row 2's: where the ticks' cost goes."""
+    out = thread_lines(ws["runs"], (("none", "no subscriber"), ("ws-1x10ms", "1 subscriber at 10 ms"),
+                                    ("ws-100x100ms", "100 subscribers at 100 ms")), prefix="queueplayerd, ")
     if not out:
         return []
     return ["## Row 9 by thread", "",
