@@ -19,6 +19,15 @@ import sys
 import tempfile
 import time
 
+
+def wait_until(condition, what, timeout=30):
+    """Polls `condition` every 50 ms; exits with an error naming `what` after `timeout` seconds."""
+    deadline = time.time() + timeout
+    while not condition():
+        if time.time() > deadline:
+            sys.exit(f"{what} did not happen within {timeout} s")
+        time.sleep(0.05)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 
@@ -109,8 +118,7 @@ def send(cmd, note=None, until_eof=False, record=True):
 line()
 send("password s3cret\n", record=False)
 send("update\n", record=False)
-while any(l.startswith("updating_db") for l in send("status\n", record=False)):
-    time.sleep(0.05)
+wait_until(lambda: not any(l.startswith("updating_db") for l in send("status\n", record=False)), "the update")
 s.close()
 s = connect()  # a client of its own: default_permissions "read"
 reply()
@@ -161,9 +169,8 @@ send("rangeid x 1:2\n")
 send("rangeid 2\n")
 send("rangeid 3 10:\n", "a range plays: from 10 s on")
 send("playid 3\n")
-while "state: play" not in send("status\n", record=False) or not any(
-        l.startswith("elapsed: ") and float(l[9:]) >= 0.5 for l in send("status\n", record=False)):
-    time.sleep(0.05)
+wait_until(lambda: "state: play" in send("status\n", record=False) and any(
+    l.startswith("elapsed: ") and float(l[9:]) >= 0.5 for l in send("status\n", record=False)), "half a second of the range")
 send("status\n", "half a second into the range: elapsed counts from its start, duration is its length")
 send("rangeid 3 1:2\n", "the current song cannot be edited")
 send("stop\n")

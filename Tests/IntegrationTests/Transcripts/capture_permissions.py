@@ -14,9 +14,8 @@ def rd():
         if not chunk: break
         data += chunk
         if data.endswith(b"OK\n") or b"\nACK " in b"\n"+data and data.endswith(b"\n"):
-            time.sleep(0.1)
             try:
-                s.settimeout(0.2); more = s.recv(65536); data += more
+                s.settimeout(0.3); more = s.recv(65536); data += more
             except socket.timeout: pass
             s.settimeout(2)
             break

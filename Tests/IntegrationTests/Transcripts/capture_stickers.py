@@ -23,7 +23,10 @@ def send(cmd, note=None):
 out.append("[%6.3f] <- %s" % (time.time() - t0, s.recv(64).decode().strip()))
 # The library first (not recorded): update, then wait for it to finish.
 s.sendall(b"update\n"); rd(False)
+deadline = time.time() + 30
 while b"updating_db" in (s.sendall(b"status\n") or rd(False)):
+    if time.time() > deadline:
+        sys.exit("mpd's update did not finish within 30 s")
     time.sleep(0.1)
 A, B, C, D = "01-morning-sine.mp3", "02-evening-triangle.mp3", "dir/03-noon-pluck-22k-mono.mp3", "dirx/04-night-pluck.mp3"
 send('sticker get song %s rating\n' % A, "none yet")
