@@ -25,7 +25,9 @@ import Glibc
 /// the producer; `head`, `requestedEpoch`, `requestedOffset` and `consumerWaiting` are written
 /// by the consumer only, `tail`, `state`, `failure`, `epochStart`, `acknowledgedEpoch` and
 /// `fullSince` by the producer only (each side's calls say which they are). One thread at a
-/// time is each side; the atomics order every access.
+/// time is each side; the atomics order every access. Debug builds check the sides at run
+/// time: each side's call marks the side busy while it runs and stops the program if it
+/// already was (``asConsumer(_:)``, ``asProducer(_:)``).
 public final class StreamBuffer: @unchecked Sendable {
     /// The ring's size in bytes (a power of two).
     public let capacity: Int
@@ -70,6 +72,10 @@ public final class StreamBuffer: @unchecked Sendable {
     /// The item frame the consumer decoded last, and its sample rate (for ``loadedSeconds``).
     private let decodedFrame = Atomic<Int64>(0)
     private let decodedRate = Atomic<Int>(0)
+    /// A consumer's call is running (set in debug builds only: the owner check).
+    private let consumerBusy = Atomic<Bool>(false)
+    /// A producer's call is running (set in debug builds only: the owner check).
+    private let producerBusy = Atomic<Bool>(false)
 
     /// A ring of `capacity` bytes (rounded up to a power of two); the producer's wake-ups run
     /// on `producerQueue` once ``setProducerWakeUp(_:)`` gave their handler.
@@ -181,51 +187,59 @@ public final class StreamBuffer: @unchecked Sendable {
     /// Copies up to `count` buffered bytes into `destination`; 0 when none is buffered (see
     /// ``hasEnded`` and ``error``). No lock, no allocation.
     public func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int {
-        guard requestedEpoch.load(ordering: .relaxed) == acknowledgedEpoch.load(ordering: .acquiring) else { return 0 }
-        var position = head.load(ordering: .relaxed)
-        let start = epochStart.load(ordering: .relaxed)
-        if position < start {
-            position = start
-            head.store(position, ordering: .releasing)
+        asConsumer {
+            guard requestedEpoch.load(ordering: .relaxed) == acknowledgedEpoch.load(ordering: .acquiring) else { return 0 }
+            var position = head.load(ordering: .relaxed)
+            let start = epochStart.load(ordering: .relaxed)
+            if position < start {
+                position = start
+                head.store(position, ordering: .releasing)
+            }
+            let available = tail.load(ordering: .acquiring) - position
+            let taken = min(available, count)
+            guard taken > 0 else { return 0 }
+            let index = position & (capacity - 1)
+            let first = min(taken, capacity - index)
+            destination.copyMemory(from: storage + index, byteCount: first)
+            if first < taken { (destination + first).copyMemory(from: storage, byteCount: taken - first) }
+            head.store(position + taken, ordering: .releasing)
+            // Wakes a producer that waits for room once a useful amount of it is free.
+            if freeBytes >= wakeRoom { wakeProducer() }
+            return taken
         }
-        let available = tail.load(ordering: .acquiring) - position
-        let taken = min(available, count)
-        guard taken > 0 else { return 0 }
-        let index = position & (capacity - 1)
-        let first = min(taken, capacity - index)
-        destination.copyMemory(from: storage + index, byteCount: first)
-        if first < taken { (destination + first).copyMemory(from: storage, byteCount: taken - first) }
-        head.store(position + taken, ordering: .releasing)
-        // Wakes a producer that waits for room once a useful amount of it is free.
-        if freeBytes >= wakeRoom { wakeProducer() }
-        return taken
     }
 
     /// Drops every byte buffered now (a live stream's stale audio).
     public func discardBuffered() {
-        head.store(max(head.load(ordering: .relaxed), tail.load(ordering: .acquiring)), ordering: .releasing)
-        wakeProducer()
+        asConsumer {
+            head.store(max(head.load(ordering: .relaxed), tail.load(ordering: .acquiring)), ordering: .releasing)
+            wakeProducer()
+        }
     }
 
     /// Asks the producer to deliver from byte `offset` of the resource, or from the live edge
     /// when nil; nothing is read until it has. Lock-free: the render thread may call it.
     public func requestRestart(at offset: Int64?) {
-        requestedOffset.store(offset ?? -1, ordering: .relaxed)
-        requestedEpoch.add(1, ordering: .releasing)
-        wakeProducer()
+        asConsumer {
+            requestedOffset.store(offset ?? -1, ordering: .relaxed)
+            requestedEpoch.add(1, ordering: .releasing)
+            wakeProducer()
+        }
     }
 
     /// The consumer is about to wait for data: once `bytes` are buffered (or the data ends,
     /// fails, or the ring is full) the producer calls the consumer's wake-up. Returns false
     /// if that is so already, so the caller need not wait.
     public func consumerWillWait(forBytes bytes: Int = 1) -> Bool {
-        consumerThreshold.store(max(1, bytes), ordering: .relaxed)
-        consumerWaiting.store(true, ordering: .sequentiallyConsistent)
-        if consumerMayGoOn {
-            consumerWaiting.store(false, ordering: .relaxed)
-            return false
+        asConsumer {
+            consumerThreshold.store(max(1, bytes), ordering: .relaxed)
+            consumerWaiting.store(true, ordering: .sequentiallyConsistent)
+            if consumerMayGoOn {
+                consumerWaiting.store(false, ordering: .relaxed)
+                return false
+            }
+            return true
         }
-        return true
     }
 
     private var consumerMayGoOn: Bool {
@@ -234,15 +248,19 @@ public final class StreamBuffer: @unchecked Sendable {
 
     /// Records the stream's byte rate, learnt from its frames.
     public func setBytesPerSecond(_ rate: Int) {
-        guard rate != bytesPerSecondValue.load(ordering: .relaxed) else { return }
-        bytesPerSecondValue.store(rate, ordering: .relaxed)
-        updateFillLimit()
+        asConsumer {
+            guard rate != bytesPerSecondValue.load(ordering: .relaxed) else { return }
+            bytesPerSecondValue.store(rate, ordering: .relaxed)
+            updateFillLimit()
+        }
     }
 
     /// Records the item frame decoded last (for ``loadedSeconds``).
     public func setDecodedFrame(_ frame: Int64, sampleRate: Int) {
-        decodedFrame.store(frame, ordering: .relaxed)
-        decodedRate.store(sampleRate, ordering: .relaxed)
+        asConsumer {
+            decodedFrame.store(frame, ordering: .relaxed)
+            decodedRate.store(sampleRate, ordering: .relaxed)
+        }
     }
 
     private func wakeProducer() {
@@ -268,53 +286,63 @@ public final class StreamBuffer: @unchecked Sendable {
     /// Says what the response's head said: the resource's length (nil: unknown) and whether it
     /// is a live stream. Before the first byte of it is written.
     public func describe(length: Int64?, isLive: Bool) {
-        resourceLengthValue.store(length ?? -1, ordering: .releasing)
-        isLiveValue.store(isLive, ordering: .releasing)
+        asProducer {
+            resourceLengthValue.store(length ?? -1, ordering: .releasing)
+            isLiveValue.store(isLive, ordering: .releasing)
+        }
     }
 
     /// Appends up to `bytes.count` bytes; returns how many fitted.
     @discardableResult
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let position = tail.load(ordering: .relaxed)
-        let room = fillLimit.load(ordering: .relaxed) - (position - head.load(ordering: .acquiring))
-        let taken = min(room, bytes.count)
-        guard taken > 0, let base = bytes.baseAddress else { return 0 }
-        let index = position & (capacity - 1)
-        let first = min(taken, capacity - index)
-        (storage + index).copyMemory(from: base, byteCount: first)
-        if first < taken { storage.copyMemory(from: base + first, byteCount: taken - first) }
-        tail.store(position + taken, ordering: .releasing)
-        wakeConsumer()
-        return taken
+        asProducer {
+            let position = tail.load(ordering: .relaxed)
+            let room = fillLimit.load(ordering: .relaxed) - (position - head.load(ordering: .acquiring))
+            let taken = min(room, bytes.count)
+            guard taken > 0, let base = bytes.baseAddress else { return 0 }
+            let index = position & (capacity - 1)
+            let first = min(taken, capacity - index)
+            (storage + index).copyMemory(from: base, byteCount: first)
+            if first < taken { storage.copyMemory(from: base + first, byteCount: taken - first) }
+            tail.store(position + taken, ordering: .releasing)
+            wakeConsumer()
+            return taken
+        }
     }
 
     /// The producer will wait for room (or a restart): the consumer's next read that frees
     /// ``wakeRoom``, or its restart request, runs the producer's wake-up. Returns false if
     /// there is room (or a restart) already, so the caller need not wait.
     public func producerWillWait(forRoom room: Int) -> Bool {
-        producerWaiting.store(true, ordering: .sequentiallyConsistent)
-        if freeBytes >= min(room, wakeRoom) || restartRequest != nil {
-            producerWaiting.store(false, ordering: .relaxed)
-            return false
+        asProducer {
+            producerWaiting.store(true, ordering: .sequentiallyConsistent)
+            if freeBytes >= min(room, wakeRoom) || restartRequest != nil {
+                producerWaiting.store(false, ordering: .relaxed)
+                return false
+            }
+            if fullSince.load(ordering: .relaxed) == 0 { fullSince.store(Self.monotonicNow(), ordering: .releasing) }
+            return true
         }
-        if fullSince.load(ordering: .relaxed) == 0 { fullSince.store(Self.monotonicNow(), ordering: .releasing) }
-        return true
     }
 
     /// The producer will wait for a restart request only (its data ended or failed): the
     /// consumer's request, or its reads, wake it. False if a restart is asked for already.
     public func producerWillWaitForRestart() -> Bool {
-        producerWaiting.store(true, ordering: .sequentiallyConsistent)
-        if restartRequest != nil {
-            producerWaiting.store(false, ordering: .relaxed)
-            return false
+        asProducer {
+            producerWaiting.store(true, ordering: .sequentiallyConsistent)
+            if restartRequest != nil {
+                producerWaiting.store(false, ordering: .relaxed)
+                return false
+            }
+            return true
         }
-        return true
     }
 
     /// The ring has room again (the producer stopped waiting for it).
     public func producerHasRoom() {
-        fullSince.store(0, ordering: .releasing)
+        asProducer {
+            fullSince.store(0, ordering: .releasing)
+        }
     }
 
     /// The restart the consumer asks for and not yet made: the epoch and the byte offset (nil: the live edge).
@@ -328,25 +356,31 @@ public final class StreamBuffer: @unchecked Sendable {
     /// The producer now delivers what `epoch` asked for: the bytes it writes from here on are
     /// the new ones (what is before is skipped), and the data flows again.
     public func acknowledgeRestart(_ epoch: Int) {
-        epochStart.store(tail.load(ordering: .relaxed), ordering: .relaxed)
-        state.store(DataState.flowing.rawValue, ordering: .relaxed)
-        acknowledgedEpoch.store(epoch, ordering: .releasing)
-        fullSince.store(0, ordering: .releasing)
-        wakeConsumer()
+        asProducer {
+            epochStart.store(tail.load(ordering: .relaxed), ordering: .relaxed)
+            state.store(DataState.flowing.rawValue, ordering: .relaxed)
+            acknowledgedEpoch.store(epoch, ordering: .releasing)
+            fullSince.store(0, ordering: .releasing)
+            wakeConsumer()
+        }
     }
 
     /// The data ends here.
     public func finish() {
-        state.store(DataState.ended.rawValue, ordering: .releasing)
-        wakeConsumer()
+        asProducer {
+            state.store(DataState.ended.rawValue, ordering: .releasing)
+            wakeConsumer()
+        }
     }
 
     /// The data cannot go on: `error` says why.
     public func fail(_ error: DecoderError) {
-        guard state.load(ordering: .acquiring) != DataState.failed.rawValue else { return }
-        failure = error
-        state.store(DataState.failed.rawValue, ordering: .releasing)
-        wakeConsumer()
+        asProducer {
+            guard state.load(ordering: .acquiring) != DataState.failed.rawValue else { return }
+            failure = error
+            state.store(DataState.failed.rawValue, ordering: .releasing)
+            wakeConsumer()
+        }
     }
 
     private func wakeConsumer() {
@@ -354,6 +388,33 @@ public final class StreamBuffer: @unchecked Sendable {
            consumerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
             consumerWakeUp.withLock { $0 }?()
         }
+    }
+
+    // MARK: - The owner check
+
+    /// Runs one call of the consumer's side. Debug builds stop the program if another call
+    /// of that side is running: the class's contract is one thread at a time per side, and
+    /// two consumers at once would tear `head`. Lock-free and allocation-free (the render
+    /// thread's reads pass here).
+    @inline(__always)
+    func asConsumer<Result>(_ call: () -> Result) -> Result {
+        Self.alone(on: consumerBusy, "consumer", call)
+    }
+
+    /// Runs one call of the producer's side; as ``asConsumer(_:)`` for it (two producers at
+    /// once would tear `tail` and the failure).
+    @inline(__always)
+    func asProducer<Result>(_ call: () -> Result) -> Result {
+        Self.alone(on: producerBusy, "producer", call)
+    }
+
+    @inline(__always)
+    private static func alone<Result>(on busy: borrowing Atomic<Bool>, _ side: StaticString, _ call: () -> Result) -> Result {
+        #if DEBUG
+        if busy.exchange(true, ordering: .acquiring) { fatalError("two threads are the stream buffer's \(side) at once") }
+        defer { busy.store(false, ordering: .releasing) }
+        #endif
+        return call()
     }
 
     /// CLOCK_MONOTONIC in nanoseconds.
