@@ -1,5 +1,6 @@
 import FeedFetch
 import Foundation
+import HTTPStreaming
 import MPDProtocol
 #if canImport(Glibc)
 import Glibc
@@ -72,6 +73,13 @@ extension Daemon {
         configuration.zeroconfName = options.zeroconf
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         configuration.streamRetryTime = options.streamRetryTime
+        configuration.trustedCertificates = try options.caFile.map { path throws(DaemonOptionError) in
+            do {
+                return try TrustedCertificates(contentsOf: path)
+            } catch {
+                throw DaemonOptionError("--ca-file \(error).")
+            }
+        }
         (configuration.listeners, configuration.optionalListeners) = listeners(options)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },

@@ -56,6 +56,8 @@ public final class Daemon: @unchecked Sendable {
         var zeroconfName: String?
         /// `--stream-retry-time`, seconds.
         var streamRetryTime = 300.0
+        /// `--ca-file`, read: certificates trusted besides the system's for https:// items.
+        var trustedCertificates: TrustedCertificates?
     }
 
     private let player: QueuePlayer
@@ -91,9 +93,11 @@ public final class Daemon: @unchecked Sendable {
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
         // Files through libmpg123's reader, http(s):// items through the engine's HTTP streaming
         // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
+        var streaming = HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime)
+        streaming.trustedCertificates = configuration.trustedCertificates
         decoders = HTTPStreamingDecoderFactory(files: MPG123DecoderFactory(outputFormat: outputs.decodeFormat),
                                                outputFormat: outputs.decodeFormat,
-                                               configuration: HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime))
+                                               configuration: streaming)
         player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue

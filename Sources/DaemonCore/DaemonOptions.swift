@@ -50,6 +50,8 @@ public struct DaemonOptions: Sendable {
     /// `--stream-retry-time`, seconds: how long a stream that dropped is tried again (with
     /// back-off) before it fails and the queue moves on.
     public var streamRetryTime = 300.0
+    /// `--ca-file`: PEM certificates trusted besides the system's for https:// items; nil: none.
+    public var caFile: String?
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
     /// `--zeroconf` / `--no-zeroconf`: publish `_mpd._tcp` through Avahi while a TCP listener is open.

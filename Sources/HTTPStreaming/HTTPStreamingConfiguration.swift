@@ -24,6 +24,8 @@ public struct HTTPStreamingConfiguration: Sendable {
     public var maximumResourceSize: Int64 = 4 << 30
     /// The bytes buffered ahead of the decoder (1 MiB: a minute of 128 kbit/s).
     public var bufferCapacity = 1 << 20
+    /// Certificates trusted besides the system's (the daemon's `--ca-file`); nil: the system's only.
+    public var trustedCertificates: TrustedCertificates?
 
     public init(retryTime: Double = 300) {
         self.retryTime = retryTime

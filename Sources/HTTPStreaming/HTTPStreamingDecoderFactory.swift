@@ -31,6 +31,7 @@ public final class HTTPStreamingDecoderFactory: DecoderFactory {
         client.timeout = .init(connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9)),
                                read: .nanoseconds(Int64(configuration.stallTimeout * 1e9)))
         client.decompression = .disabled
+        if let trusted = configuration.trustedCertificates { client.tlsConfiguration = trusted.clientConfiguration }
         self.client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: client)
     }
 

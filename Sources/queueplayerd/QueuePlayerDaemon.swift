@@ -129,6 +129,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a stream (an http:// or https:// item) whose connection dropped or stalled is tried again, in seconds, the waits between tries growing from 0.5 s to 30 s; then it fails and the queue moves on.\(Self.defaultNote(Self.defaults.streamRetryTime))", valueName: "SECONDS"))
     var streamRetryTime: Double?
 
+    @Option(name: .long, help: ArgumentHelp("A file of PEM certificates to trust besides the system's for https:// streams (a station behind a private certificate authority). Read at start-up: a file that cannot be read, or holds no certificate, is an error.", valueName: "PATH"))
+    var caFile: String?
+
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
@@ -187,6 +190,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.maxDownloadSize = maxDownloadSize
         settings.fetchTimeout = fetchTimeout
         settings.streamRetryTime = streamRetryTime
+        settings.caFile = caFile
         settings.maxClients = maxClients
         settings.zeroconf = zeroconf
         settings.zeroconfName = zeroconfName

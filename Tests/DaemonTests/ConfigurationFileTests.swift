@@ -51,6 +51,7 @@ import TestSupport
             max-download-size = 5000000000
             fetch-timeout = 12.5
             stream-retry-time = 45
+            ca-file = "private-ca.pem"
             max-clients = 7
             bind = ["/run/user/1000/other.sock", "192.168.1.10:6601", "[::1]", "any"]
             password = ["s3cr@t@read,control", "guest@read"]
@@ -83,6 +84,7 @@ import TestSupport
         #expect(options.maxDownloadSize == 5_000_000_000)
         #expect(options.fetchTimeout == 12.5)
         #expect(options.streamRetryTime == 45)
+        #expect(options.caFile == "/etc/xdg/queueplayerd/private-ca.pem", "a relative path is the file's directory's")
         #expect(options.maxClients == 7)
         #expect(options.http?.description == "127.0.0.1:6680")
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))

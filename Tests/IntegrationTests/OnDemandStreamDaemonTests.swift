@@ -32,7 +32,37 @@ import Glibc
         try Self.server.use { try byteExact(prefix: prefix, server: $0) }
     }
 
-    private func byteExact(prefix: String, server: NginxServer) throws {
+    /// An https item whose certificate verifies plays as over http: byte-exact after a file.
+    /// The certificate is trusted through `--ca-file` (nginx serves a self-signed one made for
+    /// this test, its own authority; without the option it fails, see
+    /// ``aCertificateThatDoesNotVerifyFailsAndTheQueueMovesOn()``).
+    @Test func anHTTPSItemWhoseCertificateIsTrustedPlaysByteExact() throws {
+        let keys = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let certificate = try NginxServer.selfSignedCertificate(in: keys)
+        let secure = try NginxServer(tls: certificate)
+        try secure.serve(TestMedia.all[0].lastPathComponent, Data(contentsOf: TestMedia.all[0]))
+        try byteExact(prefix: "", server: secure, arguments: ["--ca-file", certificate.certificate.path])
+    }
+
+    /// A `--ca-file` that cannot be used stops the daemon at start-up (exit 64, as every bad
+    /// option), naming the file and why: one that does not exist, one that holds no certificate.
+    @Test func aCAFileThatCannotBeUsedIsAnErrorAtStartUp() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing.pem").path
+        let text = directory.appendingPathComponent("notes.pem")
+        try Data("not a certificate\n".utf8).write(to: text)
+        for path in [missing, text.path] {
+            let run = try ToolRun.run(ChildProcess.daemonPath, ["--ca-file", path, "--output", "null", "--no-state",
+                                                                 "--socket", directory.appendingPathComponent("control.sock").path], timeout: 10)
+            print("--ca-file \(path): \(run.status): \(run.stderr)")
+            #expect(run.status == 64, "\(run)")
+            #expect(run.stderr.contains("--ca-file \(path): "), "\(run.stderr)")
+        }
+    }
+
+    private func byteExact(prefix: String, server: NginxServer, arguments: [String] = []) throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let local = TestMedia.all[1]
@@ -46,12 +76,12 @@ import Glibc
         defer { reader.terminate() }
         let url = server.url(prefix + remote.lastPathComponent).absoluteString
         let daemon = try ChildProcess([local.path, url, "--once", "--output", "fifo:\(fifo)",
-                                       "--socket", directory.appendingPathComponent("control.sock").path])
+                                       "--socket", directory.appendingPathComponent("control.sock").path] + arguments)
         defer { daemon.terminate() }
         #expect(daemon.wait(timeout: 90) == 0, "\(daemon.standardError.suffix(3000))")
         #expect(reader.wait(timeout: 10) == 0)
         let received = try Data(contentsOf: capture)
-        print("file then HTTP (\(prefix.isEmpty ? "loopback speed" : "24 kB/s")): \(received.count) bytes read, \(expected.count) expected")
+        print("file then \(url.hasPrefix("https") ? "HTTPS" : "HTTP") (\(prefix.isEmpty ? "loopback speed" : "24 kB/s")): \(received.count) bytes read, \(expected.count) expected")
         #expect(received == expected, "the FIFO's \(received.count) bytes differ from the decoded items' \(expected.count) at byte \(SnapcastTests.firstDifference(received, expected))")
         #expect(!daemon.standardError.contains("cannot play"), "\(daemon.standardError.suffix(2000))")
         #expect(server.requests(for: prefix + remote.lastPathComponent).contains { $0.status == 200 || $0.status == 206 })

@@ -96,6 +96,7 @@ public struct ConfigurationFile: Sendable {
                 settings.location = choice
             case .regions: settings.regions = try reader.path(value, setting)
             case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
+            case .caFile: settings.caFile = try reader.path(value, setting)
             case .stickerFile:
                 // A path is beside the file, as every path of the file is; "off" is no path.
                 let text = try reader.string(value, setting, expected: "a file path or \"off\"")

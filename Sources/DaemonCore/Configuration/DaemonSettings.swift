@@ -27,6 +27,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxDownloadSize = "max-download-size"
     case fetchTimeout = "fetch-timeout"
     case streamRetryTime = "stream-retry-time"
+    case caFile = "ca-file"
     case maxClients = "max-clients"
     case zeroconf
     case zeroconfName = "zeroconf-name"
@@ -67,6 +68,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxDownloadSize: Int64?
     public var fetchTimeout: Double?
     public var streamRetryTime: Double?
+    public var caFile: String?
     public var maxClients: Int?
     public var zeroconf: Bool?
     public var zeroconfName: String?
@@ -120,6 +122,7 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.maxDownloadSize, .maxDownloadSize)
             fill(\.fetchTimeout, .fetchTimeout)
             fill(\.streamRetryTime, .streamRetryTime)
+            fill(\.caFile, .caFile)
             fill(\.maxClients, .maxClients)
             fill(\.zeroconf, .zeroconf)
             fill(\.zeroconfName, .zeroconfName)
@@ -246,6 +249,7 @@ public struct DaemonSettings: Sendable, Equatable {
             }
             options.streamRetryTime = streamRetryTime
         }
+        options.caFile = caFile ?? options.caFile
         if let maxClients {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
             options.maxClients = maxClients
