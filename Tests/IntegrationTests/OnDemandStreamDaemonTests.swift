@@ -29,10 +29,13 @@ import Glibc
     /// hands over to it with no gap: the FIFO gets exactly the two decoded one after the other.
     @Test(arguments: ["", "slow/"])
     func aFileThenTheSameOverHTTPPlayByteExact(prefix: String) throws {
-        try Self.server.use { try byteExact(prefix: prefix, server: $0) }
+        try Self.server.use { server in
+            let remote = TestMedia.all[0]
+            try byteExact(playing: TestMedia.all[1], then: remote, at: prefix + remote.lastPathComponent, on: server)
+        }
     }
 
-    /// An https item whose certificate verifies plays as over http: byte-exact after a file.
+    /// An https item whose certificate verifies plays as over http: byte-exact (a 3 s tone).
     /// The certificate is trusted through `--ca-file` (nginx serves a self-signed one made for
     /// this test, its own authority; without the option it fails, see
     /// ``aCertificateThatDoesNotVerifyFailsAndTheQueueMovesOn()``).
@@ -41,8 +44,9 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: keys) }
         let certificate = try NginxServer.selfSignedCertificate(in: keys)
         let secure = try NginxServer(tls: certificate)
-        try secure.serve(TestMedia.all[0].lastPathComponent, Data(contentsOf: TestMedia.all[0]))
-        try byteExact(prefix: "", server: secure, arguments: ["--ca-file", certificate.certificate.path])
+        let tone = try TestMedia.makeTone(seconds: 3, in: keys, name: "tone")
+        try secure.serve(tone.lastPathComponent, Data(contentsOf: tone))
+        try byteExact(playing: nil, then: tone, at: tone.lastPathComponent, on: secure, arguments: ["--ca-file", certificate.certificate.path])
     }
 
     /// A `--ca-file` that cannot be used stops the daemon at start-up (exit 64, as every bad
@@ -62,29 +66,30 @@ import Glibc
         }
     }
 
-    private func byteExact(prefix: String, server: NginxServer, arguments: [String] = []) throws {
+    /// Plays `local` (if any) then `remote` as served by `server` at `path`, into a FIFO, and
+    /// checks the FIFO got exactly what the two decode to, one after the other.
+    private func byteExact(playing local: URL?, then remote: URL, at path: String, on server: NginxServer,
+                           arguments: [String] = []) throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let local = TestMedia.all[1]
-        let remote = TestMedia.all[0]
-        let expected = try ReferenceDecoder.decode(local, rate: 44_100, channels: 2).pcm
+        let expected = try (local.map { try ReferenceDecoder.decode($0, rate: 44_100, channels: 2).pcm } ?? Data())
             + ReferenceDecoder.decode(remote, rate: 44_100, channels: 2).pcm
         let fifo = directory.appendingPathComponent("audio.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let capture = directory.appendingPathComponent("capture.raw")
         let reader = try FIFOOutputTests.reader(fifo, into: capture)
         defer { reader.terminate() }
-        let url = server.url(prefix + remote.lastPathComponent).absoluteString
-        let daemon = try ChildProcess([local.path, url, "--once", "--output", "fifo:\(fifo)",
+        let url = server.url(path).absoluteString
+        let daemon = try ChildProcess((local.map { [$0.path] } ?? []) + [url, "--once", "--output", "fifo:\(fifo)",
                                        "--socket", directory.appendingPathComponent("control.sock").path] + arguments)
         defer { daemon.terminate() }
         #expect(daemon.wait(timeout: 90) == 0, "\(daemon.standardError.suffix(3000))")
         #expect(reader.wait(timeout: 10) == 0)
         let received = try Data(contentsOf: capture)
-        print("file then \(url.hasPrefix("https") ? "HTTPS" : "HTTP") (\(prefix.isEmpty ? "loopback speed" : "24 kB/s")): \(received.count) bytes read, \(expected.count) expected")
+        print("\(local == nil ? "" : "file then ")\(url.hasPrefix("https") ? "HTTPS" : "HTTP") \(path): \(received.count) bytes read, \(expected.count) expected")
         #expect(received == expected, "the FIFO's \(received.count) bytes differ from the decoded items' \(expected.count) at byte \(SnapcastTests.firstDifference(received, expected))")
         #expect(!daemon.standardError.contains("cannot play"), "\(daemon.standardError.suffix(2000))")
-        #expect(server.requests(for: prefix + remote.lastPathComponent).contains { $0.status == 200 || $0.status == 206 })
+        #expect(server.requests(for: path).contains { $0.status == 200 || $0.status == 206 })
     }
 
     /// `listplaylist` and `load` take a remote `.m3u` or `.pls`: its HTTP entries, relative ones
