@@ -107,6 +107,38 @@ import TestSupport
         setup.close()
     }
 
+    /// `preferredForwardBufferDuration` bounds what a stream buffers ahead: at 2 s the transport
+    /// can hand over no more than about 2 s of audio (the rest waits for room) and the item
+    /// says its buffer is full; back at 0 (automatic) the whole buffer is open again and the
+    /// rest of the file is taken at once.
+    @Test func aPreferredForwardBufferDurationBoundsWhatIsBuffered() throws {
+        let setup = try Setup()
+        setup.item.preferredForwardBufferDuration = 2
+        #expect(setup.item.preferredForwardBufferDuration == 2)
+        setup.player.play()
+        setup.source.deliver(52_000)
+        #expect(setup.advance(upTo: 1) { setup.player.timeControlStatus == .playing })
+        let buffer = setup.source.buffer
+        // The decoder has learnt the byte rate from the frames; play until less than 2 s is ahead.
+        #expect(setup.advance(upTo: 10) { buffer.bytesPerSecond > 0 && setup.item.bufferedDuration < 1.5 })
+        let rate = buffer.bytesPerSecond
+        let limit = max(16 * 1024, rate * 2)
+        let rest = setup.body.dropFirst(setup.source.delivered)
+        let taken = rest.withUnsafeBytes { buffer.write($0) }
+        let buffered = buffer.bufferedBytes
+        print("preferred 2 s at \(rate) B/s: \(taken) of \(rest.count) bytes taken, \(buffered) buffered (\(setup.item.bufferedDuration) s)")
+        #expect(taken > 0 && taken < rest.count)
+        #expect(buffered <= limit, "\(buffered) bytes buffered with a limit of \(limit)")
+        #expect(buffered >= limit - rate / 10, "\(buffered) bytes buffered: the buffer should be filled to its limit of \(limit)")
+        #expect(setup.item.isPlaybackBufferFull)
+
+        setup.item.preferredForwardBufferDuration = 0
+        #expect(!setup.item.isPlaybackBufferFull)
+        let more = rest.dropFirst(taken).withUnsafeBytes { buffer.write($0) }
+        #expect(more == rest.count - taken, "automatic: the rest (\(rest.count - taken) bytes) fits the 1 MiB buffer, \(more) taken")
+        setup.close()
+    }
+
     @Test func titlesAndNamesAreObservable() throws {
         let setup = try Setup()
         let titles = Recorder<String?>()
