@@ -57,6 +57,12 @@ import Glibc
         let gpsfake = try GPSFake(epochs: drive, cycle: 0.1)
         let daemon = try LifecycleDaemon(["--output", "null", "--no-state", "--location", "gpsd:127.0.0.1:\(gpsfake.port)",
                                           "--regions", gpx.path, song.path])
+        // The idle client first: an idle event reaches the clients connected when it happens, and
+        // the drive starts as soon as the daemon watches gpsd (Stop A is entered about 2 s on).
+        let idle = try UnixSocketClient(path: daemon.socket)
+        defer { idle.close() }
+        _ = try idle.readLine(timeout: 5)
+        try idle.send("idle region\n")
         let stderr = daemon.process.standardError
         #expect(stderr.contains(#"region "Off the map": bad coordinates (lat 95, lon 2.35); left out"#), "\(stderr)")
         #expect(stderr.contains(#"region "Silent": its audio "#) && stderr.contains("missing.mp3 is not there; left out"), "\(stderr)")
@@ -64,10 +70,7 @@ import Glibc
         #expect(regions.filter { $0.hasPrefix("region: ") } == ["region: Stop A", "region: Southbound only"], "\(regions)")
         #expect(regions.contains("radius: 50.00") && regions.contains("course: 160-200"))
 
-        let idle = try UnixSocketClient(path: daemon.socket)
-        defer { idle.close() }
-        _ = try idle.readLine(timeout: 5)
-        #expect(try idle.request("idle region", timeout: 30) == ["changed: region", "OK"])
+        #expect(try idle.readReply(timeout: 30) == ["changed: region", "OK"])
         #expect(daemon.waitForStandardError(timeout: 20) { $0.contains("announcing Stop A: chime.mp3") })
         let log = daemon.process.standardError
         let resumeAt = try #require(log.firstMatch(of: #/announcing Stop A: chime\.mp3 \(the queue resumes at (\d+\.\d+) s\)/#).flatMap { Double($0.1) })
