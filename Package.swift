@@ -3,6 +3,7 @@ import PackageDescription
 
 /// What the daemon links, and the bench's memory floor (bench/floor) with it.
 let daemonDependencies: [Target.Dependency] = [
+    "CShims",
     "DaemonCore",
     "QueuePlayer",
     "AppLifecycle",
