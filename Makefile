@@ -66,17 +66,35 @@ bench:
 # libmpg123, libxml2, ICU's and the C/C++ runtimes' shared libraries, and cuts the resident
 # memory the loader and the symbol tables took (peak RSS while playing, `make bench`: 37.0 MiB dynamic,
 # 28.0 MiB so; docs/ARCHITECTURE.md, "Memory").
+#
+# Every function is compiled into a section of its own, and the link puts the functions that
+# start-up and playback enter first and together, in the order of scripts/text-order.txt.xz (made by
+# scripts/text-order from a running daemon, unpacked into .build/): the executable's code is mapped
+# in large blocks (page-cache folios, fault-around), so scattered hot functions kept most of its
+# `.text` resident. The list only orders: a stale one costs memory, a missing one is not passed,
+# neither fails the link.
+TEXT_ORDER_XZ := $(CURDIR)/scripts/text-order.txt.xz
+TEXT_ORDER := $(CURDIR)/.build/text-order.txt
+TEXT_ORDER_DEPENDENCY := $(if $(wildcard $(TEXT_ORDER_XZ)),$(TEXT_ORDER))
 RELEASE_LINK_FLAGS ?= -c release --static-swift-stdlib \
-  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections \
+  $(if $(TEXT_ORDER_DEPENDENCY),-Xlinker --symbol-ordering-file=$(TEXT_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
 
 ## Builds the release binary, .build/release/queueplayerd (what `make install` and `make bench` use).
-release: bootstrap
+release: bootstrap $(TEXT_ORDER_DEPENDENCY)
+	@# SwiftPM does not know the list is an input of the link: a newer list relinks.
+	@if [ -f "$(TEXT_ORDER)" ] && [ "$(TEXT_ORDER)" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## The bench's memory floor (bench/floor): a program linked as the release binary is, doing nothing.
-release-floor: bootstrap
+release-floor: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)
+
+$(TEXT_ORDER): $(TEXT_ORDER_XZ)
+	@mkdir -p $(dir $@)
+	xz -dc $< > $@.tmp && mv $@.tmp $@
 
 ## Builds for release and installs the daemon in $(BINDIR) and its systemd user units in $(UNITDIR).
 install:

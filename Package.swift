@@ -3,6 +3,7 @@ import PackageDescription
 
 /// What the daemon links, and the bench's memory floor (bench/floor) with it.
 let daemonDependencies: [Target.Dependency] = [
+    "CShims",
     "DaemonCore",
     "QueuePlayer",
     "AppLifecycle",
@@ -64,12 +65,23 @@ let package = Package(
             dependencies: ["CALSA", "CMPG123", "CShims"]
         ),
 
+        // An AsyncHTTPClient client made at its first request, shut down only if made (issue 32:
+        // nothing of the HTTP stack entered, no event loop started, before a request needs it).
+        .target(
+            name: "LazyHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+
         // Network items (issue 29): the HTTP(S) transport of a stream into QueuePlayer's
         // StreamBuffer (AsyncHTTPClient), ICY metadata, reconnection; its decoder factory.
         .target(
             name: "HTTPStreaming",
             dependencies: [
                 "QueuePlayer",
+                "LazyHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -96,6 +108,7 @@ let package = Package(
             name: "FeedFetch",
             dependencies: [
                 "Feeds",
+                "LazyHTTP",
                 "QueuePlayer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -161,6 +174,8 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "QueuePlayerTests", dependencies: ["QueuePlayer", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "HTTPStreamingTests", dependencies: ["HTTPStreaming", "QueuePlayer", "TestSupport", "CMPG123", "AllocationCounter"]),
+        .testTarget(name: "LazyHTTPTests", dependencies: ["LazyHTTP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                         .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LazyHTTP
 import NIOCore
 import NIOHTTP1
 
@@ -57,7 +58,8 @@ public final class EnclosureDownloader: Sendable {
 
     /// More than this many redirects is a loop (or a misconfigured site): the job fails.
     static let maximumRedirects = 5
-    private let client: HTTPClient
+    /// Made at the first download (``LazyHTTPClient``), shut down only if it was.
+    private let client: LazyHTTPClient
     private let io = DispatchQueue(label: "queueplayerd.transfers.io")
     private let minimumFreeSpace: Int64
     private let limits: Limits
@@ -68,7 +70,7 @@ public final class EnclosureDownloader: Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false))
         configuration.timeout = .init(connect: .seconds(10), read: .nanoseconds(Int64(limits.idleTimeout * 1e9)))
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        client = LazyHTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.minimumFreeSpace = minimumFreeSpace
         self.limits = limits
     }
@@ -235,7 +237,7 @@ public final class EnclosureDownloader: Sendable {
             request.headers.add(name: "Range", value: "bytes=\(offset)-")
             request.headers.add(name: "If-Range", value: validator)
         }
-        return try await client.execute(request, deadline: .now() + .nanoseconds(Int64(limits.headerTimeout * 1e9)))
+        return try await client.client().execute(request, deadline: .now() + .nanoseconds(Int64(limits.headerTimeout * 1e9)))
     }
 
     /// A `206` that goes on where the file ends: its `Content-Range` starts at `offset`, and its

@@ -1,11 +1,13 @@
 import AsyncHTTPClient
 import Feeds
 import Foundation
+import LazyHTTP
 import NIOCore
 import NIOHTTP1
 
 /// ``FeedFetching`` over HTTP(S) with AsyncHTTPClient, on an event loop group the daemon
-/// already runs (the control socket's): no thread of its own.
+/// already runs (the control socket's): no thread of its own. The client is made at the first
+/// fetch (``LazyHTTPClient``): a daemon that fetches nothing never enters the HTTP stack.
 ///
 /// Redirects are followed here, not by the client, because a feed must tell them apart: a
 /// permanent one (301, 308) from the requested URL on moves the subscription, a temporary
@@ -18,14 +20,15 @@ public final class HTTPFeedFetcher: FeedFetching {
     static let maximumRedirects = 5
     static let userAgent = "queueplayerd (podcast feeds)"
 
-    private let client: HTTPClient
+    private let client: LazyHTTPClient
 
-    /// Runs its connections on `eventLoopGroup`; call ``shutdown()`` before the group goes.
+    /// Runs its connections on `eventLoopGroup`; call ``shutdown()`` before the group goes (it
+    /// does nothing if nothing was fetched).
     public init(eventLoopGroup: any EventLoopGroup) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(10))
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        client = LazyHTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
     }
 
     /// Ends the client's connections.
@@ -77,7 +80,7 @@ public final class HTTPFeedFetcher: FeedFetching {
             outgoing.headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1")
             if let tag = request.validators.entityTag { outgoing.headers.add(name: "If-None-Match", value: tag) }
             if let date = request.validators.lastModified { outgoing.headers.add(name: "If-Modified-Since", value: date) }
-            let response = try await client.execute(outgoing, deadline: deadline)
+            let response = try await client.client().execute(outgoing, deadline: deadline)
             let code = Int(response.status.code)
             switch code {
             case 301, 302, 303, 307, 308:

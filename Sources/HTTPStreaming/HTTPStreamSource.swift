@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Dispatch
 import Foundation
+import LazyHTTP
 import NIOCore
 import NIOHTTP1
 import QueuePlayer
@@ -34,7 +35,7 @@ import Synchronization
 public final class HTTPStreamSource: StreamSource {
     public let url: URL
     public let buffer: StreamBuffer
-    private let client: HTTPClient
+    private let client: LazyHTTPClient
     private let configuration: HTTPStreamingConfiguration
 
     private struct State {
@@ -52,7 +53,7 @@ public final class HTTPStreamSource: StreamSource {
     private let state = Mutex(State())
     private static let wakeQueue = DispatchQueue(label: "queueplayer.stream.wake")
 
-    init(url: URL, client: HTTPClient, configuration: HTTPStreamingConfiguration) {
+    init(url: URL, client: LazyHTTPClient, configuration: HTTPStreamingConfiguration) {
         self.url = url
         self.client = client
         self.configuration = configuration
@@ -175,7 +176,7 @@ public final class HTTPStreamSource: StreamSource {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, deadline: .now() + .nanoseconds(Int64(configuration.headTimeout * 1e9)))
+            response = try await client.client().execute(request, deadline: .now() + .nanoseconds(Int64(configuration.headTimeout * 1e9)))
         } catch {
             return classify(error, beforeHead: true)
         }

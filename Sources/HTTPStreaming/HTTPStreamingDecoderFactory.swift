@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LazyHTTP
 import NIOCore
 import QueuePlayer
 
@@ -12,18 +13,21 @@ import QueuePlayer
 /// (a 404, a page that is not audio, a server that never answers) fails the item when the
 /// render thread reaches it, with the reason as ``DecoderError/why``. The factory owns one
 /// `HTTPClient` (redirects followed up to the configured limit, cycles refused, certificates
-/// verified); ``shutdown()`` must be awaited before it is released.
+/// verified), made when the first stream connects (``LazyHTTPClient``: a daemon that plays only
+/// files never starts NIO's shared event loops); ``shutdown()`` must be awaited before it is released.
 public final class HTTPStreamingDecoderFactory: DecoderFactory {
     private let files: any DecoderFactory
     private let outputFormat: AudioFormat?
     public let configuration: HTTPStreamingConfiguration
-    private let client: HTTPClient
+    private let client: LazyHTTPClient
 
     /// `files` opens everything that is not http(s) (its output format should be
     /// `outputFormat`, the one every stream decodes to as well; nil: each item's own).
+    /// `eventLoopGroup` nil: NIO's shared group (`HTTPClient.defaultEventLoopGroup`), started
+    /// with the client.
     public init(files: any DecoderFactory = MPG123DecoderFactory(), outputFormat: AudioFormat? = nil,
                 configuration: HTTPStreamingConfiguration = HTTPStreamingConfiguration(),
-                eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
+                eventLoopGroup: (any EventLoopGroup)? = nil) {
         self.files = files
         self.outputFormat = outputFormat
         self.configuration = configuration
@@ -32,10 +36,11 @@ public final class HTTPStreamingDecoderFactory: DecoderFactory {
                                read: .nanoseconds(Int64(configuration.stallTimeout * 1e9)))
         client.decompression = .disabled
         if let trusted = configuration.trustedCertificates { client.tlsConfiguration = trusted.clientConfiguration }
-        self.client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: client)
+        self.client = LazyHTTPClient(eventLoopGroup: eventLoopGroup, configuration: client)
     }
 
-    /// Closes the HTTP client (its connections); streams still open fail.
+    /// Closes the HTTP client (its connections), if a stream made it; streams still open fail,
+    /// and so do streams opened after.
     public func shutdown() async throws {
         try await client.shutdown()
     }

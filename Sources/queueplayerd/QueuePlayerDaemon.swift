@@ -1,5 +1,6 @@
 import AppLifecycle
 import ArgumentParser
+import CShims
 import DaemonCore
 import FeedFetch
 import Foundation
@@ -10,6 +11,10 @@ import Foundation
 struct QueuePlayerDaemon: AsyncParsableCommand {
     /// As the library's, with a bare `--location` completed first (LocationArgument.swift).
     static func main() async {
+        // glibc gives each thread that meets contention a malloc arena of its own (up to eight a
+        // core), each keeping freed memory resident; the daemon's threads allocate little and the
+        // render thread nothing per buffer, so two are enough (issue 32: 0.3 MiB less resident).
+        cshims_limit_malloc_arenas(2)
         await main(LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst())))
     }
 
