@@ -102,4 +102,8 @@ public struct ItemMetadata: Sendable, Hashable {
     }
 }
 
+#if canImport(FoundationEssentials)
+import struct FoundationEssentials.URL
+#else
 import struct Foundation.URL
+#endif

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import struct FoundationEssentials.URL
+#else
 import struct Foundation.URL
+#endif
 
 /// Why an item could not be played, naming the file and the cause.
 public struct DecoderError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,9 @@
 import CMPG123
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A picture embedded in a file's ID3v2 tag (an `APIC` frame): its MIME type, picture type,
 /// length and where its bytes lie in the file, not the bytes.

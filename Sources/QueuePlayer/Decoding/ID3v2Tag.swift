@@ -1,4 +1,3 @@
-import Foundation
 
 /// The ID3v2 tag at the start of an MP3 file, known by its headers alone.
 ///

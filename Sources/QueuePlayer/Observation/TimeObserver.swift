@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The token ``QueuePlayer/addPeriodicTimeObserver(forInterval:queue:using:)``

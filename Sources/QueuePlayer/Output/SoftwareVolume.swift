@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A software mixer for interleaved signed 16-bit PCM, as MPD's `mixer_type "software"`:
 /// the volume a client sets (0 to 100) scales the samples on their way to the device.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import struct FoundationEssentials.URL
+#else
 import struct Foundation.URL
+#endif
 
 /// A network resource's bytes as they arrive: the seam between a transport (HTTP, in the
 /// `HTTPStreaming` module, or a test's scripted network) and the stream decoder

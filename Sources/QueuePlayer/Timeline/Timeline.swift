@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the player has handed to the render thread, and what of it is audible: which item is
 /// heard at which frame of the device's stream, and the audible time in that item.
 ///
