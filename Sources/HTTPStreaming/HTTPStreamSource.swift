@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LazyHTTP
 import NIOCore
 import NIOHTTP1
@@ -212,7 +216,7 @@ public final class HTTPStreamSource: StreamSource {
             return .failed(.network("HTTP \(code) \(response.status.reasonPhrase)"))
         }
         if let refusal = Self.refusal(contentType: headers.first(name: "Content-Type")) { return .failed(refusal) }
-        let metaint = headers.first(name: "icy-metaint").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let metaint = headers.first(name: "icy-metaint").map { Int($0.trimmingBlanks) }
         if let metaint, !(1...ICYMetadataParser.largestInterval).contains(metaint ?? 0) {
             return .failed(.network("its ICY metadata interval (icy-metaint) is absurd: \(headers.first(name: "icy-metaint") ?? "")"))
         }
@@ -386,7 +390,7 @@ public final class HTTPStreamSource: StreamSource {
 
     /// The response's type, if it says this is not MP3.
     static func refusal(contentType: String?) -> DecoderError.Reason? {
-        guard let type = contentType?.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let type = contentType?.lowercased().split(separator: ";").first?.trimmingBlanks else { return nil }
         if type.hasPrefix("text/") || type.contains("html") || type.contains("xml") || type.contains("json") {
             return .unsupportedFormat("the server sent \(type), not audio")
         }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Splits a SHOUTcast/Icecast body with interleaved metadata (`icy-metaint`) into its audio
 /// bytes and its metadata blocks, and reads a block's `StreamTitle`.
@@ -108,12 +107,12 @@ struct ICYMetadataParser {
                 if rest.allSatisfy({ $0 == " " || $0 == ";" }) { break }
                 throw Failure.malformed("an ICY metadata block that is not key='value'; pairs")
             }
-            let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            let key = rest[..<equals].trimmingBlanks
             let valueStart = rest.index(equals, offsetBy: 2)
             // The value ends at the first `';` (titles may contain quotes), or at the block's last quote.
             let tail = rest[valueStart...]
             let end: Substring.Index
-            if let range = tail.range(of: "';") {
+            if let range = tail.firstRange(of: "';") {
                 end = range.lowerBound
                 rest = tail[range.upperBound...]
             } else if tail.hasSuffix("'") {
