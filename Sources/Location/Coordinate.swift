@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A point on the Earth (WGS 84 degrees), as Core Location's `CLLocationCoordinate2D`, with
 /// the geometry the manager and region monitoring need: great-circle distance and bearing.

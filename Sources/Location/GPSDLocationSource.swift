@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One line of gpsd's JSON protocol, as the location source uses it: a `TPV` report (time,
 /// position, velocity) becomes a ``Location`` or "no fix"; `VERSION` says a gpsd answered;

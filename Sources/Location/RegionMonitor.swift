@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Region monitoring as a value: which monitored regions a fix is inside, and the enter and
 /// exit events that follow, without chatter. Pure (no clock, no queue): each call passes the
