@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a state file's bytes are not a usable ``SavedState``.
 public struct SavedStateError: Error, Equatable, Sendable {

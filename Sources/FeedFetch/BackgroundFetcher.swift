@@ -1,6 +1,10 @@
 import Dispatch
 import Feeds
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import QueuePlayer
 

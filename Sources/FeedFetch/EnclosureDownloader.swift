@@ -1,5 +1,10 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,3 @@
-import Foundation
 
 /// The network seam of background fetch: one conditional GET of one feed, from request to
 /// a ``FeedResponse``, whatever went wrong on the way.

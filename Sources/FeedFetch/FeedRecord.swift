@@ -1,5 +1,9 @@
 import Feeds
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What is kept of one subscription between fetches and across restarts: where it is
 /// fetched from now, the validators for a conditional GET, the episodes known, and how the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The subscriptions' records on disk: `feeds.json` in the state directory (a
 /// ``JSONStateFile``: atomic writes, an unreadable file moved aside).

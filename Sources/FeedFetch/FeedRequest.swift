@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One conditional GET of a feed.
 public struct FeedRequest: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How one HTTP fetch of a feed ended: a body to parse, "not modified", or a failure with
 /// the reason a user can act on.

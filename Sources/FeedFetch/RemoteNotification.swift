@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A silent push: an MPD message on the channel `queueplayerd` whose text is APNs-shaped
 /// JSON, `{"aps":{"content-available":1}}`, with an optional `"feed":"URL"` naming the one

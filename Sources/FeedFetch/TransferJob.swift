@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One enclosure to download, as the journal keeps it across restarts and `kill -9`.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The check of a feed's prologue (what comes before its root element) that runs before
 /// any XML parser sees the bytes.

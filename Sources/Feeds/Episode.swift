@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One downloadable item of a feed: an RSS `<item>` or an Atom `<entry>` with an enclosure.
 public struct Episode: Identifiable, Codable, Equatable, Sendable {

@@ -1,4 +1,3 @@
-import Foundation
 
 /// One fetch of a podcast feed, as parsed: what the feed says now, nothing remembered.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A feed body as it arrives, chunk by chunk, refused as soon as it would pass the cap.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The entry point for a fetched feed body: untrusted bytes in, a `Feed` or a `FeedError` out.
 ///

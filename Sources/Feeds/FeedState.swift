@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the daemon knows of one subscribed feed across fetches: its title and every episode
 /// it has ever listed, whether or not the feed still does.
