@@ -1,5 +1,9 @@
 import AppLifecycle
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MPDProtocol
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the

@@ -3,7 +3,6 @@ import ArgumentParser
 import CShims
 import DaemonCore
 import FeedFetch
-import Foundation
 
 /// `queueplayerd`: plays a queue of MP3 files through ALSA, like an iOS app with
 /// the audio background mode.

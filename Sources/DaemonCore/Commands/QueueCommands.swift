@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MPDProtocol
 
 /// The queue: adding, removing, moving, priorities, ranges, and reading it back by position,

@@ -1,6 +1,11 @@
 import FeedFetch
 import Feeds
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Logging
 import NIOCore
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Location
 
 /// One waypoint of `--regions`: a circle to monitor and the file its entry announces.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `--sticker-file PATH|off` (and `sticker-file` in the configuration file): where the sticker
 /// database is kept (mpd's `sticker_file`).

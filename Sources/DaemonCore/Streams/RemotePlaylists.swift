@@ -1,5 +1,9 @@
 import FeedFetch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MPDProtocol
 import Synchronization
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Location
 
 /// The location events of the WebSocket API (docs/websocket.md): one `location` per fix as the

@@ -1,5 +1,9 @@
 import AppLifecycle
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MPDProtocol
 import QueuePlayer
 import Synchronization

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MPDProtocol
 
 /// One message a WebSocket client sends, parsed (docs/websocket.md):
