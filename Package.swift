@@ -192,3 +192,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+// A file sees only the members of the modules it imports itself (MemberImportVisibility), so a
+// file that imports FoundationEssentials cannot use Foundation's extensions (`String(format:)`,
+// `trimmingCharacters`) through another file's import: what needs the full Foundation says so.
+// DaemonCore is not checked yet (its C structs resolve through CDispatch under this rule).
+for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "DaemonCore" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}
+
