@@ -32,14 +32,16 @@ import Testing
     @Test func theProducerAndTheConsumerRunAtOnce() async throws {
         let buffer = StreamBuffer(capacity: 4096, producerQueue: DispatchQueue(label: "owner.producer"))
         let total = 1 << 20
+        // Both sides give up at the deadline: a consumer that stops reading leaves no producer spinning.
+        let deadline = ContinuousClock.now + .seconds(30)
         let producer = Thread {
             var next = 0
             var chunk = [UInt8](repeating: 0, count: 1000)
-            while next < total {
+            while next < total, ContinuousClock.now < deadline {
                 let count = min(chunk.count, total - next)
                 for index in 0..<count { chunk[index] = UInt8(truncatingIfNeeded: next + index) }
                 var offset = 0
-                while offset < count {
+                while offset < count, ContinuousClock.now < deadline {
                     offset += chunk.withUnsafeBytes { buffer.write(UnsafeRawBufferPointer(rebasing: $0[offset..<count])) }
                     if offset < count { sched_yield() }
                 }
@@ -52,7 +54,6 @@ import Testing
         var mismatches = 0
         let destination = UnsafeMutableRawPointer.allocate(byteCount: 1500, alignment: 1)
         defer { destination.deallocate() }
-        let deadline = ContinuousClock.now + .seconds(30)
         while !(buffer.hasEnded && buffer.bufferedBytes == 0) {
             #expect(ContinuousClock.now < deadline, "the consumer got \(received) of \(total) bytes in 30 s")
             if ContinuousClock.now >= deadline { break }
