@@ -1,8 +1,5 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 @testable import QueuePlayer
 import Synchronization
 import Testing
@@ -28,12 +25,18 @@ import Testing
     }
 
     /// The sides are checked apart: a producer writing on one thread while the consumer reads on
-    /// another is the buffer's purpose, and every byte arrives once, in order.
+    /// another is the buffer's purpose, and every byte arrives once, in order. Each side waits
+    /// through the buffer's own wake-ups (the producer's Dispatch source, the consumer's closure),
+    /// never by polling; a wake-up that never comes ends the test at its deadline.
     @Test func theProducerAndTheConsumerRunAtOnce() async throws {
         let buffer = StreamBuffer(capacity: 4096, producerQueue: DispatchQueue(label: "owner.producer"))
+        let roomFreed = DispatchSemaphore(value: 0)
+        let dataArrived = DispatchSemaphore(value: 0)
+        buffer.setProducerWakeUp { roomFreed.signal() }
+        buffer.setConsumerWakeUp { dataArrived.signal() }
         let total = 1 << 20
-        // Both sides give up at the deadline: a consumer that stops reading leaves no producer spinning.
         let deadline = ContinuousClock.now + .seconds(30)
+        let wallDeadline = DispatchTime.now() + .seconds(30)
         let producer = Thread {
             var next = 0
             var chunk = [UInt8](repeating: 0, count: 1000)
@@ -43,7 +46,10 @@ import Testing
                 var offset = 0
                 while offset < count, ContinuousClock.now < deadline {
                     offset += chunk.withUnsafeBytes { buffer.write(UnsafeRawBufferPointer(rebasing: $0[offset..<count])) }
-                    if offset < count { sched_yield() }
+                    if offset < count, buffer.producerWillWait(forRoom: count - offset) {
+                        _ = roomFreed.wait(timeout: wallDeadline)
+                        buffer.producerHasRoom()
+                    }
                 }
                 next += count
             }
@@ -62,7 +68,7 @@ import Testing
                 mismatches += 1
             }
             received += count
-            if count == 0 { sched_yield() }
+            if count == 0, buffer.consumerWillWait() { _ = dataArrived.wait(timeout: wallDeadline) }
         }
         #expect(received == total)
         #expect(mismatches == 0)
