@@ -1,13 +1,23 @@
 #!/usr/bin/python3
 """Row 10: streaming (issue 29).
 
-play -> first audio frame, a 128 kbit/s live stream over loopback: icecast2 on 127.0.0.1,
-fed by ffmpeg (a generated tone, libmp3lame 128 kbit/s stereo, `-re`). Each daemon runs with
+play -> first audio frame, a 128 kbit/s live stream over loopback. Each daemon runs with
 nothing queued and its ALSA output into the file plugin's FIFO (`fifo`, as row 7); a client
-sends `add URL`, the FIFO is drained, then the clock starts as `play` is sent and stops at
-the first audio bytes out of the FIFO. queueplayerd against mpd (its curl input); the runs
-alternate, after one listener not counted (icecast's first listener on a mount waits longer);
-medians.
+sends `clear` and `add URL`, the FIFO is drained, then the clock starts as `play` is sent and
+stops at the first audio bytes out of the FIFO. queueplayerd against mpd (its curl input); the
+runs alternate, after one of each not counted; medians. Both daemons start idle, with the song
+database of the music directory already built: mpd's by B.prepare_mpd_database(),
+queueplayerd's by prepare_qp_state(), in a state directory every run reuses. (With
+`--no-state` queueplayerd built the database afresh at each start, in the background, while
+the stream started: on this 2-core machine the scan took CPU icecast2 needed, and the server's
+share of the figure grew by about 30 ms.)
+
+Two stations. The target is measured on PacedStation, the bench's own ICY server, which
+answers at once and sends icecast2's burst: the figure is the players' own. The same is then
+measured through icecast2 (fed by ffmpeg): there icecast2 2.4 answers a new listener from its
+polling loops, 100-150 ms to the headers and about 180 ms more to the audio, in steps of a
+frame or two, so about 95 % of the figure is the server's, and the two medians differ by chance
+by more than the players' own share; reported beside, for what a listener waits in practice.
 
 CPU per minute while streaming against the same file played locally: one 128 kbit/s file
 (ffmpeg, libmp3lame CBR), served by nginx on 127.0.0.1 and given as a local path, played to
@@ -119,6 +129,132 @@ class Icecast:
         self.server.stop()
 
 
+class PacedStation:
+    """A live MP3 stream served at once: the bench's own ICY server on 127.0.0.1.
+
+    icecast2 (above) answers a new listener from polling loops (100-150 ms to the headers,
+    about 180 ms more to the audio), so most of a first-frame figure through it is the server's,
+    in steps of a frame or two, and two players' medians differ by chance by more than their
+    own share. This one answers as soon as the request is read, the way icecast2 would with no
+    wait: `HTTP/1.0 200 OK` with icy-name (and icy-metaint 16000 with a StreamTitle when asked
+    for `Icy-MetaData: 1`), then a burst of the last 64 KiB up to the live edge (icecast2's
+    burst-on-connect, the bench's burst-size), then the frames in real time. The audio is a
+    CBR 128 kbit/s tone made once by ffmpeg, cut at frame boundaries and looped; the live edge
+    is the frame due at the wall time since the server started. Each listener has a thread.
+    """
+
+    METAINT = 16000
+    BURST = 65535
+
+    def __init__(self):
+        source = os.path.join(DIR, "paced-source.mp3")
+        if not os.path.exists(source):
+            subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                            "-i", "sine=frequency=550:sample_rate=44100:duration=120", "-ac", "2",
+                            "-c:a", "libmp3lame", "-b:a", "128k", "-write_xing", "0", "-id3v2_version", "0",
+                            source], check=True)
+        with open(source, "rb") as f:
+            data = f.read()
+        self.frames = self.split_frames(data)
+        self.frame_seconds = 1152 / 44100
+        # On the air for 10 s already: the first listener gets a full burst too.
+        self.started = time.monotonic() - 10
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/live.mp3"
+        self.stopped = threading.Event()
+        threading.Thread(target=self.accept_loop, daemon=True).start()
+
+    @staticmethod
+    def split_frames(data):
+        """MPEG-1 layer III frames of `data` (no tags: ffmpeg wrote none), as byte strings."""
+        bitrates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+        frames, at = [], 0
+        while at + 4 <= len(data):
+            header = int.from_bytes(data[at:at + 4], "big")
+            if header >> 21 != 0x7FF or (header >> 19) & 3 != 3 or (header >> 17) & 3 != 1:
+                raise RuntimeError(f"paced station: no MPEG-1 layer III frame at byte {at}")
+            size = 144000 * bitrates[(header >> 12) & 15] // 44100 + ((header >> 9) & 1)
+            frames.append(data[at:at + size])
+            at += size
+        return frames
+
+    def frame_due(self):
+        return int((time.monotonic() - self.started) / self.frame_seconds)
+
+    def accept_loop(self):
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        try:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            headers = []
+            with conn.makefile("rb") as request:
+                for line in iter(request.readline, b""):
+                    if line.strip() == b"":
+                        break
+                    headers.append(line.strip().lower())
+                else:
+                    return  # the listener left before the end of its request
+            metadata = b"icy-metadata: 1" in headers
+            head = "HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-name:bench paced radio\r\n"
+            if metadata:
+                head += f"icy-metaint:{self.METAINT}\r\n"
+            conn.sendall((head + "\r\n").encode())
+            # The burst: whole frames, the last 64 KiB of them up to the live edge.
+            edge = self.frame_due()
+            first, size = edge, 0
+            while first > 0 and size + len(self.frames[(first - 1) % len(self.frames)]) <= self.BURST:
+                first -= 1
+                size += len(self.frames[first % len(self.frames)])
+            title = b"StreamTitle='paced tone';"
+            title_block = bytes([(len(title) + 15) // 16]) + title.ljust((len(title) + 15) // 16 * 16, b"\0")
+            sent_titles = [False]
+            until_meta = [self.METAINT]
+
+            def send(audio):
+                if not metadata:
+                    conn.sendall(audio)
+                    return
+                out = bytearray()
+                while audio:
+                    take = min(len(audio), until_meta[0])
+                    out += audio[:take]
+                    audio = audio[take:]
+                    until_meta[0] -= take
+                    if until_meta[0] == 0:
+                        out += title_block if not sent_titles[0] else b"\0"
+                        sent_titles[0] = True
+                        until_meta[0] = self.METAINT
+                conn.sendall(bytes(out))
+
+            next_frame = first
+            while not self.stopped.is_set():
+                due = self.frame_due()
+                if next_frame <= due:
+                    send(b"".join(self.frames[n % len(self.frames)] for n in range(next_frame, due + 1)))
+                    next_frame = due + 1
+                # The next frame's time, on the server's clock.
+                wait = self.started + next_frame * self.frame_seconds - time.monotonic()
+                if wait > 0:
+                    self.stopped.wait(wait)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def stop(self):
+        self.stopped.set()
+        self.listener.close()
+
+
 class Nginx:
     """nginx serving DIR/www on 127.0.0.1 (ranges and all, its defaults)."""
 
@@ -216,6 +352,7 @@ def close_fifo(fd):
 def play_to_first_frame(fd, sock, url):
     """`add URL`, then seconds from sending `play` to the first bytes out of the FIFO."""
     client = B.Client(sock)
+    client.command("clear")  # a kept state (queueplayerd's, prepare_qp_state) starts empty
     client.command(f'add "{url}"')
     drain(fd)
     poller = select.poll()
@@ -239,11 +376,44 @@ def play_to_first_frame(fd, sock, url):
     raise RuntimeError(f"no audio within 20 s of play ({url})")
 
 
+QP_STATE = os.path.join(DIR, "qp-state")
+
+
+def prepare_qp_state():
+    """Builds queueplayerd's song database of the music directory once, in QP_STATE (as
+    B.prepare_mpd_database() does for mpd): later launches load it instead of scanning."""
+    # Whatever queue an earlier, interrupted bench run left is not played.
+    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "state.json")):
+        os.unlink(os.path.join(QP_STATE, "queueplayerd", "state.json"))
+    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
+        return
+    sock = os.path.join(B.WORK, "run", "stream-state.sock")
+    child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--socket", sock],
+                    env=B.qp_env({"XDG_STATE_HOME": QP_STATE}))
+    try:
+        B.wait_accepting(sock, child=child)
+        client = B.Client(sock)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            stats = dict(l.split(": ", 1) for l in client.command("stats") if ": " in l)
+            if int(stats.get("db_update", "0")) > 0:
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("queueplayerd did not build its song database within 60 s")
+        client.close()
+    finally:
+        child.stop()
+    if not os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
+        raise RuntimeError(f"queueplayerd kept no song database under {QP_STATE}")
+    B.log("queueplayerd song database ready")
+
+
 def first_frame_qp(url, i):
     sock = os.path.join(B.WORK, "run", f"stream-first-{i}.sock")
     fd = open_fifo()
-    child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--no-state", "--socket", sock],
-                    env=B.qp_env())
+    child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--socket", sock],
+                    env=B.qp_env({"XDG_STATE_HOME": QP_STATE}))
     try:
         B.wait_accepting(sock, child=child)
         return play_to_first_frame(fd, sock, url)
@@ -312,19 +482,24 @@ def main():
     B.require_env()
     os.makedirs(DIR, exist_ok=True)
     B.prepare_mpd_database()
+    prepare_qp_state()
     reps = 3 if B.QUICK else 10
     station = Icecast()
+    paced = PacedStation()
     nginx = Nginx()
     try:
-        runs = {"queueplayerd_first_frame": [], "mpd_first_frame": []}
-        # A listener before the measured ones, not counted: icecast's first listener on a mount
-        # waited about 2 s longer than every later one (whichever daemon it was).
-        B.log("streaming first frame, warm-up (not counted): %.1f ms" % (first_frame_mpd(station.url) * 1e3))
-        for i in range(reps):
-            runs["queueplayerd_first_frame"].append(first_frame_qp(station.url, i))
-            runs["mpd_first_frame"].append(first_frame_mpd(station.url))
-            B.log("streaming first frame %d: queueplayerd %.1f ms, mpd %.1f ms"
-                  % (i + 1, runs["queueplayerd_first_frame"][-1] * 1e3, runs["mpd_first_frame"][-1] * 1e3))
+        runs = {}
+        for suffix, url, what in (("", paced.url, "paced station"), ("_icecast", station.url, "icecast2")):
+            qp_runs, mpd_runs = runs.setdefault("queueplayerd_first_frame" + suffix, []), runs.setdefault("mpd_first_frame" + suffix, [])
+            # One of each before the measured ones, not counted: icecast's first listener on a
+            # mount waited about 2 s longer than every later one (whichever daemon it was).
+            B.log("streaming first frame, %s, warm-up (not counted): queueplayerd %.1f ms, mpd %.1f ms"
+                  % (what, first_frame_qp(url, 99) * 1e3, first_frame_mpd(url) * 1e3))
+            for i in range(reps):
+                qp_runs.append(first_frame_qp(url, i))
+                mpd_runs.append(first_frame_mpd(url))
+                B.log("streaming first frame, %s, %d: queueplayerd %.1f ms, mpd %.1f ms"
+                      % (what, i + 1, qp_runs[-1] * 1e3, mpd_runs[-1] * 1e3))
 
         local = os.path.join(DIR, "cbr128.mp3")
         if not os.path.exists(local):
@@ -345,10 +520,13 @@ def main():
               % (rss["baseline_rss_kib"], rss["peak_rss_kib"], rss["growth_kib"]))
     finally:
         station.stop()
+        paced.stop()
         nginx.stop()
     B.write_fragment("streaming", {
         "queueplayerd_first_frame": B.summary(runs["queueplayerd_first_frame"]),
         "mpd_first_frame": B.summary(runs["mpd_first_frame"]),
+        "queueplayerd_first_frame_icecast": B.summary(runs["queueplayerd_first_frame_icecast"]),
+        "mpd_first_frame_icecast": B.summary(runs["mpd_first_frame_icecast"]),
         "cpu_streaming_s_per_min": B.summary(cpu["streaming"]),
         "cpu_local_s_per_min": B.summary(cpu["local"]),
         "cpu_window_s": CPU_SECONDS,
