@@ -298,10 +298,12 @@ private final class ClockThread: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        // Once: reaching a global checks its lazy initialisation (`swift_once`) each time.
+        let clock = RealTimeClock.shared
         while true {
             // Read before deciding: a timer added after this makes the wait below return at once.
             let seen = cfutex_load(wakeUps)
-            let now = RealTimeClock.shared.now()
+            let now = clock.now()
             let step = timers.withLock { timers -> Step in
                 var earliest = -1
                 for index in timers.pending.indices where earliest < 0 || timers.pending[index].deadline < timers.pending[earliest].deadline {
