@@ -736,7 +736,12 @@ extension QueuePlayer {
         let span = rate != 0 && !state.state.outputUnavailable && state.state.waitingForData == nil
             ? state.state.timeline.audibleSpan(of: item) : nil
         let floor = span.map { state.state.timeline.lastReportedSeconds(of: $0.item) } ?? 0
-        guard span != state.state.publishedSpan else {
+        // Compared by hand: `!=` on two optionals went through their generic metadata at each tick.
+        let unchanged: Bool
+        if let span, let published = state.state.publishedSpan { unchanged = span == published } else {
+            unchanged = span == nil && state.state.publishedSpan == nil
+        }
+        guard !unchanged else {
             if span != nil { audibleFloor.store(floor.bitPattern, ordering: .relaxed) }
             return
         }
