@@ -134,8 +134,14 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// asked at most once per period (``DevicePosition``).
     private let devicePosition: DevicePosition
     /// The item playing and where it lies in the stream, as the control queue last left it
-    /// (``publishAudibleSpan()``): ``audibleTimeWhilePlaying(of:)`` reads it from any thread.
+    /// (``publishAudibleSpan(rate:item:)``): ``audibleTimeWhilePlaying(of:)`` reads it from any
+    /// thread. Set only when it changes, not at each tick.
     private let audibleSpan = Mutex<AudibleSpan?>(nil)
+    /// The last time the control queue reported for the span's item (a `Double`'s bits), which
+    /// the time read beside the span never goes below. A tick that keeps the span stores only
+    /// this, without the lock; a new span stores it under `audibleSpan`'s lock, and readers load
+    /// it under that lock: the time a reader pairs with a span is always one of that span's item.
+    private let audibleFloor = Atomic<UInt64>(0)
     let events: RenderEventRing
     /// The clock's participant, when the clock moves only when told (a test's).
     private let clockParticipant: (any ClockRegistration)?
@@ -155,6 +161,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var waitingForData: WaitingReason?
         /// The periodic and boundary time observers and what is due.
         var timeObservers = TimeObserverSchedule()
+        /// The span last published in ``QueuePlayer/audibleSpan`` (compared at each tick, so
+        /// that the lock is taken only when it changes).
+        var publishedSpan: AudibleSpan?
         /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set
         /// again for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick
         /// does not. Nil only until the end of `init` (its work needs the player); see ``wakeUp``.
@@ -305,9 +314,10 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// poll: the player's queue may be busy with a tick or a load, and a hop there costs two
     /// thread wake-ups.
     public func audibleTimeWhilePlaying(of item: PlayerItem) -> MediaTime? {
-        guard let span = audibleSpan.withLock({ $0 }), span.item === item else { return nil }
+        let published = audibleSpan.withLock { span in span.map { ($0, Double(bitPattern: audibleFloor.load(ordering: .relaxed))) } }
+        guard let (span, floor) = published, span.item === item else { return nil }
         let (snapshot, now) = devicePosition.read(accuracy: nil, clock: clock)
-        return span.seconds(in: snapshot, at: now).map { MediaTime(seconds: $0) }
+        return span.seconds(in: snapshot, at: now, floor: floor).map { MediaTime(seconds: $0) }
     }
 
     /// Moves playback of the current item to `time` (clamped to the item).
@@ -383,6 +393,11 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     func onControlQueue<T>(_ body: () -> T) -> T {
         if DispatchQueue.getSpecific(key: Self.controlQueueKey) == ObjectIdentifier(self) { return body() }
         return controlQueue.sync(execute: body)
+    }
+
+    /// ``rate`` and ``currentItem`` in one trip to the `published` mutex (a tick needs both).
+    private func playingState() -> (rate: Float, item: PlayerItem?) {
+        published.withLock { ($0.rate, $0.currentItem) }
     }
 
     /// Changes published state, announcing it to observers of `keyPath`.
@@ -703,18 +718,38 @@ extension QueuePlayer {
             }
         }
         control.state.timeline.forgetHeard()
-        if changed { publishAudibleSpan() }
+        if changed {
+            let (rate, item) = playingState()
+            publishAudibleSpan(rate: rate, item: item)
+        }
         return changed
     }
 
-    /// Publishes where the current item lies in the stream while it plays, for
-    /// ``audibleTimeWhilePlaying(of:)``; nil when paused, waiting or held at its end. After every
-    /// change of the timeline or of the rate (``scheduleWakeUp(_:)`` follows each), and at each tick.
-    private func publishAudibleSpan() {
+    /// Publishes where the current item (`item`, at `rate`: the published ones) lies in the
+    /// stream while it plays, for ``audibleTimeWhilePlaying(of:)``; nil when paused, waiting or
+    /// held at its end. After every change of the timeline or of the rate
+    /// (``scheduleWakeUp(_:playing:)`` follows each), and at each tick: a tick that leaves the
+    /// span as it was (nearly all) stores only the time it reported, without a lock.
+    private func publishAudibleSpan(rate: Float, item: PlayerItem?) {
+        let state = control
         // Not while a network item waits for data: its time stands still, which the partition's `status` says.
-        let span = rate != 0 && !control.state.outputUnavailable && control.state.waitingForData == nil
-            ? control.state.timeline.audibleSpan(of: currentItem) : nil
-        audibleSpan.withLock { $0 = span }
+        let span = rate != 0 && !state.state.outputUnavailable && state.state.waitingForData == nil
+            ? state.state.timeline.audibleSpan(of: item) : nil
+        let floor = span.map { state.state.timeline.lastReportedSeconds(of: $0.item) } ?? 0
+        // Compared by hand: `!=` on two optionals went through their generic metadata at each tick.
+        let unchanged: Bool
+        if let span, let published = state.state.publishedSpan { unchanged = span == published } else {
+            unchanged = span == nil && state.state.publishedSpan == nil
+        }
+        guard !unchanged else {
+            if span != nil { audibleFloor.store(floor.bitPattern, ordering: .relaxed) }
+            return
+        }
+        state.state.publishedSpan = span
+        audibleSpan.withLock { published in
+            published = span
+            audibleFloor.store(floor.bitPattern, ordering: .relaxed)
+        }
     }
 
     private func itemDidEnd(_ item: PlayerItem, failure: DecoderError?, nextStarts: Bool) {
@@ -747,7 +782,8 @@ extension QueuePlayer {
     /// never runs backwards within an item.
     private func audiblePosition(_ reading: PositionReading? = nil) -> Double? {
         let reading = reading ?? readPosition()
-        return control.state.timeline.audibleSeconds(of: currentItem, in: reading.position, at: reading.now)
+        let item = currentItem
+        return control.state.timeline.audibleSeconds(of: item, in: reading.position, at: reading.now)
     }
 }
 
@@ -818,27 +854,34 @@ extension QueuePlayer {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         var reading = readPosition()
         if updateTimeline(reading) { reading = readPosition() }
-        if rate != 0, !control.state.timeline.isHeldAtEnd, let item = currentItem, let seconds = audiblePosition(reading) {
+        // Read once: delivering only queues the blocks, so nothing below changes them.
+        let playing = playingState()
+        if playing.rate != 0, !control.state.timeline.isHeldAtEnd, let item = playing.item,
+           let seconds = control.state.timeline.audibleSeconds(of: item, in: reading.position, at: reading.now) {
             control.state.timeObservers.deliverDue(at: seconds, in: item)
         }
-        scheduleWakeUp(reading)
+        scheduleWakeUp(reading, playing: playing)
     }
 
     /// Schedules one timer for the earliest of: the next item boundary, the next
     /// periodic tick, the next boundary time (``Timeline/nextWakeUp(of:in:at:nextDue:)``).
     /// While the stream position is not yet known the player polls briefly instead. From
-    /// `reading` if given (read now if nil).
-    private func scheduleWakeUp(_ reading: PositionReading? = nil) {
+    /// `reading` and `playing` (``playingState()``) if given (read now if nil).
+    private func scheduleWakeUp(_ reading: PositionReading? = nil, playing: (rate: Float, item: PlayerItem?)? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
-        publishAudibleSpan()
-        wakeUp.cancel()
+        let (rate, item) = playing ?? playingState()
+        publishAudibleSpan(rate: rate, item: item)
         // While the output is unavailable time stands still: its return (a render event) reschedules.
-        guard rate != 0, let item = currentItem, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable,
-              control.state.waitingForData == nil else { return }
+        guard rate != 0, let item, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable,
+              control.state.waitingForData == nil else {
+            wakeUp.cancel()
+            return
+        }
         let reading = reading ?? readPosition()
         // A copy: the timeline's call below changes the control state, which the closure may not read.
         let observers = control.state.timeObservers
         let deadline = control.state.timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) { observers.nextDue(at: $0) }
+        // In place of the deadline it had: one trip to the clock's list, not a cancel and a setting.
         wakeUp.schedule(at: max(deadline, reading.now))
     }
 }

@@ -58,7 +58,11 @@ extension PlaybackClock {
 }
 
 /// A timer of a ``PlaybackClock`` that is set for one deadline at a time, again and again.
-public protocol ReusableTimer: ScheduledWork {
+///
+/// A class: a player reaches its timer at each tick, and copying a reference costs a retain,
+/// where an existential of any type was copied through its type's value witnesses (a metadata
+/// look-up and calls, the largest cost of setting the timer).
+public protocol ReusableTimer: ScheduledWork, AnyObject {
     /// Sets the timer for `deadline` (this clock's nanoseconds), in place of any deadline it
     /// had: its work runs once, on its queue, when the deadline is reached.
     func schedule(at deadline: UInt64)
@@ -298,10 +302,12 @@ private final class ClockThread: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        // Once: reaching a global checks its lazy initialisation (`swift_once`) each time.
+        let clock = RealTimeClock.shared
         while true {
             // Read before deciding: a timer added after this makes the wait below return at once.
             let seen = cfutex_load(wakeUps)
-            let now = RealTimeClock.shared.now()
+            let now = clock.now()
             let step = timers.withLock { timers -> Step in
                 var earliest = -1
                 for index in timers.pending.indices where earliest < 0 || timers.pending[index].deadline < timers.pending[earliest].deadline {

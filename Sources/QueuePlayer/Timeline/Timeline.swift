@@ -254,9 +254,14 @@ struct Timeline {
     /// (``AudibleSpan``): nil unless `item` is being heard, not held at its end.
     func audibleSpan(of item: PlayerItem?) -> AudibleSpan? {
         guard let item, !isHeldAtEnd, let segment = audibleSegment, segment.item === item else { return nil }
-        let floor = lastReportedTime.flatMap { $0.item === item ? $0.seconds : nil } ?? 0
         return AudibleSpan(item: item, generation: generation, start: segment.start, end: segment.end,
-                           itemStartFrame: segment.itemStartFrame, sampleRate: segment.sampleRate, floor: floor)
+                           itemStartFrame: segment.itemStartFrame, sampleRate: segment.sampleRate)
+    }
+
+    /// The last audible time reported for `item` (0 if none): the time another thread works
+    /// out from its ``AudibleSpan`` never goes below it.
+    func lastReportedSeconds(of item: PlayerItem) -> Double {
+        lastReportedTime.flatMap { $0.item === item ? $0.seconds : nil } ?? 0
     }
 
     /// A new current item: its time starts afresh, and may be earlier than the last one reported.
@@ -330,7 +335,12 @@ struct Timeline {
 /// enough for another thread to work out the item's audible time from a measurement of the
 /// stream (``StreamPosition/Snapshot``) without a trip to the control queue
 /// (``QueuePlayer/audibleTimeWhilePlaying(of:)``).
-struct AudibleSpan: Sendable {
+///
+/// It changes only when the timeline, the rate or the output's state does (not at each tick):
+/// the last time reported for the item, which changes at each tick, travels beside it
+/// (``seconds(in:at:floor:)``), so that a tick that leaves the span as it was publishes nothing
+/// but that time.
+struct AudibleSpan: Sendable, Equatable {
     let item: PlayerItem
     /// The generation the stream frames belong to.
     let generation: UInt64
@@ -340,13 +350,17 @@ struct AudibleSpan: Sendable {
     /// The item's own frame at `start`.
     let itemStartFrame: Int64
     let sampleRate: Int
-    /// The last time the control queue reported for the item: the time never runs backwards.
-    let floor: Double
 
-    /// The item's audible time in seconds at `now`; nil when `snapshot` is of another generation
-    /// or not running, or the audible frame lies outside the span (the item has ended, or
-    /// time moved backwards): the control queue must look.
-    func seconds(in snapshot: StreamPosition.Snapshot, at now: UInt64) -> Double? {
+    static func == (lhs: AudibleSpan, rhs: AudibleSpan) -> Bool {
+        lhs.item === rhs.item && lhs.generation == rhs.generation && lhs.start == rhs.start && lhs.end == rhs.end
+            && lhs.itemStartFrame == rhs.itemStartFrame && lhs.sampleRate == rhs.sampleRate
+    }
+
+    /// The item's audible time in seconds at `now`, never below `floor` (the last time the
+    /// control queue reported for the item: the time never runs backwards); nil when `snapshot`
+    /// is of another generation or not running, or the audible frame lies outside the span (the
+    /// item has ended, or time moved backwards): the control queue must look.
+    func seconds(in snapshot: StreamPosition.Snapshot, at now: UInt64, floor: Double) -> Double? {
         guard snapshot.generation == generation, snapshot.isRunning, sampleRate > 0 else { return nil }
         let audible = snapshot.audibleFrame(at: now)
         guard audible >= Double(start), audible < Double(end ?? .max) else { return nil }
