@@ -141,6 +141,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -195,8 +196,9 @@ let package = Package(
 // A file sees only the members of the modules it imports itself (MemberImportVisibility), so a
 // file that imports FoundationEssentials cannot use Foundation's extensions (`String(format:)`,
 // `trimmingCharacters`) through another file's import: what needs the full Foundation says so.
-// DaemonCore is not checked yet (its C structs resolve through CDispatch under this rule).
-for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "DaemonCore" {
+// (On this toolchain Glibc's `stat` and `timespec` resolve through libdispatch's C module, so the
+// files that read their fields import `CDispatch` too.)
+for target in package.targets where [.regular, .executable].contains(target.type) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }
 

@@ -8,6 +8,7 @@ import MPDProtocol
 import QueuePlayer
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// The composition root: a player, its observers, the control socket, the
 /// application life cycle, the saved state, and the signals that steer them.

@@ -1,4 +1,5 @@
 import MPDProtocol
+import QueuePlayer
 
 /// The audio outputs and partitions (MPD's `OutputCommands.cxx`, `PartitionCommands.cxx`):
 /// the outputs `--output` gave, one partition, `default`, which cannot be added to or deleted,

@@ -1,5 +1,6 @@
 import MPDProtocol
 import QueuePlayer
+import Foundation
 
 /// The `status` reply, in mpd 0.23's order of lines.
 struct StatusReport {

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
 import MPDProtocol
 
 /// Stickers on songs (MPD's `StickerCommands.cxx`): `sticker get|set|delete|list|find song`,

@@ -4,6 +4,11 @@ import Logging
 import MPDProtocol
 import QueuePlayer
 import Synchronization
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// Keeps the ``SongDatabase`` of the music directory: loads it at start, and on `update`
 /// (or `rescan`) walks the directory in a background task, off the partition's queue.

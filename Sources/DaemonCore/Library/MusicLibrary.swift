@@ -3,6 +3,11 @@ import MPDProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// The music directory the control socket's `add` and `update` work in (mpd's
 /// `music_directory`). Every path a client gives is resolved inside it: `..`,

@@ -1,5 +1,10 @@
 import Foundation
 import MPDProtocol
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// Stored playlists: `NAME.m3u` files in one directory (`$XDG_STATE_HOME/queueplayerd/playlists`),
 /// one song URI a line, relative to the music directory, as MPD writes them.

@@ -3,6 +3,11 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// The most clients the daemon serves at once, counted over every listener (mpd's
 /// `max_connections`, 100 by default): a client over it is closed at once, and the log says

@@ -2,6 +2,7 @@ import Logging
 import MPDProtocol
 import NIOCore
 import Synchronization
+import QueuePlayer
 
 /// One client of the control socket: feeds what it sends to its ``ClientSession``
 /// and writes back the replies.

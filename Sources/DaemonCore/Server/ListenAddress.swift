@@ -102,7 +102,9 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func isIPv6(_ text: String) -> Bool {
-        var address = in6_addr()
+        // The 16 bytes of an `in6_addr`, as plain bytes: the C struct's initializer is one of
+        // the Glibc types this toolchain attributes to libdispatch's module (Package.swift).
+        var address = [UInt8](repeating: 0, count: 16)
         return text.contains(":") && inet_pton(AF_INET6, text, &address) == 1
     }
 }

@@ -3,6 +3,11 @@ import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// The control server's listening sockets, made here and handed to NIO (``ControlServer``):
 /// the ``AcceptFailureHandler`` needs each one's descriptor.

@@ -2,6 +2,7 @@ import Dispatch
 import MPDProtocol
 import QueuePlayer
 import Synchronization
+import Foundation
 
 /// The last `status` and `currentsong` replies the partition rendered, kept so that the
 /// control socket's event loop can answer these two — the commands clients poll, and the ones

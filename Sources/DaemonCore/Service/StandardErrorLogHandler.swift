@@ -7,6 +7,11 @@ import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// The daemon's swift-log handler: one line per message on stderr, written
 /// through ``Console`` so it never runs into the terminal status line.

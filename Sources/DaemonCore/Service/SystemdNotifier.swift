@@ -6,6 +6,11 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CDispatch)
+// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
+// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+import CDispatch
+#endif
 
 /// `sd_notify(3)` without libsystemd: each state (`READY=1`, `STATUS=…`, `WATCHDOG=1`,
 /// `STOPPING=1`) is one datagram written to the Unix socket named by `$NOTIFY_SOCKET`,

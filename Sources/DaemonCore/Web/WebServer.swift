@@ -10,6 +10,7 @@ import MPDProtocol
 import NIOCore
 import QueuePlayer
 import ServiceLifecycle
+import NIOWebSocket
 
 /// `--http`: the web page at `/` and the WebSocket API at `/ws` (issue 31, docs/websocket.md),
 /// served by hummingbird on the control server's event loop, as one more service of the

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// What the daemon announces by Zeroconf (DNS-SD over mDNS): mpd's `_mpd._tcp` on the port
 /// of its TCP listener, under the name `--zeroconf-name` gives, so that clients on the
