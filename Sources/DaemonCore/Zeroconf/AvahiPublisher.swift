@@ -1,5 +1,8 @@
 import CAvahi
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
