@@ -7,8 +7,7 @@ import Foundation
 import Glibc
 #endif
 #if canImport(CDispatch)
-// Glibc's structs (stat, timespec) reach Swift through libdispatch's module on this
-// toolchain: MemberImportVisibility wants that module imported where their fields are used.
+// For Glibc's `stat`/`timespec` fields under MemberImportVisibility (Package.swift says why).
 import CDispatch
 #endif
 

@@ -782,6 +782,7 @@ extension QueuePlayer {
     /// never runs backwards within an item.
     private func audiblePosition(_ reading: PositionReading? = nil) -> Double? {
         let reading = reading ?? readPosition()
+        // Read before the timeline is borrowed: evaluated inside the call, it made a copy of the timeline.
         let item = currentItem
         return control.state.timeline.audibleSeconds(of: item, in: reading.position, at: reading.now)
     }
