@@ -7,7 +7,7 @@ sends `clear` and `add URL`, the FIFO is drained, then the clock starts as `play
 stops at the first audio bytes out of the FIFO. queueplayerd against mpd (its curl input); the
 runs alternate, after one of each not counted; medians. Both daemons start idle, with the song
 database of the music directory already built: mpd's by B.prepare_mpd_database(),
-queueplayerd's by prepare_qp_state(), in a state directory every run reuses. (With
+queueplayerd's by B.prepare_qp_state(), in a state directory every run reuses. (With
 `--no-state` queueplayerd built the database afresh at each start, in the background, while
 the stream started: on this 2-core machine the scan took CPU icecast2 needed, and the server's
 share of the figure grew by about 30 ms.)
@@ -376,44 +376,11 @@ def play_to_first_frame(fd, sock, url):
     raise RuntimeError(f"no audio within 20 s of play ({url})")
 
 
-QP_STATE = os.path.join(DIR, "qp-state")
-
-
-def prepare_qp_state():
-    """Builds queueplayerd's song database of the music directory once, in QP_STATE (as
-    B.prepare_mpd_database() does for mpd): later launches load it instead of scanning."""
-    # Whatever queue an earlier, interrupted bench run left is not played.
-    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "state.json")):
-        os.unlink(os.path.join(QP_STATE, "queueplayerd", "state.json"))
-    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
-        return
-    sock = os.path.join(B.WORK, "run", "stream-state.sock")
-    child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--socket", sock],
-                    env=B.qp_env({"XDG_STATE_HOME": QP_STATE}))
-    try:
-        B.wait_accepting(sock, child=child)
-        client = B.Client(sock)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            stats = dict(l.split(": ", 1) for l in client.command("stats") if ": " in l)
-            if int(stats.get("db_update", "0")) > 0:
-                break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError("queueplayerd did not build its song database within 60 s")
-        client.close()
-    finally:
-        child.stop()
-    if not os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
-        raise RuntimeError(f"queueplayerd kept no song database under {QP_STATE}")
-    B.log("queueplayerd song database ready")
-
-
 def first_frame_qp(url, i):
     sock = os.path.join(B.WORK, "run", f"stream-first-{i}.sock")
     fd = open_fifo()
     child = B.Child([B.QP, "--music-directory", B.MUSIC, "--output", "alsa:fifo", "--socket", sock],
-                    env=B.qp_env({"XDG_STATE_HOME": QP_STATE}))
+                    env=B.qp_env({"XDG_STATE_HOME": B.QP_STATE}))
     try:
         B.wait_accepting(sock, child=child)
         return play_to_first_frame(fd, sock, url)
@@ -482,7 +449,7 @@ def main():
     B.require_env()
     os.makedirs(DIR, exist_ok=True)
     B.prepare_mpd_database()
-    prepare_qp_state()
+    B.prepare_qp_state()
     reps = 3 if B.QUICK else 10
     station = Icecast()
     paced = PacedStation()

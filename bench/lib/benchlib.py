@@ -363,6 +363,41 @@ def start_mpd(tag, device, music_directory=None, db_file=None, mp3_decoder="mad"
     return child, sock
 
 
+# queueplayerd's kept state directory (XDG_STATE_HOME) for launches that must not build the
+# song database of MUSIC while they are measured: mpd's has its database built beforehand.
+QP_STATE = os.path.join(WORK, "qp-state")
+
+
+def prepare_qp_state():
+    """Builds queueplayerd's song database of the music directory once, in QP_STATE (as
+    prepare_mpd_database() does for mpd): later launches load it instead of scanning."""
+    # Whatever queue an earlier, interrupted bench run left is not played.
+    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "state.json")):
+        os.unlink(os.path.join(QP_STATE, "queueplayerd", "state.json"))
+    if os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
+        return
+    sock = os.path.join(WORK, "run", "qp-state.sock")
+    child = Child([QP, "--music-directory", MUSIC, "--output", "alsa:fifo", "--socket", sock],
+                  env=qp_env({"XDG_STATE_HOME": QP_STATE}))
+    try:
+        wait_accepting(sock, child=child)
+        client = Client(sock)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            stats = dict(l.split(": ", 1) for l in client.command("stats") if ": " in l)
+            if int(stats.get("db_update", "0")) > 0:
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("queueplayerd did not build its song database within 60 s")
+        client.close()
+    finally:
+        child.stop()
+    if not os.path.exists(os.path.join(QP_STATE, "queueplayerd", "database.json")):
+        raise RuntimeError(f"queueplayerd kept no song database under {QP_STATE}")
+    log("queueplayerd song database ready")
+
+
 def prepare_mpd_database():
     """Builds mpd's database of the music directory once (later launches reuse it)."""
     if os.path.exists(os.path.join(MPD_DIR, "db")):
