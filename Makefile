@@ -81,15 +81,26 @@ RELEASE_LINK_FLAGS ?= -c release --static-swift-stdlib \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections \
   $(if $(TEXT_ORDER_DEPENDENCY),-Xlinker --symbol-ordering-file=$(TEXT_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
+# SwiftPM does not compile again what it built before the flags changed: a tree built before
+# -function-sections kept its dependencies' objects with most functions in one `.text` (858 of
+# NIOPosix's 965 in `Bootstrap.swift.o`), and `make bench` measured that. A release build whose
+# flags differ from the last one's therefore starts afresh (.build/release-flags).
+RELEASE_FLAGS_CHECK = @flags='$(RELEASE_LINK_FLAGS)'; \
+  if [ -e .build/release ] && [ "$$(cat .build/release-flags 2>/dev/null)" != "$$flags" ]; then \
+    echo "release flags changed: building the release configuration afresh"; \
+    rm -rf "$$(readlink -f .build/release)" .build/release; fi; \
+  mkdir -p .build && printf '%s' "$$flags" > .build/release-flags
 
 ## Builds the release binary, .build/release/queueplayerd (what `make install` and `make bench` use).
 release: bootstrap $(TEXT_ORDER_DEPENDENCY)
+	$(RELEASE_FLAGS_CHECK)
 	@# SwiftPM does not know the list is an input of the link: a newer list relinks.
 	@if [ -f "$(TEXT_ORDER)" ] && [ "$(TEXT_ORDER)" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## The bench's memory floor (bench/floor): a program linked as the release binary is, doing nothing.
 release-floor: bootstrap $(TEXT_ORDER_DEPENDENCY)
+	$(RELEASE_FLAGS_CHECK)
 	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)
 
 $(TEXT_ORDER): $(TEXT_ORDER_XZ)
