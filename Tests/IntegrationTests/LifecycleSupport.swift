@@ -100,44 +100,6 @@ final class LifecycleDaemon {
             return "\(match.1)(\(match.2))"
         }
     }
-
-    /// Context switches of each of the daemon's threads so far, by thread id (a thread that
-    /// wakes up switches).
-    var contextSwitchesByThread: [Int: Int] {
-        let pid = process.processIdentifier
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var switches: [Int: Int] = [:]
-        for task in tasks {
-            guard let id = Int(task),
-                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
-            let counts = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
-            switches[id] = counts.compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
-        }
-        return switches
-    }
-
-    /// Context switches between two readings of `contextSwitchesByThread`: a thread's own
-    /// difference, a thread started in between counted whole, a thread that ended not at all
-    /// (leaving is not polling, and its switches are no longer readable).
-    static func contextSwitches(from before: [Int: Int], to after: [Int: Int]) -> Int {
-        after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
-    }
-
-    /// Waits until the daemon's set of threads has stayed the same for `quiet` seconds: the
-    /// dispatch workers left over from earlier work have gone (libdispatch lets an idle worker
-    /// go after 5 s). Returns false if that did not happen within `timeout`.
-    func waitForSettledThreads(quiet: Double = 6, timeout: Double = 30) -> Bool {
-        let deadline = ChildProcess.now() + timeout
-        var threads = Set(contextSwitchesByThread.keys)
-        var since = ChildProcess.now()
-        while ChildProcess.now() < deadline {
-            usleep(100_000)
-            let now = Set(contextSwitchesByThread.keys)
-            if now != threads { (threads, since) = (now, ChildProcess.now()) }
-            if ChildProcess.now() - since >= quiet { return true }
-        }
-        return false
-    }
 }
 
 /// A private PulseAudio server and a daemon playing a one-minute tone into it through ALSA's
