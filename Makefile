@@ -76,9 +76,10 @@ bench:
 TEXT_ORDER_XZ := $(CURDIR)/scripts/text-order.txt.xz
 TEXT_ORDER := $(CURDIR)/.build/text-order.txt
 TEXT_ORDER_DEPENDENCY := $(if $(wildcard $(TEXT_ORDER_XZ)),$(TEXT_ORDER))
-RELEASE_LINK_FLAGS ?= -c release --static-swift-stdlib \
+RELEASE_SECTION_FLAGS := -c release --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections
+RELEASE_LINK_FLAGS ?= $(RELEASE_SECTION_FLAGS) \
   $(if $(TEXT_ORDER_DEPENDENCY),-Xlinker --symbol-ordering-file=$(TEXT_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
 # SwiftPM does not compile again what it built before the flags changed: a tree built before
@@ -113,9 +114,7 @@ $(TEXT_ORDER): $(TEXT_ORDER_XZ)
 ## functions packed, about 1.6 times as many were listed, and the ordered block kept them resident).
 TEXT_ORDER_BUILD := $(CURDIR)/.build/text-order-build
 text-order: bootstrap
-	$(SWIFT) build --scratch-path $(TEXT_ORDER_BUILD) --product queueplayerd -c release --static-swift-stdlib \
-	  -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
-	  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections \
+	$(SWIFT) build --scratch-path $(TEXT_ORDER_BUILD) --product queueplayerd $(RELEASE_SECTION_FLAGS) \
 	  -Xswiftc -Xllvm -Xswiftc -align-all-functions=12 -Xcc -falign-functions=4096 -Xcxx -falign-functions=4096
 	scripts/text-order $(TEXT_ORDER_BUILD)/release/queueplayerd $(TEXT_ORDER_XZ)
 
