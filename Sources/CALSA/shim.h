@@ -14,4 +14,18 @@ static void calsa_error_silent(const char *file, int line, const char *function,
 static inline void calsa_silence_errors(void) {
     snd_lib_error_set_handler(calsa_error_silent);
 }
+
+/// Loads alsa-lib's global configuration as the first `snd_pcm_open` of a process would: the
+/// files (`snd_config_update_ref`), and the hooks they name, which run when a definition is
+/// first looked up (Debian's PulseAudio hook among them); `pcm.null` is defined by alsa.conf
+/// itself. Both calls hold alsa-lib's global configuration lock, as an open's do.
+static inline void calsa_load_configuration(void) {
+    snd_config_t *top = NULL;
+    if (snd_config_update_ref(&top) < 0 || top == NULL) return;
+    snd_config_t *definition = NULL;
+    if (snd_config_search_definition(top, "pcm", "null", &definition) >= 0 && definition != NULL) {
+        snd_config_delete(definition);
+    }
+    snd_config_unref(top);
+}
 #endif

@@ -3,6 +3,7 @@ import ArgumentParser
 import CShims
 import DaemonCore
 import FeedFetch
+import QueuePlayer
 
 /// `queueplayerd`: plays a queue of MP3 files through ALSA, like an iOS app with
 /// the audio background mode.
@@ -14,7 +15,11 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         // core), each keeping freed memory resident; the daemon's threads allocate little and the
         // render thread nothing per buffer, so two are enough (issue 32: 0.3 MiB less resident).
         cshims_limit_malloc_arenas(2)
-        await main(LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst())))
+        let arguments = LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst()))
+        // The ALSA device is opened at start; alsa-lib's configuration, most of that open's
+        // cost, loads on another core while the arguments are parsed (issue 32).
+        if OutputChoice.commandLineMayOpenALSA(arguments) { ALSAConfiguration.loadInBackground() }
+        await main(arguments)
     }
 
     static let configuration = CommandConfiguration(

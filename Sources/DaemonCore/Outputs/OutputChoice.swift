@@ -74,6 +74,36 @@ public enum OutputChoice: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether a daemon started with `arguments` (the command line after the program's name)
+    /// is likely to open an ALSA device at start: no `--output` given (the default is `auto`,
+    /// unless the configuration file says otherwise), or one of those given is `auto` or ALSA's;
+    /// not for `--help`, `-h` or `--version`, which print and exit. A guess made before the
+    /// arguments are parsed, so that alsa-lib's configuration can load meanwhile
+    /// (`ALSAConfiguration.loadInBackground()`): a wrong guess costs that load for nothing, or
+    /// saves nothing, and changes nothing else.
+    public static func commandLineMayOpenALSA(_ arguments: [String]) -> Bool {
+        var given: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" { break }
+            if argument == "--help" || argument == "-h" || argument == "--version" { return false }
+            if argument == "--output" {
+                if index < arguments.count { given.append(arguments[index]) }
+                index += 1
+            } else if argument.hasPrefix("--output=") {
+                given.append(String(argument.dropFirst("--output=".count)))
+            }
+        }
+        return given.isEmpty || given.contains { choice in
+            switch OutputChoice(argument: choice) {
+            case .auto, .alsa: return true
+            case .null, .fifo, nil: return false
+            }
+        }
+    }
+
     /// The forms `--help` lists.
     public static var allValueStrings: [String] { ["auto", "alsa", "alsa:DEVICE", "null", "fifo:PATH", "fifo:PATH?format=44100:16:2"] }
 }
