@@ -53,7 +53,7 @@ test: bootstrap
 clean:
 	rm -rf .build
 
-## Benchmarks side by side with mpg123 and mpd (about 30 minutes): bench/results/latest.md.
+## Benchmarks side by side with mpg123 and mpd (about 75 minutes): bench/results/latest.md.
 bench:
 	bench/run
 

@@ -17,8 +17,8 @@ static inline void calsa_silence_errors(void) {
 
 /// Loads alsa-lib's global configuration as the first `snd_pcm_open` of a process would: the
 /// files (`snd_config_update_ref`), and the hooks they name, which run when a definition is
-/// first looked up (Debian's PulseAudio hook among them); `pcm.null` is defined by alsa.conf
-/// itself. Both calls hold alsa-lib's global configuration lock, as an open's do.
+/// first looked up (Debian's PulseAudio hook among them); `pcm.null` is one alsa-lib's own
+/// configuration defines. Both calls hold alsa-lib's global configuration lock, as an open's do.
 static inline void calsa_load_configuration(void) {
     snd_config_t *top = NULL;
     if (snd_config_update_ref(&top) < 0 || top == NULL) return;
