@@ -1,4 +1,5 @@
 import CALSA
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +16,10 @@ import Glibc
 /// daemon's options, so the daemon starts the load on a thread of its own before it parses
 /// them, and the open finds it done or under way.
 public enum ALSAConfiguration {
+    /// How many loads ``loadInBackground()`` has finished in this process (for tests: a load
+    /// that never ran leaves no thread behind either).
+    static let loadsFinished = Atomic<Int>(0)
+
     /// Starts loading the configuration on a new thread (kernel name `qp.alsa-config`, gone
     /// once loaded) and returns at once.
     ///
@@ -33,6 +38,7 @@ public enum ALSAConfiguration {
         _ = pthread_create(&thread, &attributes, { _ in
             setKernelThreadName("qp.alsa-config")
             calsa_load_configuration()
+            ALSAConfiguration.loadsFinished.add(1, ordering: .releasing)
             return nil
         }, nil)
     }
