@@ -10,10 +10,11 @@ import Glibc
 /// log the test made, through a real gpsd listening on a free port of 127.0.0.1: what a
 /// receiver on the road sends, as the iOS Simulator's "Freeway Drive" replays a drive.
 ///
-/// gpsfake starts its gpsd at once and feeds the log once (`-1`) as soon as a client watches,
-/// `cycle` seconds between sentences (three sentences an epoch: RMC, GGA, GST); when the log
-/// is done, gpsfake and its gpsd exit. ``stop()`` (and `deinit`) end both: SIGINT, on which
-/// gpsfake stops its gpsd, then SIGKILL for anything left; nothing is left running.
+/// gpsfake starts its gpsd at once and feeds the log once (`-1`) from its start, `cycle`
+/// seconds between sentences (two an epoch: RMC and GGA), whether or not a client watches: gpsd
+/// opens the pty only for a watching client, so what was sent before is lost, as a receiver's
+/// sentences are while nobody listens. ``stop()`` (and `deinit`) end both, gpsd first; nothing
+/// is left running.
 final class GPSFake {
     /// One epoch of the log: a fix, or (`fix` false) a receiver that has lost it.
     struct Epoch {
@@ -47,15 +48,31 @@ final class GPSFake {
                             count: Int(2.5 / cycle) + 1)
         try (leadIn + Self.nmea(epochs)).write(to: log, atomically: true, encoding: .ascii)
         self.port = try port ?? SnapcastPair.freePort()
-        let child = try ChildProcess(program: "/usr/bin/gpsfake", ["-P", String(self.port), "-1", "-c", String(cycle), "-q", log.path])
-        process = child
-        let port = self.port
-        guard waitUntil(timeout: 10, { !child.isRunning || SnapcastPair.accepts(port: port) }), child.isRunning else {
-            let stderr = child.standardError
+        // gpsfake hands its pty to gpsd through gpsd's control socket as soon as the socket's
+        // file exists, and if connecting to it fails, it carries on without telling (its
+        // `add_device` drops the error): gpsd never has the device and every client waits for
+        // ever. Seen once in 30 starts on a loaded machine, and as a test that got no fix at all. So a start counts once gpsd has the
+        // device (its log at -D 2 says so: ``deviceAdded``; gpsd's `?DEVICES` lists only
+        // devices it has opened, and it opens them only for a watching client); otherwise
+        // gpsfake is stopped and started again.
+        var why = ""
+        for _ in 1...3 {
+            let child = try ChildProcess(program: "/usr/bin/gpsfake", ["-P", String(self.port), "-1", "-c", String(cycle), "-q", "-D", "2", log.path])
+            process = child
+            let port = self.port
+            if waitUntil(timeout: 10, { !child.isRunning || SnapcastPair.accepts(port: port) }), child.isRunning,
+               waitUntil(timeout: 5, { !child.isRunning || child.standardError.contains(Self.deviceAdded) }), child.isRunning {
+                return
+            }
+            why = child.isRunning ? "gpsd on \(port) was given no device within 5 s: \(child.standardError)" : "gpsfake ended: \(child.standardError)"
             stop()
-            throw UnixSocketError("gpsfake did not listen on \(port): \(stderr)")
         }
+        throw UnixSocketError("gpsfake did not start on \(self.port): \(why)")
     }
+
+    /// What gpsd logs (at `-D 2`, with each client's traffic) when its control socket hands it a
+    /// device: `gpsd:CLIENT: <= control(6): +/dev/pts/2`.
+    private static let deviceAdded = "): +/dev/"
 
     deinit {
         stop()
@@ -64,16 +81,26 @@ final class GPSFake {
 
     var isRunning: Bool { process?.isRunning ?? false }
 
+    /// What gpsfake and its gpsd printed (gpsd at `-D 2`: devices added, each client's
+    /// traffic): for a failing test's message.
+    var standardError: String { process?.standardError ?? "" }
+
     /// Ends gpsfake and its gpsd and waits until the port is free.
     func stop() {
         guard let process else { return }
         self.process = nil
+        // gpsd first (SIGTERM: it closes its sockets and removes its control socket), then
+        // gpsfake, by SIGKILL: its handler for SIGINT and SIGTERM only stops gpsd and returns, and
+        // a gpsfake blocked writing to a pty nobody reads (its buffer full) never gets further.
         let children = Self.children(of: process.processIdentifier)
-        if process.isRunning {
-            process.send(SIGINT)
-            if process.wait(timeout: 10) == nil { process.terminate() }
+        for child in children { kill(child, SIGTERM) }
+        if !waitUntil(timeout: 5, { !SnapcastPair.accepts(port: port) }) {
+            for child in children { kill(child, SIGKILL) }
         }
-        for child in children where kill(child, 0) == 0 { kill(child, SIGKILL) }
+        if process.isRunning {
+            process.send(SIGKILL)
+            process.wait(timeout: 5)
+        }
         _ = waitUntil(timeout: 10) { !SnapcastPair.accepts(port: port) }
     }
 

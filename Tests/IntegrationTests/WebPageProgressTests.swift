@@ -39,7 +39,11 @@ import Testing
         let client = try daemon.control.client()
         defer { client.close() }
         let kept = try client.request("locations").filter { $0.hasPrefix("lat:") }.count
-        #expect(kept == 100, "150 fixes: the daemon keeps 100 (\(kept))")
+        #expect(kept == 100, """
+            150 fixes: the daemon keeps 100 (\(kept)); its location log: \
+            \(daemon.process.standardError.split(separator: "\n").filter { $0.contains("location") }.suffix(10)); \
+            gpsfake's: \(gpsfake.standardError.suffix(1_500))
+            """)
         #expect(steps["track points"] as? Int == kept)
         #expect(steps["track shown"] as? Bool == true)
         let size = steps["track size"] as? [Double] ?? []
