@@ -224,14 +224,14 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         }
     }
 
-    func validate() throws {
-        _ = try options()
-    }
-
+    // No `validate()`: ArgumentParser calls it before it reports unknown options, so a mistyped
+    // option whose value was taken for a FILE (`--media DIR --prot 6600`) would be reported as
+    // "give one of --media DIR, ... or FILE arguments" instead of "Unknown option '--prot'".
+    // The same checks run first thing in `run()`, and a ValidationError from there is printed
+    // the same way (with the usage, status 64); the options are read once, not twice.
     func run() async throws {
-        Daemon.bootstrapLogging()
-        // Read again rather than kept from validate(): a command's stored properties are its arguments.
         let options = try options()
+        Daemon.bootstrapLogging()
         do {
             try await Daemon.run(options: options)
         } catch let error as DaemonOptionError {

@@ -93,6 +93,19 @@ import Testing
         #expect(help.lines.contains { $0.text.contains("--output") })
     }
 
+    /// A mistyped option followed by its value: the value looks like a FILE, and next to
+    /// --media that is a conflict, but what the user needs to hear is the unknown option.
+    @Test func aMistypedOptionWithAValueIsReportedAsUnknownNotAsAConflict() throws {
+        let daemon = try ChildProcess(["--media", TestMedia.directory.path, "--prot", "6600"])
+        #expect(daemon.wait(timeout: 10) == 64)
+        #expect(daemon.standardError.hasPrefix("Error: Unknown option '--prot'"), "\(daemon.standardError)")
+        // The conflict itself is still reported, as the same usage error.
+        let conflict = try ChildProcess(["--media", TestMedia.directory.path, "extra.mp3"])
+        #expect(conflict.wait(timeout: 10) == 64)
+        #expect(conflict.standardError.hasPrefix("Error: Give one of --media DIR"), "\(conflict.standardError)")
+        #expect(conflict.standardError.contains("Usage: queueplayerd"))
+    }
+
     @Test func strictALSAOutputThatCannotOpenIsAnError() throws {
         let daemon = try ChildProcess(["--output", "alsa:no-such-device", "--once", TestMedia.all[0].path])
         #expect(daemon.wait(timeout: 10) == 64)
