@@ -51,10 +51,10 @@ final class GPSFake {
         // gpsfake hands its pty to gpsd through gpsd's control socket as soon as the socket's
         // file exists, and if connecting to it fails, it carries on without telling (its
         // `add_device` drops the error): gpsd never has the device and every client waits for
-        // ever. Seen once in 30 starts on a loaded machine, and as a test that got no fix at all. So a start counts once gpsd has the
-        // device (its log at -D 2 says so: ``deviceAdded``; gpsd's `?DEVICES` lists only
-        // devices it has opened, and it opens them only for a watching client); otherwise
-        // gpsfake is stopped and started again.
+        // ever. Seen once in 30 starts on a loaded machine, and as a test that got no fix at
+        // all. So a start counts once gpsd has the device (its log at -D 2 says so:
+        // ``deviceAdded``; gpsd's `?DEVICES` lists only devices it has opened, and it opens them
+        // only for a watching client); otherwise gpsfake is stopped and started again.
         var why = ""
         for _ in 1...3 {
             let child = try ChildProcess(program: "/usr/bin/gpsfake", ["-P", String(self.port), "-1", "-c", String(cycle), "-q", "-D", "2", log.path])
@@ -94,14 +94,14 @@ final class GPSFake {
         // a gpsfake blocked writing to a pty nobody reads (its buffer full) never gets further.
         let children = Self.children(of: process.processIdentifier)
         for child in children { kill(child, SIGTERM) }
-        if !waitUntil(timeout: 5, { !SnapcastPair.accepts(port: port) }) {
-            for child in children { kill(child, SIGKILL) }
-        }
         if process.isRunning {
             process.send(SIGKILL)
             process.wait(timeout: 5)
         }
-        _ = waitUntil(timeout: 10) { !SnapcastPair.accepts(port: port) }
+        if !waitUntil(timeout: 5, { !SnapcastPair.accepts(port: port) }) {
+            for child in children { kill(child, SIGKILL) }
+            _ = waitUntil(timeout: 5) { !SnapcastPair.accepts(port: port) }
+        }
     }
 
     /// A drive along `bearing` at `speed` m/s from `start`, one epoch a second.
