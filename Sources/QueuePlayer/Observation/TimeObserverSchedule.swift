@@ -1,8 +1,8 @@
 /// A player's periodic and boundary time observers: what is due at a time of the current
 /// item, and when the next call is due.
 ///
-/// A value owned by the player's control queue (``QueuePlayer`` keeps it there and calls it
-/// nowhere else). Its state is private so the rules live in one place: a periodic observer
+/// A value kept under the player's `tick` mutex (``TickShare``), which its control queue and
+/// the clock thread's tick alone take. Its state is private so the rules live in one place: a periodic observer
 /// is called at each multiple of its interval once, counting from the start of each item; a
 /// boundary observer when normal playback crosses one of its times (never for a jump). The
 /// per-tick methods (``deliverDue(at:in:)``, ``nextDue(at:)``) walk the observers in place

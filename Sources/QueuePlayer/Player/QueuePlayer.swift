@@ -11,10 +11,12 @@ import Synchronization
 ///
 /// Every change is made on one internal serial queue, `controlQueue`
 /// (`queueplayer.control`), which owns the player's state (``ControlState``: the timeline,
-/// the observers' schedule, the opened head), reached only through ``control``, which checks
-/// that it runs there; the published properties are also read from other threads, under the
-/// `published` mutex. Observation handlers run on `controlQueue`. The public methods may be
-/// called from any thread, including from those handlers.
+/// the opened head), reached only through ``control``, which checks that it runs there; the
+/// published properties are also read from other threads, under the `published` mutex, and
+/// what a playing tick needs (the observers' schedule, the timer, the span heard) is shared
+/// with the clock thread under the `tick` mutex (``TickShare``). Observation handlers run on
+/// `controlQueue`. The public methods may be called from any thread, including from those
+/// handlers.
 public final class QueuePlayer: KeyValueObservable, Sendable {
     /// What happens when an item plays to its end.
     public enum ActionAtItemEnd: Sendable, Hashable {
@@ -159,15 +161,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var outputUnavailable = false
         /// The render thread waits for a network item's data (it reported so, in this generation).
         var waitingForData: WaitingReason?
-        /// The periodic and boundary time observers and what is due.
-        var timeObservers = TimeObserverSchedule()
         /// The span last published in ``QueuePlayer/audibleSpan`` (compared at each tick, so
         /// that the lock is taken only when it changes).
         var publishedSpan: AudibleSpan?
-        /// The player's one timer (``wakeUpFired()`` on the control queue), made once and set
-        /// again for each wake-up: with ``RealTimeClock`` setting it allocates nothing, so a tick
-        /// does not. Nil only until the end of `init` (its work needs the player); see ``wakeUp``.
-        var wakeUpTimer: (any ReusableTimer)?
     }
 
     /// Holds ``ControlState`` by reference, so the player's methods change it in place; reached
@@ -178,6 +174,10 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     private let controlBox = ControlStateBox()
 
+    /// The time observers, the wake-up timer and the span a tick may work alone from, shared by
+    /// the control queue and the clock thread (``TickShare``).
+    private let tick = Mutex(TickShare())
+
     /// The control queue's state; in debug builds, every access checks it is made there.
     private var control: ControlStateBox {
         #if DEBUG
@@ -186,9 +186,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         return controlBox
     }
 
-    /// ``ControlState/wakeUpTimer``, which `init` has made.
+    /// ``TickShare/timer``, which `init` has made. Not while `tick` is held.
     private var wakeUp: any ReusableTimer {
-        guard let timer = control.state.wakeUpTimer else { preconditionFailure("the player's wake-up timer is made at the end of its init") }
+        guard let timer = tick.withLock({ $0.timer }) else { preconditionFailure("the player's wake-up timer is made at the end of its init") }
         return timer
     }
 
@@ -220,9 +220,11 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
         events.start { [weak self] in self?.handleRenderEvents() }
         renderer.start()
-        let wakeUp = clock.makeTimer(on: controlQueue) { [weak self] in self?.wakeUpFired() }
+        let wakeUp = clock.makeTimer(on: controlQueue, direct: { [weak self] isCurrent in
+            self?.tickAlone(isCurrent) ?? false
+        }) { [weak self] in self?.wakeUpFired() }
+        tick.withLock { $0.timer = wakeUp }
         onControlQueue {
-            control.state.wakeUpTimer = wakeUp
             for item in items { insertOnQueue(item, after: nil) }
         }
     }
@@ -231,7 +233,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         // The last reference is gone: nothing runs on the control queue for the player now
         // (a block there holds a reference while it runs), so its state is reached directly,
         // on whichever thread this is.
-        controlBox.state.wakeUpTimer?.cancel()
+        tick.withLock { $0.timer }?.cancel()
         if clockParticipant != nil {
             clockParticipant?.remove()
             // A sink on a clock that moves only when told would wait for time forever.
@@ -392,7 +394,10 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     @discardableResult
     func onControlQueue<T>(_ body: () -> T) -> T {
         if DispatchQueue.getSpecific(key: Self.controlQueueKey) == ObjectIdentifier(self) { return body() }
-        return controlQueue.sync(execute: body)
+        return controlQueue.sync {
+            takeTickBack()
+            return body()
+        }
     }
 
     /// ``rate`` and ``currentItem`` in one trip to the `published` mutex (a tick needs both).
@@ -409,8 +414,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     private func setCurrentItem(_ item: PlayerItem?) {
         if item != currentItem {
+            takeTickBack()
             control.state.timeline.restartAudibleTime()
-            control.state.timeObservers.restartTicks()
+            tick.withLock { $0.timeObservers.restartTicks() }
         }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
@@ -509,6 +515,7 @@ extension QueuePlayer {
     private func openedAhead(_ item: PlayerItem) -> Result<any Decoder, DecoderError>? {
         lookAhead.result(for: item) { [weak self] in
             guard let self, !self.isClosedForGood else { return }
+            self.takeTickBack()
             self.reconcileRenderer()
         }
     }
@@ -544,10 +551,11 @@ extension QueuePlayer {
     /// Starts a new generation: the render thread drops what it has and plays `item` from `frame`.
     private func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
+        takeTickBack()
         let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
         // A network item waits for its first audio until the render thread says it plays.
         control.state.waitingForData = decoder?.isStreaming == true ? .evaluatingBufferingRate : nil
-        control.state.timeObservers.forgetBoundaryProgress()
+        tick.withLock { $0.timeObservers.forgetBoundaryProgress() }
         let next = renderItem.flatMap { preparedItem(after: $0.item) }
         control.state.timeline.requestNext(next)
         control.state.timeline.setRendererIdle(renderItem == nil)
@@ -610,6 +618,7 @@ extension QueuePlayer {
 
     private func handleRenderEvents() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
+        takeTickBack()
         while let event = events.pop() {
             // The output's state is the device's, not a generation's: a load posted a moment
             // before must not make the player miss that the output failed or came back.
@@ -690,7 +699,10 @@ extension QueuePlayer {
     private func readPosition() -> PositionReading {
         // Half the shortest periodic interval: a tick then always finds the answer of the tick
         // before too old, however early it wakes.
-        let accuracy = control.state.timeObservers.shortestPeriodicInterval / 2
+        let accuracy = tick.withLock { share in
+            absorbTicksAlone(&share)
+            return share.timeObservers.shortestPeriodicInterval
+        } / 2
         let (position, now) = devicePosition.read(accuracy: accuracy, clock: clock)
         return PositionReading(position: position, now: now)
     }
@@ -805,7 +817,7 @@ extension QueuePlayer {
         precondition(interval.value > 0, "the interval of a periodic time observer must be positive")
         return onControlQueue {
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock, block: block)
-            let id = control.state.timeObservers.addPeriodic(interval: interval, delivery: delivery)
+            let id = tick.withLock { $0.timeObservers.addPeriodic(interval: interval, delivery: delivery) }
             scheduleWakeUp()
             return TimeObserverToken(id: id, player: self)
         }
@@ -817,7 +829,7 @@ extension QueuePlayer {
                                         using block: @escaping @Sendable () -> Void) -> TimeObserverToken {
         onControlQueue {
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock) { _ in block() }
-            let id = control.state.timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery)
+            let id = tick.withLock { $0.timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery) }
             scheduleWakeUp()
             return TimeObserverToken(id: id, player: self)
         }
@@ -833,7 +845,7 @@ extension QueuePlayer {
     func removeTimeObserver(id: UInt64, ifOwnedBy token: TimeObserverToken? = nil) {
         let delivery: TimeObserverDelivery? = onControlQueue {
             if let token, !token.belongs(to: self) { return nil }
-            return control.state.timeObservers.remove(id: id)
+            return tick.withLock { $0.timeObservers.remove(id: id) }
         }
         // Outside the control queue: waiting for a running block must not hold up the player.
         delivery?.cancel()
@@ -846,22 +858,72 @@ extension QueuePlayer {
     private func deliverToAllPeriodicObservers(at seconds: Double? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         guard let seconds = seconds ?? audiblePosition() else { return }
-        control.state.timeObservers.deliverToAll(at: seconds, in: currentItem)
+        let item = currentItem
+        tick.withLock { $0.timeObservers.deliverToAll(at: seconds, in: item) }
     }
 
     /// Fires what is due and schedules the next wake-up, all from one reading of the position
     /// (a second one if an item entered or ended meanwhile: what that ran may have changed the queue).
     private func wakeUpFired() {
         dispatchPrecondition(condition: .onQueue(controlQueue))
+        takeTickBack()
         var reading = readPosition()
         if updateTimeline(reading) { reading = readPosition() }
         // Read once: delivering only queues the blocks, so nothing below changes them.
         let playing = playingState()
         if playing.rate != 0, !control.state.timeline.isHeldAtEnd, let item = playing.item,
            let seconds = control.state.timeline.audibleSeconds(of: item, in: reading.position, at: reading.now) {
-            control.state.timeObservers.deliverDue(at: seconds, in: item)
+            tick.withLock { $0.timeObservers.deliverDue(at: seconds, in: item) }
         }
         scheduleWakeUp(reading, playing: playing)
+    }
+
+    /// Clock thread (or, under a clock that runs its timers on the control queue, there): the
+    /// tick of a playing item done without the control queue, from the span it published with
+    /// the timer (``TickShare``): the audible time, the periodic and boundary observers due,
+    /// the timer set again. False, having done nothing, when the control queue must look: no
+    /// span (it took it back, or published none), the timer cancelled or set again since this
+    /// deadline (`isCurrent`), or a time outside the span (the item ended, another generation,
+    /// a stream not running). The device is asked as the control queue's tick would
+    /// (``DevicePosition``), with the mutex held, so the control queue never sees half a tick.
+    private func tickAlone(_ isCurrent: () -> Bool) -> Bool {
+        tick.withLock { share in
+            guard let span = share.span, isCurrent() else { return false }
+            let (snapshot, now) = devicePosition.read(accuracy: share.timeObservers.shortestPeriodicInterval / 2, clock: clock)
+            guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
+                  let timer = share.timer else { return false }
+            share.floor = seconds
+            share.reportedAlone = true
+            audibleFloor.store(seconds.bitPattern, ordering: .relaxed)
+            share.timeObservers.deliverDue(at: seconds, in: span.item)
+            let last = share.lastMeasurement.flatMap { $0.generation == span.generation ? (audible: $0.audible, at: $0.at) : nil }
+            let hearing = Hearing(snapshot: snapshot, now: now, last: last)
+            share.lastMeasurement = (span.generation, hearing.audibleAtMeasurement, snapshot.measuredAt)
+            let deadline = hearing.wakeUp(start: span.start, end: span.end, itemStartFrame: span.itemStartFrame,
+                                          sampleRate: span.sampleRate, seconds: seconds) { share.timeObservers.nextDue(at: $0) }
+            timer.schedule(at: max(deadline, now))
+            return true
+        }
+    }
+
+    /// Control queue, at the start of any work there: no tick runs alone until the next
+    /// ``scheduleWakeUp(_:playing:)`` publishes a span again, and what ticks alone reported is
+    /// taken into the timeline. (Waits for a tick alone under way.)
+    private func takeTickBack() {
+        tick.withLock { share in
+            absorbTicksAlone(&share)
+            share.span = nil
+        }
+    }
+
+    /// Control queue, `tick` held: the time the clock thread reported alone becomes the
+    /// timeline's floor for the item.
+    private func absorbTicksAlone(_ share: inout TickShare) {
+        guard share.reportedAlone else { return }
+        share.reportedAlone = false
+        if let span = share.span {
+            control.state.timeline.noteReported(share.floor, of: span.item, generation: span.generation)
+        }
     }
 
     /// Schedules one timer for the earliest of: the next item boundary, the next
@@ -870,6 +932,8 @@ extension QueuePlayer {
     /// `reading` and `playing` (``playingState()``) if given (read now if nil).
     private func scheduleWakeUp(_ reading: PositionReading? = nil, playing: (rate: Float, item: PlayerItem?)? = nil) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
+        // A tick alone from an earlier span (this one may be the second of a piece of work) is taken in first.
+        takeTickBack()
         let (rate, item) = playing ?? playingState()
         publishAudibleSpan(rate: rate, item: item)
         // While the output is unavailable time stands still: its return (a render event) reschedules.
@@ -879,11 +943,18 @@ extension QueuePlayer {
             return
         }
         let reading = reading ?? readPosition()
-        // A copy: the timeline's call below changes the control state, which the closure may not read.
-        let observers = control.state.timeObservers
-        let deadline = control.state.timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) { observers.nextDue(at: $0) }
-        // In place of the deadline it had: one trip to the clock's list, not a cancel and a setting.
-        wakeUp.schedule(at: max(deadline, reading.now))
+        let state = control
+        tick.withLock { share in
+            let deadline = state.state.timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) {
+                share.timeObservers.nextDue(at: $0)
+            }
+            // Published with the timer, under the same lock: the tick it sets may run alone.
+            share.span = state.state.publishedSpan
+            share.floor = state.state.publishedSpan.map { state.state.timeline.lastReportedSeconds(of: $0.item) } ?? 0
+            share.lastMeasurement = state.state.timeline.lastMeasured.map { (state.state.timeline.generation, $0.audible, $0.at) }
+            // In place of the deadline it had: one trip to the clock's list, not a cancel and a setting.
+            share.timer?.schedule(at: max(deadline, reading.now))
+        }
     }
 }
 

@@ -43,17 +43,33 @@ public protocol PlaybackClock: AnyObject, Sendable {
 
     /// A timer for `work` on `queue` that is set again and again (a player's wake-up, once per
     /// tick): ``RealTimeClock`` makes it once and then allocates nothing per deadline.
-    func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer
+    ///
+    /// `direct`, if given, is tried first at each deadline, without entering `queue` (with
+    /// ``RealTimeClock`` on the clock thread): it returns true if it did the deadline's work,
+    /// false if `work` must run on `queue` as usual. It is given a test of whether the deadline
+    /// is still the timer's (not cancelled or set again since), to call under the lock that
+    /// also guards the timer's setting; a timer that runs its work on `queue` anyway (the
+    /// default below) passes one that is always true.
+    func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer
 }
+
+/// A timer's work done without entering its queue (``PlaybackClock/makeTimer(on:direct:_:)``):
+/// given a test of whether the deadline is still the timer's, returns true if it did the work.
+public typealias DirectTimerWork = @Sendable (_ isCurrent: () -> Bool) -> Bool
 
 extension PlaybackClock {
     public func addParticipant(settle: @escaping @Sendable () -> Void,
                                isQuiescent: @escaping @Sendable () -> Bool) -> (any ClockRegistration)? { nil }
     public func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)? { nil }
 
-    /// A timer made of one ``schedule(at:on:_:)`` per deadline.
-    public func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
-        ScheduledWorkTimer(clock: self, queue: queue, work: work)
+    /// A timer made of one ``schedule(at:on:_:)`` per deadline, whose `direct` work is tried
+    /// on `queue` before `work` (a deadline that runs at all there is still the timer's: a
+    /// cancel made on `queue` would have withdrawn it).
+    public func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
+        guard let direct else { return ScheduledWorkTimer(clock: self, queue: queue, work: work) }
+        return ScheduledWorkTimer(clock: self, queue: queue) {
+            if !direct({ true }) { work() }
+        }
     }
 }
 
@@ -111,7 +127,9 @@ public protocol ScheduledWork: Sendable {
 /// change, a poke of Dispatch's manager thread and a worker wake-up each time;
 /// here a deadline is an entry in a short list, the clock thread sleeps in one
 /// futex wait until the earliest one, and runs the work on its queue
-/// with `sync`, on the clock thread itself: one wake-up per deadline.
+/// with `sync`, on the clock thread itself: one wake-up per deadline. A timer's direct work
+/// (``PlaybackClock/makeTimer(on:direct:_:)``: a playing player's tick) runs there without
+/// entering the queue at all.
 public final class RealTimeClock: PlaybackClock {
     /// The one real clock; it has no state of its own.
     public static let shared = RealTimeClock()
@@ -126,13 +144,13 @@ public final class RealTimeClock: PlaybackClock {
     }
 
     public func schedule(at deadline: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
-        let timer = ClockTimer(queue: queue, work: work)
+        let timer = ClockTimer(queue: queue, direct: nil, work: work)
         timer.schedule(at: deadline)
         return timer
     }
 
-    public func makeTimer(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
-        ClockTimer(queue: queue, work: work)
+    public func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
+        ClockTimer(queue: queue, direct: direct, work: work)
     }
 
     /// On the clock thread, while the work of one of its timers runs: queues `body` to run
@@ -164,9 +182,14 @@ protocol ClockFollowUp: AnyObject {
 /// when it holds the queue (a cancel, or a new setting, made there first always wins), and
 /// ends it, so one arming never runs twice.
 ///
+/// The `direct` work, when there is one, is tried first on the clock thread, outside the
+/// queue: it checks the arming itself (under its owner's lock, which also guards the owner's
+/// setting and cancelling of the timer) and sets the timer again when it did the work.
+///
 /// `arming` and `firing` are atomics, and the rest is set in `init`: nothing needs an owner.
 private final class ClockTimer: ReusableTimer, Sendable {
     let queue: DispatchQueue
+    private let direct: DirectTimerWork?
     /// The current arming (bumped by every setting and cancel, and by the firing it allows).
     private let arming: Armings
     /// Runs the work for the arming being fired, holding `queue`: made once, so a firing
@@ -182,8 +205,9 @@ private final class ClockTimer: ReusableTimer, Sendable {
         let firing = Atomic<UInt64>(0)
     }
 
-    init(queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
+    init(queue: DispatchQueue, direct: DirectTimerWork?, work: @escaping @Sendable () -> Void) {
         self.queue = queue
+        self.direct = direct
         let arming = Armings()
         self.arming = arming
         fireItem = SendableWorkItem {
@@ -203,9 +227,11 @@ private final class ClockTimer: ReusableTimer, Sendable {
         ClockThread.shared.remove(self)
     }
 
-    /// Clock thread: runs the work on its queue if `armed` is still the timer's arming.
+    /// Clock thread: does the work directly if the direct work can, or else on its queue, if
+    /// `armed` is still the timer's arming.
     func fire(_ armed: UInt64) {
         guard arming.current.load(ordering: .acquiring) == armed else { return }
+        if let direct, direct({ arming.current.load(ordering: .acquiring) == armed }) { return }
         arming.firing.store(armed, ordering: .relaxed)
         queue.sync(execute: fireItem.item)
     }

@@ -82,6 +82,8 @@ struct Timeline {
     /// the audible frame it measured, and when. A later measurement of the same frame means
     /// the device stands still.
     private var lastMeasurement: (audible: Int64, at: UInt64)?
+    /// The measurement the last wake-up was worked out from (``nextWakeUp(of:in:at:nextDue:)``).
+    var lastMeasured: (audible: Int64, at: UInt64)? { lastMeasurement }
 
     // MARK: - Hand-overs
 
@@ -292,49 +294,33 @@ struct Timeline {
         guard snapshot.generation == generation, snapshot.isRunning, snapshot.sampleRate > 0 else {
             return now + Self.positionPollInterval
         }
-        var deadline = now + Self.longestSleep
-        // A device that stands still (measured again, later, at the same frame: a stall the
-        // device's own count shows between the render thread's writes) is looked at once a
-        // tick. The time of the next frame due, worked out as if it played, stays a fraction of
-        // a tick away while it stands still: looked at then, the player woke every half
-        // millisecond through a stall (the stall test: 345 to about 1,100 device queries in 0.6 s).
-        let audibleAtMeasurement = snapshot.framesWritten - snapshot.delay
-        let measured = Double(audibleAtMeasurement)
-        // A `let`: a `var` captured by `when` below is boxed on the heap in a debug build (a
-        // tick would allocate).
-        let standsStill = lastMeasurement.map { snapshot.measuredAt > $0.at && audibleAtMeasurement == $0.audible } ?? false
-        lastMeasurement = (audibleAtMeasurement, snapshot.measuredAt)
-        func when(_ streamFrame: Double) -> UInt64 {
-            let nanoseconds = max(0, (streamFrame - measured) * 1e9 / Double(snapshot.sampleRate))
-            let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
-            // A frame not yet written is heard only after the render thread writes it: if its
-            // extrapolated time has passed, the stream is starved (a write blocked, a device
-            // stalled) and the time is unknown. Look again shortly rather than at once, which
-            // would fire the same wake-up over and over, a core's worth, while it stands still.
-            if streamFrame > Double(snapshot.framesWritten) {
-                return max(at, now + (snapshot.framesWritten == 0 ? Self.positionPollInterval : Self.starvedPollInterval))
-            }
-            return standsStill ? max(at, now + Self.starvedPollInterval) : at
-        }
-        guard audibleIndex < segments.count else { return deadline }
+        let hearing = Hearing(snapshot: snapshot, now: now, last: lastMeasurement)
+        lastMeasurement = (hearing.audibleAtMeasurement, snapshot.measuredAt)
+        guard audibleIndex < segments.count else { return now + Self.longestSleep }
         let segment = segments[audibleIndex]
         if !segment.entered {
-            return min(deadline, when(Double(segment.start)))
+            return min(now + Self.longestSleep, hearing.when(Double(segment.start)))
         }
-        if let end = segment.end { deadline = min(deadline, when(Double(end))) }
-        // The stream frame of the earliest call due: the clock's time for it follows.
-        if let seconds = audibleSeconds(of: item, in: snapshot, at: now), let next = nextDue(seconds) {
-            let frame = Double(segment.start) + next * Double(segment.sampleRate) - Double(segment.itemStartFrame)
-            deadline = min(deadline, when(frame))
-        }
-        return deadline
+        return hearing.wakeUp(start: segment.start, end: segment.end, itemStartFrame: segment.itemStartFrame,
+                              sampleRate: segment.sampleRate, seconds: audibleSeconds(of: item, in: snapshot, at: now),
+                              nextDue: nextDue)
+    }
+
+    /// The clock thread reported `seconds` for `item` of `generation` without the control
+    /// queue (the player's tick, ``AudibleSpan``): the time reported next for the item never
+    /// goes below it. A report of another generation, or from before a new current item, is
+    /// ignored.
+    mutating func noteReported(_ seconds: Double, of item: PlayerItem, generation: UInt64) {
+        guard generation == self.generation, !isHeldAtEnd, audibleSegment?.item === item else { return }
+        if let last = lastReportedTime, last.item === item, last.seconds >= seconds { return }
+        lastReportedTime = (item, seconds)
     }
 }
 
 /// The item being heard and where it lies in the stream, as the control queue last saw it:
 /// enough for another thread to work out the item's audible time from a measurement of the
 /// stream (``StreamPosition/Snapshot``) without a trip to the control queue
-/// (``QueuePlayer/audibleTimeWhilePlaying(of:)``).
+/// (``QueuePlayer/audibleTimeWhilePlaying(of:)``, and the clock thread's tick alone: ``TickShare``).
 ///
 /// It changes only when the timeline, the rate or the output's state does (not at each tick):
 /// the last time reported for the item, which changes at each tick, travels beside it
@@ -364,6 +350,7 @@ struct AudibleSpan: Sendable, Equatable {
         guard snapshot.generation == generation, snapshot.isRunning, sampleRate > 0 else { return nil }
         let audible = snapshot.audibleFrame(at: now)
         guard audible >= Double(start), audible < Double(end ?? .max) else { return nil }
-        return max(floor, (Double(itemStartFrame) + audible - Double(start)) / Double(sampleRate))
+        // In the order the control queue's timeline works it out: a tick alone reports the same bits.
+        return max(floor, (Double(itemStartFrame) + (audible - Double(start))) / Double(sampleRate))
     }
 }
