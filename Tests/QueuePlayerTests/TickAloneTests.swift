@@ -17,9 +17,10 @@ import Testing
         var count: Int { times.withLock { $0.count } }
     }
 
-    /// With the control queue held by work of its own, the 10 ms observer keeps getting the
-    /// time, and the time moves on: the ticks did not wait for that queue (they did, one by one,
-    /// before: the count then stood still for as long as the queue was held).
+    /// With the control queue held by a block the player knows nothing of, the 10 ms observer
+    /// keeps getting the time, and the time moves on: the ticks did not enter that queue (they
+    /// did, one by one, before: the count then stood still for as long as the queue was held).
+    /// The player's own work there takes the span back first, and the ticks wait for it.
     @Test func theObserverTicksOnWhileTheControlQueueIsBusy() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

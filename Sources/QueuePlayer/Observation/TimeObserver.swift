@@ -130,7 +130,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     }
 }
 
-/// A periodic observer's schedule, kept on the player's control queue.
+/// A periodic observer's schedule, kept in the player's ``TimeObserverSchedule``.
 struct PeriodicTimeObserver {
     let interval: MediaTime
     let delivery: TimeObserverDelivery
@@ -160,7 +160,7 @@ struct PeriodicTimeObserver {
     }
 }
 
-/// A boundary observer's times, kept on the player's control queue.
+/// A boundary observer's times, kept in the player's ``TimeObserverSchedule``.
 struct BoundaryTimeObserver {
     /// Seconds, ascending.
     let times: [Double]

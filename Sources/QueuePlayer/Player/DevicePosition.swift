@@ -23,8 +23,9 @@ import Synchronization
 /// when it is later than that measurement (``StreamPosition/Snapshot/updated(with:)``).
 ///
 /// Thread-safe: the last answer is under a mutex held only to copy it; the device is asked
-/// outside it. The control queue reads at its wake-ups; other threads (the daemon's `status`)
-/// read without asking the device (``read(accuracy:now:)``).
+/// outside it. The player's wake-ups read it (on the control queue, or on the clock thread for
+/// a tick alone: ``TickShare``); other threads (the daemon's `status`) read without asking the
+/// device (``read(accuracy:now:)``).
 final class DevicePosition: Sendable {
     private let position: StreamPosition
     private let sink: any AudioSink

@@ -139,9 +139,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// (``publishAudibleSpan(rate:item:)``): ``audibleTimeWhilePlaying(of:)`` reads it from any
     /// thread. Set only when it changes, not at each tick.
     private let audibleSpan = Mutex<AudibleSpan?>(nil)
-    /// The last time the control queue reported for the span's item (a `Double`'s bits), which
-    /// the time read beside the span never goes below. A tick that keeps the span stores only
-    /// this, without the lock; a new span stores it under `audibleSpan`'s lock, and readers load
+    /// The last time reported for the span's item (a `Double`'s bits: the control queue's, or a
+    /// tick alone's), which the time read beside the span never goes below. A tick that keeps
+    /// the span stores only this, without the lock; a new span stores it under `audibleSpan`'s lock, and readers load
     /// it under that lock: the time a reader pairs with a span is always one of that span's item.
     private let audibleFloor = Atomic<UInt64>(0)
     let events: RenderEventRing
@@ -161,8 +161,8 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var outputUnavailable = false
         /// The render thread waits for a network item's data (it reported so, in this generation).
         var waitingForData: WaitingReason?
-        /// The span last published in ``QueuePlayer/audibleSpan`` (compared at each tick, so
-        /// that the lock is taken only when it changes).
+        /// The span last published in ``QueuePlayer/audibleSpan`` (compared whenever the control
+        /// queue schedules a wake-up, so that the lock is taken only when it changes).
         var publishedSpan: AudibleSpan?
     }
 
@@ -248,7 +248,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     public func close() {
         guard isClosed.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
         onControlQueue {
-            wakeUp.cancel()
+            cancelWakeUp()
         }
         renderer.stop()
     }
@@ -393,7 +393,13 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// Runs `body` on the control queue (inline when already there).
     @discardableResult
     func onControlQueue<T>(_ body: () -> T) -> T {
-        if DispatchQueue.getSpecific(key: Self.controlQueueKey) == ObjectIdentifier(self) { return body() }
+        if DispatchQueue.getSpecific(key: Self.controlQueueKey) == ObjectIdentifier(self) {
+            // A call from within the control queue's own work (an observation handler's): what
+            // it published for ticks alone is taken back when it returns, since the work around
+            // it goes on (and publishes again when it schedules its own wake-up).
+            defer { takeTickBack() }
+            return body()
+        }
         return controlQueue.sync {
             takeTickBack()
             return body()
@@ -884,11 +890,13 @@ extension QueuePlayer {
     /// the timer set again. False, having done nothing, when the control queue must look: no
     /// span (it took it back, or published none), the timer cancelled or set again since this
     /// deadline (`isCurrent`), or a time outside the span (the item ended, another generation,
-    /// a stream not running). The device is asked as the control queue's tick would
+    /// a stream not running), or render events waiting for it. The device is asked as the control queue's tick would
     /// (``DevicePosition``), with the mutex held, so the control queue never sees half a tick.
     private func tickAlone(_ isCurrent: () -> Bool) -> Bool {
         tick.withLock { share in
-            guard let span = share.span, isCurrent() else { return false }
+            // Render events waiting for the control queue (an item's end decoded, a stall) may
+            // change the span: it looks at them first, as a tick used to wait behind them.
+            guard let span = share.span, isCurrent(), events.isEmpty else { return false }
             let (snapshot, now) = devicePosition.read(accuracy: share.timeObservers.shortestPeriodicInterval / 2, clock: clock)
             guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
                   let timer = share.timer else { return false }
@@ -917,12 +925,25 @@ extension QueuePlayer {
     }
 
     /// Control queue, `tick` held: the time the clock thread reported alone becomes the
-    /// timeline's floor for the item.
+    /// timeline's floor for the item, and the measurement it last worked from the timeline's
+    /// last (a device that stands still is seen at the next wake-up either works out).
     private func absorbTicksAlone(_ share: inout TickShare) {
         guard share.reportedAlone else { return }
         share.reportedAlone = false
         if let span = share.span {
             control.state.timeline.noteReported(share.floor, of: span.item, generation: span.generation)
+        }
+        if let last = share.lastMeasurement {
+            control.state.timeline.noteMeasured(audible: last.audible, at: last.at, generation: last.generation)
+        }
+    }
+
+    /// Control queue: no more wake-ups, none alone either (under the mutex, where a tick alone
+    /// checks its deadline is still the timer's before it sets the timer again).
+    private func cancelWakeUp() {
+        tick.withLock { share in
+            share.span = nil
+            share.timer?.cancel()
         }
     }
 
@@ -939,7 +960,7 @@ extension QueuePlayer {
         // While the output is unavailable time stands still: its return (a render event) reschedules.
         guard rate != 0, let item, !control.state.timeline.isHeldAtEnd, !control.state.outputUnavailable,
               control.state.waitingForData == nil else {
-            wakeUp.cancel()
+            cancelWakeUp()
             return
         }
         let reading = reading ?? readPosition()

@@ -5,10 +5,12 @@
 /// periodic observers: the clock thread does that on its own, without entering the control
 /// queue (``QueuePlayer``'s `tickAlone`), from the span the control queue published when it
 /// last set the wake-up timer. Everything else (an item's end heard, a time that left the
-/// span, a new measurement of another generation) goes to the control queue as before. The
-/// control queue takes the span back at the start of any work it does (``span`` nil: the
-/// next tick goes to it), so the clock thread never ticks from a span the control queue is
-/// changing, and sets it again, with the timer, when it schedules the next wake-up.
+/// span, a new measurement of another generation, render events not yet handled) goes to the
+/// control queue as before. The control queue takes the span back at the start of any work it
+/// does, and when a call from within that work returns (``span`` nil: the next tick goes to
+/// it), so the clock thread never ticks from a span the control queue is changing, and sets it
+/// again, with the timer, when it schedules the next wake-up; it cancels the timer under the
+/// mutex too.
 ///
 /// A value: the mutex is its owner (the control queue and the clock thread take it, each
 /// only for a tick's work or a change of the observers, the timer or the span).

@@ -63,8 +63,9 @@ extension PlaybackClock {
     public func addTimeListener(_ listener: @escaping @Sendable () -> Void) -> (any ClockRegistration)? { nil }
 
     /// A timer made of one ``schedule(at:on:_:)`` per deadline, whose `direct` work is tried
-    /// on `queue` before `work` (a deadline that runs at all there is still the timer's: a
-    /// cancel made on `queue` would have withdrawn it).
+    /// on `queue` before `work`, told that the deadline is still the timer's. A clock that
+    /// takes a cancelled deadline out of its list before it enters `queue` may still run one
+    /// that was set again meanwhile: an extra wake-up, which works its time out afresh.
     public func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
         guard let direct else { return ScheduledWorkTimer(clock: self, queue: queue, work: work) }
         return ScheduledWorkTimer(clock: self, queue: queue) {

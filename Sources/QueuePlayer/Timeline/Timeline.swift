@@ -315,6 +315,14 @@ struct Timeline {
         if let last = lastReportedTime, last.item === item, last.seconds >= seconds { return }
         lastReportedTime = (item, seconds)
     }
+
+    /// The clock thread worked a wake-up out alone from the measurement of `audible` at `at` in
+    /// `generation` (``Hearing``): the next wake-up here compares with it.
+    mutating func noteMeasured(audible: Int64, at: UInt64, generation: UInt64) {
+        guard generation == self.generation else { return }
+        if let last = lastMeasurement, last.at >= at { return }
+        lastMeasurement = (audible, at)
+    }
 }
 
 /// The item being heard and where it lies in the stream, as the control queue last saw it:
@@ -342,8 +350,8 @@ struct AudibleSpan: Sendable, Equatable {
             && lhs.itemStartFrame == rhs.itemStartFrame && lhs.sampleRate == rhs.sampleRate
     }
 
-    /// The item's audible time in seconds at `now`, never below `floor` (the last time the
-    /// control queue reported for the item: the time never runs backwards); nil when `snapshot`
+    /// The item's audible time in seconds at `now`, never below `floor` (the last time
+    /// reported for the item: the time never runs backwards); nil when `snapshot`
     /// is of another generation or not running, or the audible frame lies outside the span (the
     /// item has ended, or time moved backwards): the control queue must look.
     func seconds(in snapshot: StreamPosition.Snapshot, at now: UInt64, floor: Double) -> Double? {
