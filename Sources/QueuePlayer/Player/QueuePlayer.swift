@@ -889,9 +889,10 @@ extension QueuePlayer {
     /// the timer (``TickShare``): the audible time, the periodic and boundary observers due,
     /// the timer set again. False, having done nothing, when the control queue must look: no
     /// span (it took it back, or published none), the timer cancelled or set again since this
-    /// deadline (`isCurrent`), or a time outside the span (the item ended, another generation,
-    /// a stream not running), or render events waiting for it. The device is asked as the control queue's tick would
-    /// (``DevicePosition``), with the mutex held, so the control queue never sees half a tick.
+    /// deadline (`isCurrent`), render events waiting for it, or a time outside the span (the
+    /// item ended, another generation, a stream not running). The device is asked as the
+    /// control queue's tick would (``DevicePosition``), with the mutex held, so the control
+    /// queue never sees half a tick.
     private func tickAlone(_ isCurrent: () -> Bool) -> Bool {
         tick.withLock { share in
             // Render events waiting for the control queue (an item's end decoded, a stall) may
