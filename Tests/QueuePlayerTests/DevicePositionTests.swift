@@ -41,8 +41,8 @@ import Testing
             return device
         }
 
-        func read(accuracy: UInt64? = .max) -> Double {
-            let (snapshot, now) = position.read(accuracy: accuracy, clock: clock)
+        func read(following asking: DevicePosition.Asking = .perPeriod) -> Double {
+            let (snapshot, now) = position.read(following: asking, clock: clock)
             return snapshot.audibleFrame(at: now)
         }
     }
@@ -64,22 +64,37 @@ import Testing
         #expect(device.position.asks == 20, "2 s at a 100 ms period: 20 asks, not \(device.position.asks)")
     }
 
-    /// A reader that needs the time closer than a period (a 10 ms observer, half its interval)
-    /// asks that often; a reader that must not wait for the device never asks.
-    @Test func aShorterAccuracyAsksMoreOftenAndNoneNever() {
+    /// A reader that must follow a stall (a time observer's tick, every 10 ms here) asks every
+    /// half period, not every call; one that finds the render thread's measurement fresher than
+    /// that does not ask at all; a reader that must not wait for the device never asks.
+    @Test func aTickAsksEveryHalfPeriodAFreshMeasurementNoneAndNoneNever() {
         let device = Device()
-        device.stream.publish(Self.measurement(written: 5_000, delay: 500, at: device.clock.now()))
+        device.stream.publish(Self.measurement(written: 10_000, delay: 5_500, at: device.clock.now()))
+        var worst = 0.0
         for step in 1...100 {
             device.clock.advance(byNanoseconds: 10 * Self.millisecond)
             device.plays(4_500 + Int64(step * 10))
-            _ = device.read(accuracy: 5 * Self.millisecond)
+            worst = max(worst, abs(device.read(following: .followingStalls) - Double(4_500 + step * 10)))
         }
-        #expect(device.position.asks == 100)
+        #expect(device.position.asks == 20, "1 s at a 100 ms period, asked every half period: 20 asks, not \(device.position.asks)")
+        #expect(worst <= 1, "the interpolated position was \(worst) frames off the device's")
+        // The render thread measures every 40 ms (as it does after each write while the device
+        // plays): its measurement is never half a period old, and the device is not asked.
+        for step in 1...100 {
+            device.clock.advance(byNanoseconds: 10 * Self.millisecond)
+            let heard = 5_500 + Int64(step * 10)
+            device.plays(heard)
+            if step % 4 == 0 {
+                device.stream.publish(Self.measurement(written: heard + 500, delay: 500, at: device.clock.now()))
+            }
+            #expect(abs(device.read(following: .followingStalls) - Double(heard)) <= 1)
+        }
+        #expect(device.position.asks == 20, "with a measurement at most 40 ms old, \(device.position.asks - 20) asks")
         for _ in 0..<50 {
             device.clock.advance(byNanoseconds: 10 * Self.millisecond)
-            _ = device.read(accuracy: nil)
+            _ = device.read(following: .never)
         }
-        #expect(device.position.asks == 100)
+        #expect(device.position.asks == 20)
     }
 
     /// The device stands still after it was asked: the position runs on from the answer until

@@ -49,8 +49,9 @@ import Glibc
         setenv("ALSA_CONFIG_PATH", pulse.alsaConfigPath, 1)
         let sink = MeasuringSink(wrapping: ALSAAudioSink(device: "pulsenull"))
         try Self.expectTicksAllocateNothing(sink: sink)
-        // The ticks did ask the device (200 or more ticks, one question each once it plays).
-        #expect(sink.playedFramesAnswers >= 100, "the device answered the player's ticks \(sink.playedFramesAnswers) times")
+        // The ticks did ask the device: a tick asks when the render thread has not measured for
+        // half a device period (83 ms behind the pulse plugin), 27 times in 300 ticks in one run.
+        #expect(sink.playedFramesAnswers >= 10, "the device answered the player's ticks \(sink.playedFramesAnswers) times")
     }
 
     /// Plays a tone to `sink` with a 10 ms observer and counts the `malloc` calls between ticks.

@@ -13,18 +13,13 @@ struct TimeObserverSchedule {
     /// How far normal playback has been checked against the boundary times, in which item.
     private var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
     private var lastID: UInt64 = 0
-    /// The shortest interval of the periodic observers in nanoseconds (`.max`: none).
-    private(set) var shortestPeriodicInterval: UInt64 = .max
-
-    private mutating func updateShortestInterval() {
-        shortestPeriodicInterval = periodic.values.lazy.map { UInt64(max(0, $0.interval.seconds * 1e9)) }.min() ?? .max
-    }
+    /// Whether any periodic observer is set: its ticks must follow a device that stands still.
+    var hasPeriodic: Bool { !periodic.isEmpty }
 
     /// Adds a periodic observer; returns its id.
     mutating func addPeriodic(interval: MediaTime, delivery: TimeObserverDelivery) -> UInt64 {
         lastID += 1
         periodic[lastID] = PeriodicTimeObserver(interval: interval, delivery: delivery)
-        updateShortestInterval()
         return lastID
     }
 
@@ -39,8 +34,7 @@ struct TimeObserverSchedule {
     /// if there is none by that id.
     mutating func remove(id: UInt64) -> TimeObserverDelivery? {
         if let removed = periodic.removeValue(forKey: id) {
-            updateShortestInterval()
-            return removed.delivery
+                return removed.delivery
         }
         return boundary.removeValue(forKey: id)?.delivery
     }

@@ -2,19 +2,25 @@ import Synchronization
 
 /// The stream's position as the player reads it: the render thread's latest measurement
 /// (``StreamPosition``) brought forward by the device's own count (``AudioSink/playedFrames()``),
-/// which is asked at most once per device period (``AudioSink/positionPeriod``) unless a
-/// time observer needs the time closer than that; in between, the audible frame is interpolated from the freshest of the two at the sample rate
+/// which is asked at most once per device period (``AudioSink/positionPeriod``), or every half
+/// period for a reader that must see a stall (a time observer's tick); in between, the audible
+/// frame is interpolated from the freshest of the two at the sample rate
 /// (``StreamPosition/Snapshot/audibleFrame(at:)``). This is how iOS's audio clock works: it
 /// hands out a sample time with the host time it was taken at, and the player's time is
 /// interpolated from the last one, instead of the device being asked at each observer call.
+/// While the device plays, the render thread measures after each write, more often than half a
+/// period, so a tick finds a fresh base and asks nothing: the device is asked when the render
+/// thread has not measured for that long, which is when it waits for room the device does not make.
 ///
-/// Why an observer may shorten the period: only the device's answer shows a device that stands
-/// still (a suspended sound server) while the render thread waits for room, and the reported
-/// time never runs backwards, so whatever it ran on through a stall before the device was
-/// asked is off for the whole stall. Asked once per period (166 ms behind ALSA's pulse
-/// plugin), the stall test's 10 ms observer was off by 15 ms (median of the 30 reports from
-/// the stall's start; 165 ms at most); asked every half observer interval it is off by less
-/// than a millisecond. `status` and other reads between ticks do not ask.
+/// Why half a period for a tick, not the period: only the device's answer shows a device that
+/// stands still (a suspended sound server) while the render thread waits for room, and the
+/// reported time never runs backwards, so whatever it ran on through a stall before the device
+/// was asked is off for the whole stall. Asked once per period (166 ms behind ALSA's pulse
+/// plugin), the stall test's 10 ms observer was off by 7 to 12 ms in a loaded run (median of the
+/// 30 reports from the stall's start, bound 10 ms; 160 ms at most); asked every half period, by
+/// 0.02 to 0.16 ms (median, loaded runs; at most the half period, 74 to 83 ms). Asking every half
+/// observer interval (once a tick for a 10 ms observer) kept the worst case to a tick, and cost
+/// a sixth to a fifth of the tick's CPU. `status` and other reads between ticks do not ask.
 ///
 /// A measurement that jumps replaces the base of the interpolation at once: a new generation
 /// (a load, a seek), or a stream the device started afresh (an underrun recovered, a device
@@ -25,7 +31,7 @@ import Synchronization
 /// Thread-safe: the last answer is under a mutex held only to copy it; the device is asked
 /// outside it. The player's wake-ups read it (on the control queue, or on the clock thread for
 /// a tick alone: ``TickShare``); other threads (the daemon's `status`) read without asking the
-/// device (``read(accuracy:now:)``).
+/// device (``read(following:clock:)``).
 final class DevicePosition: Sendable {
     private let position: StreamPosition
     private let sink: any AudioSink
@@ -45,12 +51,21 @@ final class DevicePosition: Sendable {
     /// How many times the device has been asked (``AudioSink/playedFrames()``).
     var asks: Int { askCount.load(ordering: .relaxed) }
 
+    /// How often the device may be asked, by what the reader needs.
+    enum Asking {
+        /// Once per device period: a reader that only needs the time near.
+        case perPeriod
+        /// Every half period: a time observer's tick, which must see a device that stands
+        /// still before its time runs far ahead (``QueuePlayer``'s `readPosition()`).
+        case followingStalls
+        /// Never: a reader that must not wait for the device (`status` from another thread).
+        case never
+    }
+
     /// The stream's position, and the time of `clock` (the sink's) read after the measurement
-    /// it is interpolated from. The device is asked when the freshest measurement of its stream is
-    /// a device period old, or `accuracy` nanoseconds if that is shorter (a time observer
-    /// whose ticks must follow a stall, see ``QueuePlayer``'s `readPosition()`); nil: the device
-    /// is not asked (a reader that must not wait for it).
-    func read(accuracy: UInt64? = .max, clock: any PlaybackClock) -> (snapshot: StreamPosition.Snapshot, now: UInt64) {
+    /// it is interpolated from. The device is asked, as `asking` allows, when the freshest
+    /// measurement of its stream (the render thread's, or the device's last answer) is that old.
+    func read(following asking: Asking = .perPeriod, clock: any PlaybackClock) -> (snapshot: StreamPosition.Snapshot, now: UInt64) {
         let snapshot = position.read()
         guard snapshot.isRunning, let measured = snapshot.played else { return (snapshot, clock.now()) }
         var answer = lastAnswer.withLock { $0 }
@@ -59,7 +74,12 @@ final class DevicePosition: Sendable {
         var base = snapshot.measuredAt
         if let answer, answer.stream == measured.stream, answer.measuredAt > base { base = answer.measuredAt }
         let time = clock.now()
-        if let accuracy, time &- base >= min(accuracy, sink.positionPeriod) || time < base {
+        let age: UInt64? = switch asking {
+        case .perPeriod: sink.positionPeriod
+        case .followingStalls: sink.positionPeriod / 2
+        case .never: nil
+        }
+        if let age, time &- base >= age || time < base {
             askCount.add(1, ordering: .relaxed)
             if let played = sink.playedFrames() {
                 answer = played

@@ -133,7 +133,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     private let renderer: Renderer
     /// The stream's position: the render thread's measurement, brought forward by the device
-    /// asked at most once per period (``DevicePosition``).
+    /// asked when that is half a period old, or a period (``DevicePosition``).
     private let devicePosition: DevicePosition
     /// The item playing and where it lies in the stream, as the control queue last left it
     /// (``publishAudibleSpan(rate:item:)``): ``audibleTimeWhilePlaying(of:)`` reads it from any
@@ -318,7 +318,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     public func audibleTimeWhilePlaying(of item: PlayerItem) -> MediaTime? {
         let published = audibleSpan.withLock { span in span.map { ($0, Double(bitPattern: audibleFloor.load(ordering: .relaxed))) } }
         guard let (span, floor) = published, span.item === item else { return nil }
-        let (snapshot, now) = devicePosition.read(accuracy: nil, clock: clock)
+        let (snapshot, now) = devicePosition.read(following: .never, clock: clock)
         return span.seconds(in: snapshot, at: now, floor: floor).map { MediaTime(seconds: $0) }
     }
 
@@ -694,8 +694,8 @@ extension QueuePlayer {
     // MARK: - The audible timeline
 
     /// The stream's position as the player looks at it: the render thread's latest measurement
-    /// brought up to date with the device, asked at most once per device period
-    /// (``DevicePosition``), and the clock's time just after. A wake-up reads it once and uses
+    /// brought up to date with the device, asked when nothing measured it for half a device
+    /// period, or a period (``DevicePosition``), and the clock's time just after. A wake-up reads it once and uses
     /// it throughout (again only if an item entered or ended meanwhile).
     private struct PositionReading {
         var position: StreamPosition.Snapshot
@@ -703,13 +703,12 @@ extension QueuePlayer {
     }
 
     private func readPosition() -> PositionReading {
-        // Half the shortest periodic interval: a tick then always finds the answer of the tick
-        // before too old, however early it wakes.
-        let accuracy = tick.withLock { share in
+        // With a periodic observer, the device is asked often enough for its ticks to follow a stall.
+        let observed = tick.withLock { share in
             absorbTicksAlone(&share)
-            return share.timeObservers.shortestPeriodicInterval
-        } / 2
-        let (position, now) = devicePosition.read(accuracy: accuracy, clock: clock)
+            return share.timeObservers.hasPeriodic
+        }
+        let (position, now) = devicePosition.read(following: observed ? .followingStalls : .perPeriod, clock: clock)
         return PositionReading(position: position, now: now)
     }
 
@@ -898,7 +897,7 @@ extension QueuePlayer {
             // Render events waiting for the control queue (an item's end decoded, a stall) may
             // change the span: it looks at them first, as a tick used to wait behind them.
             guard let span = share.span, isCurrent(), events.isEmpty else { return false }
-            let (snapshot, now) = devicePosition.read(accuracy: share.timeObservers.shortestPeriodicInterval / 2, clock: clock)
+            let (snapshot, now) = devicePosition.read(following: share.timeObservers.hasPeriodic ? .followingStalls : .perPeriod, clock: clock)
             guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
                   let timer = share.timer else { return false }
             share.floor = seconds
