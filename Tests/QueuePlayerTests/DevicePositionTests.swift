@@ -41,8 +41,8 @@ import Testing
             return device
         }
 
-        func read(following asking: DevicePosition.Asking = .perPeriod) -> Double {
-            let (snapshot, now) = position.read(following: asking, clock: clock)
+        func read(asking: DevicePosition.Asking = .oncePerPeriod) -> Double {
+            let (snapshot, now) = position.read(asking: asking, clock: clock)
             return snapshot.audibleFrame(at: now)
         }
     }
@@ -74,7 +74,7 @@ import Testing
         for step in 1...100 {
             device.clock.advance(byNanoseconds: 10 * Self.millisecond)
             device.plays(4_500 + Int64(step * 10))
-            worst = max(worst, abs(device.read(following: .followingStalls) - Double(4_500 + step * 10)))
+            worst = max(worst, abs(device.read(asking: .everyHalfPeriod) - Double(4_500 + step * 10)))
         }
         #expect(device.position.asks == 20, "1 s at a 100 ms period, asked every half period: 20 asks, not \(device.position.asks)")
         #expect(worst <= 1, "the interpolated position was \(worst) frames off the device's")
@@ -87,12 +87,12 @@ import Testing
             if step % 4 == 0 {
                 device.stream.publish(Self.measurement(written: heard + 500, delay: 500, at: device.clock.now()))
             }
-            #expect(abs(device.read(following: .followingStalls) - Double(heard)) <= 1)
+            #expect(abs(device.read(asking: .everyHalfPeriod) - Double(heard)) <= 1)
         }
         #expect(device.position.asks == 20, "with a measurement at most 40 ms old, \(device.position.asks - 20) asks")
         for _ in 0..<50 {
             device.clock.advance(byNanoseconds: 10 * Self.millisecond)
-            _ = device.read(following: .never)
+            _ = device.read(asking: .never)
         }
         #expect(device.position.asks == 20)
     }

@@ -318,7 +318,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     public func audibleTimeWhilePlaying(of item: PlayerItem) -> MediaTime? {
         let published = audibleSpan.withLock { span in span.map { ($0, Double(bitPattern: audibleFloor.load(ordering: .relaxed))) } }
         guard let (span, floor) = published, span.item === item else { return nil }
-        let (snapshot, now) = devicePosition.read(following: .never, clock: clock)
+        let (snapshot, now) = devicePosition.read(asking: .never, clock: clock)
         return span.seconds(in: snapshot, at: now, floor: floor).map { MediaTime(seconds: $0) }
     }
 
@@ -708,7 +708,7 @@ extension QueuePlayer {
             absorbTicksAlone(&share)
             return share.timeObservers.hasPeriodic
         }
-        let (position, now) = devicePosition.read(following: observed ? .followingStalls : .perPeriod, clock: clock)
+        let (position, now) = devicePosition.read(asking: observed ? .everyHalfPeriod : .oncePerPeriod, clock: clock)
         return PositionReading(position: position, now: now)
     }
 
@@ -897,7 +897,7 @@ extension QueuePlayer {
             // Render events waiting for the control queue (an item's end decoded, a stall) may
             // change the span: it looks at them first, as a tick used to wait behind them.
             guard let span = share.span, isCurrent(), events.isEmpty else { return false }
-            let (snapshot, now) = devicePosition.read(following: share.timeObservers.hasPeriodic ? .followingStalls : .perPeriod, clock: clock)
+            let (snapshot, now) = devicePosition.read(asking: share.timeObservers.hasPeriodic ? .everyHalfPeriod : .oncePerPeriod, clock: clock)
             guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
                   let timer = share.timer else { return false }
             share.floor = seconds
