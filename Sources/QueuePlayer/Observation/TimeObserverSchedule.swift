@@ -13,8 +13,10 @@ struct TimeObserverSchedule {
     /// How far normal playback has been checked against the boundary times, in which item.
     private var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
     private var lastID: UInt64 = 0
-    /// Whether any periodic observer is set: its ticks must follow a device that stands still.
-    var hasPeriodic: Bool { !periodic.isEmpty }
+    /// How often a wake-up asks the device how far it has played (``DevicePosition``): every
+    /// half period while a periodic observer is set, whose ticks must follow a device that stands
+    /// still; once a period otherwise.
+    var deviceAsking: DevicePosition.Asking { periodic.isEmpty ? .oncePerPeriod : .everyHalfPeriod }
 
     /// Adds a periodic observer; returns its id.
     mutating func addPeriodic(interval: MediaTime, delivery: TimeObserverDelivery) -> UInt64 {
@@ -34,7 +36,7 @@ struct TimeObserverSchedule {
     /// if there is none by that id.
     mutating func remove(id: UInt64) -> TimeObserverDelivery? {
         if let removed = periodic.removeValue(forKey: id) {
-                return removed.delivery
+            return removed.delivery
         }
         return boundary.removeValue(forKey: id)?.delivery
     }

@@ -695,20 +695,19 @@ extension QueuePlayer {
 
     /// The stream's position as the player looks at it: the render thread's latest measurement
     /// brought up to date with the device, asked when nothing measured it for half a device
-    /// period, or a period (``DevicePosition``), and the clock's time just after. A wake-up reads it once and uses
-    /// it throughout (again only if an item entered or ended meanwhile).
+    /// period, or a period (``DevicePosition``), and the clock's time just after. A wake-up reads
+    /// it once and uses it throughout (again only if an item entered or ended meanwhile).
     private struct PositionReading {
         var position: StreamPosition.Snapshot
         var now: UInt64
     }
 
     private func readPosition() -> PositionReading {
-        // With a periodic observer, the device is asked often enough for its ticks to follow a stall.
-        let observed = tick.withLock { share in
+        let asking = tick.withLock { share in
             absorbTicksAlone(&share)
-            return share.timeObservers.hasPeriodic
+            return share.timeObservers.deviceAsking
         }
-        let (position, now) = devicePosition.read(asking: observed ? .everyHalfPeriod : .oncePerPeriod, clock: clock)
+        let (position, now) = devicePosition.read(asking: asking, clock: clock)
         return PositionReading(position: position, now: now)
     }
 
@@ -897,7 +896,7 @@ extension QueuePlayer {
             // Render events waiting for the control queue (an item's end decoded, a stall) may
             // change the span: it looks at them first, as a tick used to wait behind them.
             guard let span = share.span, isCurrent(), events.isEmpty else { return false }
-            let (snapshot, now) = devicePosition.read(asking: share.timeObservers.hasPeriodic ? .everyHalfPeriod : .oncePerPeriod, clock: clock)
+            let (snapshot, now) = devicePosition.read(asking: share.timeObservers.deviceAsking, clock: clock)
             guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
                   let timer = share.timer else { return false }
             share.floor = seconds
