@@ -141,8 +141,10 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     private let audibleSpan = Mutex<AudibleSpan?>(nil)
     /// The last time reported for the span's item (a `Double`'s bits: the control queue's, or a
     /// tick alone's), which the time read beside the span never goes below. A tick that keeps
-    /// the span stores only this, without the lock; a new span stores it under `audibleSpan`'s lock, and readers load
-    /// it under that lock: the time a reader pairs with a span is always one of that span's item.
+    /// the span stores only this, without the lock; a new span stores it under `audibleSpan`'s
+    /// lock, and readers load it under that lock: the time a reader pairs with a span is always
+    /// one of that span's item. It is also the floor of a tick alone, which alone stores it while
+    /// `tick`'s span is published (the control queue stores it only after taking the tick back).
     private let audibleFloor = Atomic<UInt64>(0)
     let events: RenderEventRing
     /// The clock's participant, when the clock moves only when told (a test's).
@@ -897,9 +899,9 @@ extension QueuePlayer {
             // change the span: it looks at them first, as a tick used to wait behind them.
             guard let span = share.span, isCurrent(), events.isEmpty else { return false }
             let (snapshot, now) = devicePosition.read(asking: share.timeObservers.deviceAsking, clock: clock)
-            guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: share.floor),
+            let floor = Double(bitPattern: audibleFloor.load(ordering: .relaxed))
+            guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: floor),
                   let timer = share.timer else { return false }
-            share.floor = seconds
             share.reportedAlone = true
             audibleFloor.store(seconds.bitPattern, ordering: .relaxed)
             share.timeObservers.deliverDue(at: seconds, in: span.item)
@@ -930,7 +932,8 @@ extension QueuePlayer {
         guard share.reportedAlone else { return }
         share.reportedAlone = false
         if let span = share.span {
-            control.state.timeline.noteReported(share.floor, of: span.item, generation: span.generation)
+            let reported = Double(bitPattern: audibleFloor.load(ordering: .relaxed))
+            control.state.timeline.noteReported(reported, of: span.item, generation: span.generation)
         }
         if let last = share.lastMeasurement {
             control.state.timeline.noteMeasured(audible: last.audible, at: last.at, generation: last.generation)
@@ -970,7 +973,6 @@ extension QueuePlayer {
             }
             // Published with the timer, under the same lock: the tick it sets may run alone.
             share.span = state.state.publishedSpan
-            share.floor = state.state.publishedSpan.map { state.state.timeline.lastReportedSeconds(of: $0.item) } ?? 0
             share.lastMeasurement = state.state.timeline.lastMeasured.map { (state.state.timeline.generation, $0.audible, $0.at) }
             // In place of the deadline it had: one trip to the clock's list, not a cancel and a setting.
             share.timer?.schedule(at: max(deadline, reading.now))

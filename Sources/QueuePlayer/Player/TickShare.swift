@@ -25,10 +25,9 @@ struct TickShare {
     /// timer: while set, the clock thread may tick alone. Nil: the next tick goes to the
     /// control queue.
     var span: AudibleSpan?
-    /// The time last reported for `span`'s item, which the next one never goes below.
-    var floor: Double = 0
     /// The clock thread reported a time alone since the control queue last took it in (its
     /// timeline's time never goes below it either: ``Timeline/noteReported(_:of:generation:)``).
+    /// The time itself is ``QueuePlayer``'s `audibleFloor`, which `status` reads too.
     var reportedAlone = false
     /// The measurement the last tick alone worked its wake-up out from (``Hearing``: a device
     /// measured again at the same frame stands still).
