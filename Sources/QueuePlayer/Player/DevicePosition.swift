@@ -21,7 +21,8 @@ import Synchronization
 /// 30 reports from the stall's start, bound 10 ms; 160 ms at most); asked every half period, by
 /// 0.02 to 0.16 ms (median, loaded runs; at most the half period, 74 to 83 ms). Asking every half
 /// observer interval (once a tick for a 10 ms observer) kept the worst case to a tick, and cost
-/// a sixth to a fifth of the tick's CPU. `status` and other reads between ticks do not ask.
+/// 16 to 23 % of the tick's CPU (three comparisons). `status` and other reads between ticks do
+/// not ask.
 ///
 /// A measurement that jumps replaces the base of the interpolation at once: a new generation
 /// (a load, a seek), or a stream the device started afresh (an underrun recovered, a device
