@@ -40,6 +40,14 @@ import Glibc
         /// The log's lines that say `zeroconf:`.
         var zeroconfLines: [String] { log.split(separator: "\n").map(String.init).filter { $0.contains("zeroconf:") } }
 
+        /// Whether libavahi-client is mapped into the daemon (it is loaded when the daemon
+        /// first publishes, not linked: issue 32's launch).
+        var hasLoadedAvahi: Bool {
+            // Read to the end: a /proc file says it is empty, and a whole read of it stops short.
+            let maps = FileHandle(forReadingAtPath: "/proc/\(control.process.processIdentifier)/maps").flatMap { try? $0.readToEnd() }
+            return String(decoding: maps ?? Data(), as: UTF8.self).contains("/libavahi-client.so")
+        }
+
         /// SIGTERM, and the exit status.
         func stop() -> Int32? {
             control.process.send(SIGTERM)
@@ -116,6 +124,9 @@ import Glibc
         #expect(listed.found, "\(listed.services); log: \(loud.log)")
         #expect(!listed.services.contains { $0.name == "qp quiet" || $0.port == quiet.port }, "\(listed.services)")
         #expect(quiet.zeroconfLines.isEmpty, "\(quiet.zeroconfLines)")
+        // libavahi-client is loaded by the daemon that publishes, and never by the other.
+        #expect(loud.hasLoadedAvahi)
+        #expect(!quiet.hasLoadedAvahi)
     }
 
     @Test func aNameTakenOnTheNetworkGetsAvahisAlternative() throws {

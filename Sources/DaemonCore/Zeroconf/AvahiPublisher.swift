@@ -18,15 +18,19 @@ import Synchronization
 ///   then published again.
 /// * ``stop()``: the service is withdrawn (Avahi sends its goodbye) before the listener closes.
 ///
+/// * libavahi-client not installed: one warning, and the daemon runs without Zeroconf (the
+///   library is loaded when the publication starts, ``AvahiLibrary``, not linked).
+///
 /// Threading: libavahi-client runs on Avahi's threaded poll (`avahi_threaded_poll`: one thread
 /// of its own while the daemon runs), never on the NIO event loop or the Swift concurrency
 /// pool. Its callbacks (the client's and the entry group's states) run there, holding the
-/// poll's lock, and make every libavahi call but the first and the last: ``start()`` hands
-/// the creation of the client to that thread (a timeout due at once), so that
-/// `avahi_client_new`'s D-Bus round trips wait on it, and ``stop()`` joins the thread before
-/// it frees anything, on a queue of its own. The Swift side's state is one `Mutex`, taken
-/// briefly inside the poll's lock (never the other way round) and never across a libavahi
-/// call, which may call back. C types do not leave this file.
+/// poll's lock, and make every libavahi call but the first and the last: ``start(_:)`` loads
+/// the library and starts the poll on a queue of its own, and hands the creation of the client
+/// to the poll's thread (a timeout due at once), so that `avahi_client_new`'s D-Bus round
+/// trips wait on it; ``stop()`` joins that thread before it frees anything, on the same queue.
+/// The Swift side's state is one `Mutex`, taken briefly inside the poll's lock (never the other
+/// way round) and never across a libavahi call, which may call back. C types do not leave
+/// this file and ``AvahiLibrary``.
 final class AvahiPublisher: Sendable {
     private struct State {
         /// Nil until ``start(_:)``.
@@ -51,7 +55,9 @@ final class AvahiPublisher: Sendable {
 
     private let state: Mutex<State>
     private let logger: Logger
-    private let stopQueue = DispatchQueue(label: "queueplayerd.zeroconf")
+    /// Starts and stops the publication: loading the library, starting the poll's thread and
+    /// joining it are never done on the caller's thread (the daemon's start-up task).
+    private let queue = DispatchQueue(label: "queueplayerd.zeroconf")
 
     init(logger: Logger) {
         state = Mutex(State())
@@ -61,14 +67,36 @@ final class AvahiPublisher: Sendable {
     /// The service's name now (Avahi's alternative after a collision).
     var name: String { state.withLock { $0.service?.name ?? "" } }
 
-    /// Starts Avahi's thread, which connects to the Avahi daemon and publishes `service`.
-    /// Returns at once. Once only.
+    /// libavahi-client, which ``start(_:)`` loaded before it made anything that calls back or
+    /// needs freeing: every other use comes after that.
+    private var avahi: AvahiLibrary {
+        guard case .success(let library) = AvahiLibrary.loaded else {
+            preconditionFailure("libavahi-client used before AvahiPublisher.start loaded it")
+        }
+        return library
+    }
+
+    /// Loads libavahi-client and starts Avahi's thread, which connects to the Avahi daemon and
+    /// publishes `service`, on the publisher's queue. Returns at once. Once only.
     func start(_ service: ZeroconfService) {
         guard state.withLock({ state in
             defer { state.service = state.service ?? service }
             return state.service == nil
         }) else { return }
-        guard let poll = avahi_threaded_poll_new(), let api = avahi_threaded_poll_get(poll) else {
+        queue.async { [self] in startPoll() }
+    }
+
+    /// On the publisher's queue: the library, the poll, the client's creation handed to it.
+    private func startPoll() {
+        let avahi: AvahiLibrary
+        switch AvahiLibrary.loaded {
+        case .success(let library):
+            avahi = library
+        case .failure(let error):
+            logger.warning("zeroconf: \(error): \(ZeroconfService.type) is not published")
+            return
+        }
+        guard let poll = avahi.threadedPollNew(), let api = avahi.threadedPollGet(poll) else {
             logger.warning("zeroconf: Avahi's event loop cannot be made: \(ZeroconfService.type) is not published")
             return
         }
@@ -79,10 +107,10 @@ final class AvahiPublisher: Sendable {
             AvahiPublisher.from(userdata).connect()
         }, Unmanaged.passUnretained(self).toOpaque())
         state.withLock { $0.poll = AvahiObject(poll) }
-        if avahi_threaded_poll_start(poll) < 0 {
+        if avahi.threadedPollStart(poll) < 0 {
             logger.warning("zeroconf: Avahi's thread cannot start: \(ZeroconfService.type) is not published")
             state.withLock { $0.poll = nil }
-            avahi_threaded_poll_free(poll)
+            avahi.threadedPollFree(poll)
         }
     }
 
@@ -90,20 +118,21 @@ final class AvahiPublisher: Sendable {
     /// taken the withdrawal (a D-Bus call), without blocking the caller's thread.
     func stop() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            stopQueue.async { [self] in
+            queue.async { [self] in
                 if let poll = state.withLock({ $0.poll })?.pointer {
                     // Joins the thread: no callback runs from here on, so the pointers are ours.
-                    avahi_threaded_poll_stop(poll)
+                    let avahi = avahi
+                    _ = avahi.threadedPollStop(poll)
                     let (client, group, wasEstablished) = state.withLock { state in
                         defer { (state.poll, state.client, state.group, state.isEstablished) = (nil, nil, nil, false) }
                         return (state.client?.pointer, state.group?.pointer, state.isEstablished)
                     }
                     if let group {
-                        avahi_entry_group_free(group)
+                        _ = avahi.entryGroupFree(group)
                         if wasEstablished { logger.info("zeroconf: \"\(name)\" withdrawn") }
                     }
-                    if let client { avahi_client_free(client) }
-                    avahi_threaded_poll_free(poll)
+                    if let client { avahi.clientFree(client) }
+                    avahi.threadedPollFree(poll)
                 }
                 done.resume()
             }
@@ -120,14 +149,15 @@ final class AvahiPublisher: Sendable {
     private func connect() {
         guard let poll = state.withLock({ $0.poll })?.pointer else { return }
         var error: Int32 = 0
-        let client = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { client, clientState, userdata in
+        let avahi = avahi
+        let client = avahi.clientNew(avahi.threadedPollGet(poll), AVAHI_CLIENT_NO_FAIL, { client, clientState, userdata in
             guard let client else { return }
             AvahiPublisher.from(userdata).clientChanged(client, clientState)
         }, Unmanaged.passUnretained(self).toOpaque(), &error)
         guard let client else {
             // No system bus: nothing to wait for. The thread ends (``stop()`` joins it).
-            logger.debug("zeroconf: Avahi cannot be reached (\(Self.describe(error))): \(ZeroconfService.type) is not published")
-            avahi_threaded_poll_quit(poll)
+            logger.debug("zeroconf: Avahi cannot be reached (\(describe(error))): \(ZeroconfService.type) is not published")
+            avahi.threadedPollQuit(poll)
             return
         }
         state.withLock { $0.client = AvahiObject(client) }
@@ -143,19 +173,19 @@ final class AvahiPublisher: Sendable {
                 state.isEstablished = false
                 return state.group
             }
-            if let group { avahi_entry_group_reset(group.pointer) }
+            if let group { _ = avahi.entryGroupReset(group.pointer) }
         case AVAHI_CLIENT_CONNECTING:
             logger.debug("zeroconf: Avahi is not running; \(ZeroconfService.type) is published when it starts")
         case AVAHI_CLIENT_FAILURE:
-            let error = avahi_client_errno(client)
+            let error = avahi.clientErrno(client)
             guard error == AVAHI_ERR_DISCONNECTED else {
-                logger.warning("zeroconf: Avahi failed (\(Self.describe(error))): \(ZeroconfService.type) is not published")
+                logger.warning("zeroconf: Avahi failed (\(describe(error))): \(ZeroconfService.type) is not published")
                 return
             }
             // The daemon went away: a new client waits for it (freeing the old one frees its group).
             logger.info("zeroconf: Avahi went away; \"\(name)\" is published again when it is back")
             state.withLock { ($0.client, $0.group, $0.isEstablished) = (nil, nil, false) }
-            avahi_client_free(client)
+            avahi.clientFree(client)
             connect()
         default:
             break
@@ -165,14 +195,14 @@ final class AvahiPublisher: Sendable {
     /// Adds the service to the entry group (made on first use) and commits it, unless it is there.
     private func publish(with client: OpaquePointer) {
         if let group = state.withLock({ $0.group })?.pointer {
-            if avahi_entry_group_is_empty(group) != 0 { add(to: group) }
+            if avahi.entryGroupIsEmpty(group) != 0 { add(to: group) }
             return
         }
-        guard let group = avahi_entry_group_new(client, { group, groupState, userdata in
+        guard let group = avahi.entryGroupNew(client, { group, groupState, userdata in
             guard let group else { return }
             AvahiPublisher.from(userdata).groupChanged(group, groupState)
         }, Unmanaged.passUnretained(self).toOpaque()) else {
-            logger.warning("zeroconf: \(Self.describe(avahi_client_errno(client))): \(ZeroconfService.type) is not published")
+            logger.warning("zeroconf: \(describe(avahi.clientErrno(client))): \(ZeroconfService.type) is not published")
             return
         }
         state.withLock { $0.group = AvahiObject(group) }
@@ -191,21 +221,22 @@ final class AvahiPublisher: Sendable {
                 return
             }
         }
-        let added = avahi_entry_group_add_service_strlst(group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
+        let avahi = avahi
+        let added = avahi.entryGroupAddServiceStrlst(group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
                                                          service.name, ZeroconfService.type, nil, nil, UInt16(service.port), nil)
         if added == AVAHI_ERR_COLLISION && renames > 0 {
             // Taken by another service of this machine's Avahi: whatever went in goes, and again.
             rename()
-            avahi_entry_group_reset(group)
+            _ = avahi.entryGroupReset(group)
             return add(to: group, renames: renames - 1)
         }
         guard added >= 0 else {
-            logger.warning("zeroconf: \"\(service.name)\" cannot be published: \(Self.describe(added))")
+            logger.warning("zeroconf: \"\(service.name)\" cannot be published: \(describe(added))")
             return
         }
-        let committed = avahi_entry_group_commit(group)
+        let committed = avahi.entryGroupCommit(group)
         if committed < 0 {
-            logger.warning("zeroconf: \"\(service.name)\" cannot be published: \(Self.describe(committed))")
+            logger.warning("zeroconf: \"\(service.name)\" cannot be published: \(describe(committed))")
         }
     }
 
@@ -220,11 +251,11 @@ final class AvahiPublisher: Sendable {
         case AVAHI_ENTRY_GROUP_COLLISION:
             state.withLock { $0.isEstablished = false }
             rename()
-            avahi_entry_group_reset(group)
+            _ = avahi.entryGroupReset(group)
             add(to: group)
         case AVAHI_ENTRY_GROUP_FAILURE:
-            let error = avahi_client_errno(avahi_entry_group_get_client(group))
-            logger.warning("zeroconf: \"\(name)\" could not be published: \(Self.describe(error))")
+            let error = avahi.clientErrno(avahi.entryGroupGetClient(group))
+            logger.warning("zeroconf: \"\(name)\" could not be published: \(describe(error))")
         default:
             break
         }
@@ -233,14 +264,14 @@ final class AvahiPublisher: Sendable {
     /// Takes Avahi's alternative to a name that is taken (`NAME` → `NAME #2` → `NAME #3`).
     private func rename() {
         let old = name
-        guard let alternative = avahi_alternative_service_name(old) else { return }
+        guard let alternative = avahi.alternativeServiceName(old) else { return }
         let new = String(cString: alternative)
-        avahi_free(alternative)
+        avahi.free(alternative)
         state.withLock { $0.service?.name = new }
         logger.notice("zeroconf: the name \"\(old)\" is taken on the network; publishing as \"\(new)\"")
     }
 
-    private static func describe(_ error: Int32) -> String {
-        avahi_strerror(error).map { String(cString: $0) } ?? "error \(error)"
+    private func describe(_ error: Int32) -> String {
+        avahi.strerror(error).map { String(cString: $0) } ?? "error \(error)"
     }
 }
