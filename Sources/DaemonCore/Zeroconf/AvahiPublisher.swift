@@ -17,7 +17,6 @@ import Synchronization
 ///   logged; a change of this host's name: the service is withdrawn while Avahi registers it,
 ///   then published again.
 /// * ``stop()``: the service is withdrawn (Avahi sends its goodbye) before the listener closes.
-///
 /// * libavahi-client not installed: one warning, and the daemon runs without Zeroconf (the
 ///   library is loaded when the publication starts, ``AvahiLibrary``, not linked).
 ///
