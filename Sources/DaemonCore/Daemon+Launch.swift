@@ -20,11 +20,7 @@ extension Daemon {
     /// Installs the daemon's log handler (standard error, or the journal's levels under
     /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:)``.
     public static func bootstrapLogging() {
-        LoggingSystem.bootstrap { label in
-            var handler = StandardErrorLogHandler.standardError(label: label)
-            handler.logLevel = ProcessInfo.processInfo.environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            return handler
-        }
+        LoggingSystem.bootstrap(StandardErrorLogHandler.factory(environment: ProcessInfo.processInfo.environment))
     }
 
     /// Builds the daemon that `options` describe and runs it until SIGTERM, SIGINT or (with
