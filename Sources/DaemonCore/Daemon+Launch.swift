@@ -19,14 +19,16 @@ extension Daemon {
 
     /// Installs the daemon's log handler (standard error, or the journal's levels under
     /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:)``.
-    public static func bootstrapLogging() {
-        LoggingSystem.bootstrap(StandardErrorLogHandler.factory(environment: ProcessInfo.processInfo.environment))
+    public static func bootstrapLogging(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        LoggingSystem.bootstrap(StandardErrorLogHandler.factory(environment: environment))
     }
 
     /// Builds the daemon that `options` describe and runs it until SIGTERM, SIGINT or (with
     /// `--once`) the end of the queue. Throws ``DaemonOptionError`` for an option the daemon
-    /// cannot use, or the reason the daemon could not start.
-    public static func run(options: DaemonOptions) async throws {
+    /// cannot use, or the reason the daemon could not start. `environment` gives the default
+    /// places (state, feeds, stickers) and systemd's variables.
+    public static func run(options: DaemonOptions,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
         let logger = Logger(label: "queueplayerd")
         let urls: [URL]
         if let media = options.media {
@@ -57,14 +59,15 @@ extension Daemon {
             // `--media DIR` asks to play DIR as FILE arguments ask to play them: either replaces a saved queue.
             files: urls, filesAreExplicit: options.media != nil || !options.files.isEmpty, exitWhenFinished: options.once,
             backgroundMode: options.backgroundMode, backgroundTime: options.backgroundTime,
-            stateStore: options.once || options.noState ? nil : StateStore(file: StateStore.defaultFile()),
-            feeds: FeedService.Options(feeds: options.feeds, file: FeedSubscriptionList.defaultFile(),
+            stateStore: options.once || options.noState ? nil : StateStore(file: StateStore.defaultFile(environment: environment)),
+            feeds: FeedService.Options(feeds: options.feeds, file: FeedSubscriptionList.defaultFile(environment: environment),
                                        interval: options.fetchInterval, timeout: options.fetchTimeout,
                                        musicDirectory: root,
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
                                        minimumFreeSpace: options.minFreeSpace),
             autoEnqueue: options.autoEnqueue,
-            web: try webOptions(options))
+            web: try webOptions(options),
+            environment: environment)
         configuration.maxClients = options.maxClients
         configuration.zeroconfName = options.zeroconf
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
@@ -83,7 +86,8 @@ extension Daemon {
             logger: logger)
         raiseDescriptorLimit(logger: logger)
         configuration.location = try locationOptions(options, logger: logger)
-        configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent())
+        configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
+                                                             environment: environment)
         configuration.createsStickerDirectory = options.stickerFile == .besideState
         let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
         try await daemon.run()

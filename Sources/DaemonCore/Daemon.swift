@@ -41,6 +41,9 @@ public final class Daemon: @unchecked Sendable {
         var maxClients = ClientLimit.defaultMaximum
         /// `--http`: the web page and the WebSocket API; nil: off.
         var web: WebServer.Options? = nil
+        /// The process's environment as start-up read it, once (the default state directory,
+        /// systemd's variables).
+        var environment = ProcessInfo.processInfo.environment
         /// Where the control server listens (``Daemon/listeners(_:)``), and which of those may be
         /// left out when taken (the conventional `localhost:6600`).
         var listeners: [ListenAddress] = []
@@ -81,7 +84,7 @@ public final class Daemon: @unchecked Sendable {
     /// The Zeroconf publication of the TCP listener; nil with `--no-zeroconf`.
     private let zeroconf: AvahiPublisher?
     private let timeQueue = DispatchQueue(label: "queueplayerd.time")
-    private let systemd = SystemdService()
+    private let systemd: SystemdService
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
@@ -106,7 +109,10 @@ public final class Daemon: @unchecked Sendable {
         partition = Partition(queue: partitionQueue, player: player, library: library, events: events,
                                         outputs: outputs.list,
                                         stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
+                                        defaultStateDirectory: StateStore.defaultFile(environment: configuration.environment)
+                                            .deletingLastPathComponent(),
                                         logger: logger)
+        systemd = SystemdService(environment: configuration.environment)
         server = ControlServer(partition: partition, events: events,
                                clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
                                access: configuration.access, logger: logger)

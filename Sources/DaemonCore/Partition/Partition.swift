@@ -205,12 +205,13 @@ final class Partition: @unchecked Sendable {
     }
 
     /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
-    ///   `--no-state`); stored playlists are kept there, or in the default state directory.
+    ///   `--no-state`); stored playlists are kept there, or in `defaultStateDirectory` (nil:
+    ///   ``StateStore/defaultFile(environment:)``'s, from the environment now).
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         outputs: AudioOutputs, stateDirectory: URL?, logger: Logger) {
+         outputs: AudioOutputs, stateDirectory: URL?, defaultStateDirectory: URL? = nil, logger: Logger) {
         updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: queue, logger: logger,
                                  file: stateDirectory?.appendingPathComponent("database.json"))
-        let playlistsHome = stateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()
+        let playlistsHome = stateDirectory ?? defaultStateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()
         storedPlaylists = StoredPlaylists(directory: playlistsHome.appendingPathComponent("playlists"))
         self.queue = queue
         self.player = player

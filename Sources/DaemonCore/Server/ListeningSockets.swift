@@ -42,9 +42,10 @@ enum ListeningSockets {
     /// Unix or TCP as `getsockname` says; nil when it passed none. The variables are removed,
     /// so that no child takes the sockets for its own.
     static func passedBySystemd() -> [Socket]? {
-        let environment = ProcessInfo.processInfo.environment
-        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1 else { return nil }
+        // getenv: the two variables only, as they are now (`ProcessInfo.environment` would build
+        // the whole dictionary for them).
+        guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
+              let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1 else { return nil }
         unsetenv("LISTEN_PID")
         unsetenv("LISTEN_FDS")
         unsetenv("LISTEN_FDNAMES")

@@ -24,13 +24,14 @@ public enum StickerFileChoice: Sendable, Equatable {
     static let defaultName = "sticker.sql"
 
     /// The file to open; nil when off. `stateDirectory`: where the state is saved (nil with
-    /// `--no-state`: the default state directory).
-    func file(stateDirectory: URL?) -> URL? {
+    /// `--no-state`: the default state directory, which `environment` gives).
+    func file(stateDirectory: URL?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         switch self {
         case .off: nil
         case .file(let path): URL(fileURLWithPath: path)
         case .besideState:
-            (stateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()).appendingPathComponent(Self.defaultName)
+            (stateDirectory ?? StateStore.defaultFile(environment: environment).deletingLastPathComponent())
+                .appendingPathComponent(Self.defaultName)
         }
     }
 }
