@@ -18,7 +18,7 @@ extension Daemon {
     public static func defaultSocketPath() -> String { ControlServer.defaultPath() }
 
     /// Installs the daemon's log handler (standard error, or the journal's levels under
-    /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:)``.
+    /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:environment:)``.
     public static func bootstrapLogging(environment: [String: String] = ProcessInfo.processInfo.environment) {
         LoggingSystem.bootstrap(StandardErrorLogHandler.factory(environment: environment))
     }

@@ -8,7 +8,7 @@ import MPDProtocol
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the
 /// configuration file say, merged and checked by the executable, which then hands them to
-/// ``Daemon/run(options:)``.
+/// ``Daemon/run(options:environment:)``.
 public struct DaemonOptions: Sendable {
     /// `--media DIR`: its `.mp3` files are queued, sorted by name, replacing a saved queue.
     public var media: String?
