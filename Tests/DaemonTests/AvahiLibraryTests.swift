@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import DaemonCore
 
 /// libavahi-client is looked up when the daemon first publishes, not linked (``AvahiLibrary``).
@@ -24,5 +25,21 @@ import Testing
     private static func error(loading fileName: String) -> AvahiLibrary.LoadError? {
         guard case .failure(let error) = AvahiLibrary.load(fileName) else { return nil }
         return error
+    }
+}
+
+/// The daemon without libavahi-client3: the publication says why in one warning, and stopping
+/// it is as quick as ever.
+@Suite struct AvahiPublisherWithoutTheLibraryTests {
+    @Test func aMissingLibraryIsOneWarningAndNothingElse() async throws {
+        let log = RecordingLogHandler.Lines()
+        let publisher = AvahiPublisher(logger: log.logger()) { AvahiLibrary.load("libavahi-client-missing.so.3") }
+        publisher.start(try #require(ZeroconfService(name: "qp", listeners: [(6600, true)])))
+        #expect(waitUntil(timeout: 10) { !log.all.isEmpty }, "nothing logged")
+        await publisher.stop()
+        #expect(log.all.count == 1, "\(log.all)")
+        #expect(log.all.first?.hasPrefix("warning: zeroconf: ") == true, "\(log.all)")
+        #expect(log.all.first?.contains("libavahi-client-missing.so.3") == true, "\(log.all)")
+        #expect(log.all.first?.hasSuffix("_mpd._tcp is not published") == true, "\(log.all)")
     }
 }

@@ -54,13 +54,16 @@ final class AvahiPublisher: Sendable {
 
     private let state: Mutex<State>
     private let logger: Logger
+    /// libavahi-client, loaded at the first call (``AvahiLibrary/loaded``; a test gives another).
+    private let library: @Sendable () -> Result<AvahiLibrary, AvahiLibrary.LoadError>
     /// Starts and stops the publication: loading the library, starting the poll's thread and
     /// joining it are never done on the caller's thread (the daemon's start-up task).
     private let queue = DispatchQueue(label: "queueplayerd.zeroconf")
 
-    init(logger: Logger) {
+    init(logger: Logger, library: @escaping @Sendable () -> Result<AvahiLibrary, AvahiLibrary.LoadError> = { AvahiLibrary.loaded }) {
         state = Mutex(State())
         self.logger = logger
+        self.library = library
     }
 
     /// The service's name now (Avahi's alternative after a collision).
@@ -69,10 +72,10 @@ final class AvahiPublisher: Sendable {
     /// libavahi-client, which ``start(_:)`` loaded before it made anything that calls back or
     /// needs freeing: every other use comes after that.
     private var avahi: AvahiLibrary {
-        guard case .success(let library) = AvahiLibrary.loaded else {
+        guard case .success(let loaded) = library() else {
             preconditionFailure("libavahi-client used before AvahiPublisher.start loaded it")
         }
-        return library
+        return loaded
     }
 
     /// Loads libavahi-client and starts Avahi's thread, which connects to the Avahi daemon and
@@ -88,7 +91,7 @@ final class AvahiPublisher: Sendable {
     /// On the publisher's queue: the library, the poll, the client's creation handed to it.
     private func startPoll() {
         let avahi: AvahiLibrary
-        switch AvahiLibrary.loaded {
+        switch library() {
         case .success(let library):
             avahi = library
         case .failure(let error):
