@@ -7,12 +7,25 @@
 /// boundary observer when normal playback crosses one of its times (never for a jump). The
 /// per-tick methods (``deliverDue(at:in:)``, ``nextDue(at:)``) walk the observers in place
 /// and allocate nothing.
+///
+/// The observers are kept in arrays, in the order they were added, not in dictionaries by id:
+/// a player has a few, a tick walks them all a hundred times a second, and an array is one
+/// block read in order, where a dictionary's walk reads its bitmap, keys and values apart and
+/// checks its storage is unique before each update in place. Removing one (rare) searches.
+/// They are walked by index, not with `for … in`: unspecialised (a debug build), an array's
+/// iterator reads each element through a coroutine whose frame is allocated.
 struct TimeObserverSchedule {
-    private var periodic: [UInt64: PeriodicTimeObserver] = [:]
-    private var boundary: [UInt64: BoundaryTimeObserver] = [:]
+    private var periodic: [Entry<PeriodicTimeObserver>] = []
+    private var boundary: [Entry<BoundaryTimeObserver>] = []
     /// How far normal playback has been checked against the boundary times, in which item.
     private var boundaryCheckedUpTo: (item: PlayerItem, seconds: Double)?
     private var lastID: UInt64 = 0
+
+    /// An observer and the id its token removes it by.
+    private struct Entry<Observer> {
+        let id: UInt64
+        var observer: Observer
+    }
     /// How often a wake-up asks the device how far it has played (``DevicePosition``): every
     /// half period while a periodic observer is set, whose ticks must follow a device that stands
     /// still; once a period otherwise.
@@ -21,34 +34,33 @@ struct TimeObserverSchedule {
     /// Adds a periodic observer; returns its id.
     mutating func addPeriodic(interval: MediaTime, delivery: TimeObserverDelivery) -> UInt64 {
         lastID += 1
-        periodic[lastID] = PeriodicTimeObserver(interval: interval, delivery: delivery)
+        periodic.append(Entry(id: lastID, observer: PeriodicTimeObserver(interval: interval, delivery: delivery)))
         return lastID
     }
 
     /// Adds a boundary observer for `times` (seconds, any order); returns its id.
     mutating func addBoundary(times: [Double], delivery: TimeObserverDelivery) -> UInt64 {
         lastID += 1
-        boundary[lastID] = BoundaryTimeObserver(times: times.sorted(), delivery: delivery)
+        boundary.append(Entry(id: lastID, observer: BoundaryTimeObserver(times: times.sorted(), delivery: delivery)))
         return lastID
     }
 
     /// Removes an observer; returns its delivery (to cancel outside the control queue), or nil
     /// if there is none by that id.
     mutating func remove(id: UInt64) -> TimeObserverDelivery? {
-        if let removed = periodic.removeValue(forKey: id) {
-            return removed.delivery
+        if let index = periodic.firstIndex(where: { $0.id == id }) {
+            return periodic.remove(at: index).observer.delivery
         }
-        return boundary.removeValue(forKey: id)?.delivery
+        if let index = boundary.firstIndex(where: { $0.id == id }) {
+            return boundary.remove(at: index).observer.delivery
+        }
+        return nil
     }
 
     /// A new current item is a new timeline: periodic observers count their ticks from its start.
     mutating func restartTicks() {
-        // Walked by index and updated in place: mutating the dictionary while a `for` loop
-        // holds it would copy its storage.
-        var index = periodic.startIndex
-        while index != periodic.endIndex {
-            periodic.values[index].lastDelivered = nil
-            periodic.formIndex(after: &index)
+        for index in periodic.indices {
+            periodic[index].observer.lastDelivered = nil
         }
     }
 
@@ -61,14 +73,9 @@ struct TimeObserverSchedule {
     /// stopped, or time jumped), unless it already got exactly this time; boundary times up
     /// to here count as passed.
     mutating func deliverToAll(at seconds: Double, in item: PlayerItem?) {
-        var index = periodic.startIndex
-        while index != periodic.endIndex {
-            let observer = periodic.values[index]
-            if observer.lastDelivered != seconds {
-                observer.delivery.deliver(MediaTime(seconds: seconds))
-                periodic.values[index].lastDelivered = seconds
-            }
-            periodic.formIndex(after: &index)
+        for index in periodic.indices where periodic[index].observer.lastDelivered != seconds {
+            periodic[index].observer.delivery.deliver(MediaTime(seconds: seconds))
+            periodic[index].observer.lastDelivered = seconds
         }
         boundaryCheckedUpTo = item.map { ($0, seconds) }
     }
@@ -77,18 +84,13 @@ struct TimeObserverSchedule {
     /// has come and the boundary observers whose time normal playback has crossed since the
     /// last check.
     mutating func deliverDue(at seconds: Double, in item: PlayerItem) {
-        var index = periodic.startIndex
-        while index != periodic.endIndex {
-            let observer = periodic.values[index]
-            if observer.isDue(at: seconds) {
-                observer.delivery.deliver(MediaTime(seconds: seconds))
-                periodic.values[index].lastDelivered = seconds
-            }
-            periodic.formIndex(after: &index)
+        for index in periodic.indices where periodic[index].observer.isDue(at: seconds) {
+            periodic[index].observer.delivery.deliver(MediaTime(seconds: seconds))
+            periodic[index].observer.lastDelivered = seconds
         }
         let previous = boundaryCheckedUpTo?.item == item ? boundaryCheckedUpTo!.seconds : seconds
-        for observer in boundary.values where observer.times.contains(where: { $0 > previous && $0 <= seconds + PeriodicTimeObserver.tolerance }) {
-            observer.delivery.deliver(MediaTime(seconds: seconds))
+        for index in boundary.indices where boundary[index].observer.times.contains(where: { $0 > previous && $0 <= seconds + PeriodicTimeObserver.tolerance }) {
+            boundary[index].observer.delivery.deliver(MediaTime(seconds: seconds))
         }
         boundaryCheckedUpTo = (item, seconds)
     }
@@ -100,13 +102,13 @@ struct TimeObserverSchedule {
     /// due at once, never skipped; with no call yet on this item's timeline, the first is due now.
     func nextDue(at seconds: Double) -> Double? {
         var earliest: Double?
-        for observer in periodic.values {
+        for index in periodic.indices {
             var next = seconds
-            if let last = observer.lastDelivered { next = observer.tick(after: last) }
+            if let last = periodic[index].observer.lastDelivered { next = periodic[index].observer.tick(after: last) }
             earliest = min(earliest ?? next, next)
         }
-        for observer in boundary.values {
-            if let next = observer.times.first(where: { $0 > seconds + PeriodicTimeObserver.tolerance }) {
+        for index in boundary.indices {
+            if let next = boundary[index].observer.times.first(where: { $0 > seconds + PeriodicTimeObserver.tolerance }) {
                 earliest = min(earliest ?? next, next)
             }
         }

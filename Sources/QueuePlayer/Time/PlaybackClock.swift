@@ -278,11 +278,36 @@ private final class ClockThread: @unchecked Sendable {
     /// The clock thread, once it runs (for ``runAfterCurrentWork(_:)``).
     private let threadID = Atomic<UInt>(0)
     /// Work handed on by timer work, run once that work has left its queue. Clock thread only.
-    private var followUps: [any ClockFollowUp] = []
+    ///
+    /// Reached through a pointer made once: a stored `var` of a class is checked for exclusive
+    /// access at run time at each use (`swift_beginAccess`, twice a tick), memory behind a
+    /// pointer is not; and its slots are reused, where emptying an array each tick went through
+    /// the standard library's generic `replaceSubrange`.
+    private let followUps: UnsafeMutablePointer<FollowUps> = {
+        let followUps = UnsafeMutablePointer<FollowUps>.allocate(capacity: 1)
+        followUps.initialize(to: FollowUps())
+        return followUps
+    }()
 
-    private init() {
-        followUps.reserveCapacity(8)
+    /// The follow-ups of the timer work under way, in the order they were handed on.
+    private struct FollowUps {
+        /// Filled from the start; the ones past `count` are nil.
+        var slots: [(any ClockFollowUp)?] = Array(repeating: nil, count: 8)
+        var count = 0
+
+        mutating func append(_ body: any ClockFollowUp) {
+            if count == slots.count { slots.append(body) } else { slots[count] = body }
+            count += 1
+        }
+
+        /// The follow-up at `index`, its slot emptied.
+        mutating func take(_ index: Int) -> (any ClockFollowUp)? {
+            defer { slots[index] = nil }
+            return slots[index]
+        }
     }
+
+    private init() {}
 
     func add(_ timer: ClockTimer, deadline: UInt64, arming: UInt64) {
         let (start, signal) = timers.withLock { timers -> (Bool, Bool) in
@@ -317,7 +342,7 @@ private final class ClockThread: @unchecked Sendable {
     /// released its queue. Elsewhere: returns false and does nothing.
     func runAfterCurrentWork(_ body: any ClockFollowUp) -> Bool {
         guard threadID.load(ordering: .relaxed) == UInt(pthread_self()) else { return false }
-        followUps.append(body)
+        followUps.pointee.append(body)
         return true
     }
 
@@ -362,13 +387,14 @@ private final class ClockThread: @unchecked Sendable {
                 cfutex_wait(wakeUps, seen, &until)
             case let .fire(timer, arming):
                 timer.fire(arming)
+                // Each access to the list is over before a follow-up runs: one may hand on another.
                 var index = 0
-                while index < followUps.count {
-                    let body = followUps[index]
-                    body.runAfterClockWork()
+                while index < followUps.pointee.count {
+                    let body = followUps.pointee.take(index)
+                    body?.runAfterClockWork()
                     index += 1
                 }
-                followUps.removeAll(keepingCapacity: true)
+                followUps.pointee.count = 0
             }
         }
     }
