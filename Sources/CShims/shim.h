@@ -48,5 +48,11 @@ static inline void cshims_name_this_thread(const char *name) {
 static inline void cshims_limit_malloc_arenas(int arenas) {
     mallopt(M_ARENA_MAX, arenas);
 }
+/// Makes C's stderr line-buffered (`stderr` is a global Swift 6 will not touch): what writes to it
+/// a byte at a time then costs one write(2) a line. Call before anything writes to it.
+#include <stdio.h>
+static inline void cshims_line_buffer_stderr(void) {
+    setvbuf(stderr, NULL, _IOLBF, 0);
+}
 
 #endif

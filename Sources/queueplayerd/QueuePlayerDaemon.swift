@@ -20,6 +20,10 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         // core), each keeping freed memory resident; the daemon's threads allocate little and the
         // render thread nothing per buffer, so two are enough (issue 32: 0.3 MiB less resident).
         cshims_limit_malloc_arenas(2)
+        // ArgumentParser writes its errors to C's stderr a byte at a time (`putc`), and stderr is
+        // unbuffered: a bad argument's three lines were 127 write(2) calls. Line-buffered, they
+        // are one per line. The daemon's own log does not go through stdio (it writes fd 2).
+        cshims_line_buffer_stderr()
         let arguments = LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst()))
         // The ALSA device is opened at start; alsa-lib's configuration, most of that open's
         // cost, loads on another core while the arguments are parsed (issue 32).
