@@ -26,6 +26,7 @@ struct TimeObserverSchedule {
         let id: UInt64
         var observer: Observer
     }
+
     /// How often a wake-up asks the device how far it has played (``DevicePosition``): every
     /// half period while a periodic observer is set, whose ticks must follow a device that stands
     /// still; once a period otherwise.
