@@ -205,13 +205,15 @@ final class Partition: @unchecked Sendable {
     }
 
     /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
-    ///   `--no-state`); stored playlists are kept there, or in `defaultStateDirectory` (nil:
-    ///   ``StateStore/defaultFile(environment:)``'s, from the environment now).
+    ///   `--no-state`); stored playlists are kept there, or else in `defaultStateDirectory`
+    ///   (by default ``StateStore/defaultFile(environment:)``'s, from the environment now).
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         outputs: AudioOutputs, stateDirectory: URL?, defaultStateDirectory: URL? = nil, logger: Logger) {
+         outputs: AudioOutputs, stateDirectory: URL?,
+         defaultStateDirectory: @autoclosure () -> URL = StateStore.defaultFile().deletingLastPathComponent(),
+         logger: Logger) {
         updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: queue, logger: logger,
                                  file: stateDirectory?.appendingPathComponent("database.json"))
-        let playlistsHome = stateDirectory ?? defaultStateDirectory ?? StateStore.defaultFile().deletingLastPathComponent()
+        let playlistsHome = stateDirectory ?? defaultStateDirectory()
         storedPlaylists = StoredPlaylists(directory: playlistsHome.appendingPathComponent("playlists"))
         self.queue = queue
         self.player = player
