@@ -2,6 +2,7 @@
 #define QUEUEPLAYER_CSHIMS_SHIM_H
 /// The C library calls Swift cannot make because they are variadic (`syscall`,
 /// `snprintf`, `prctl`), each behind one small non-variadic function.
+#include <errno.h>
 #include <linux/futex.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,21 +16,53 @@
 /// CLOCK_MONOTONIC deadline or until another thread bumps the count: one futex
 /// wait per sleep, and a wake-up system call only when a sleeper is to be woken.
 
+/// `futex(2)` made with the system-call instruction itself, returning the kernel's result
+/// (-errno on failure): the clock thread makes one per tick, and glibc's `syscall()` and its
+/// `errno` are calls into the shared libc, pages a tick otherwise never touches. Elsewhere than
+/// x86-64 and AArch64, glibc's `syscall()`.
+static inline long cfutex_call(uint32_t *word, int op, uint32_t value, const struct timespec *deadline, uint32_t bitset) {
+#if defined(__x86_64__)
+    register long r10 __asm__("r10") = (long)deadline;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = (long)bitset;
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)value), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return result;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = SYS_futex;
+    register long x0 __asm__("x0") = (long)word;
+    register long x1 __asm__("x1") = op;
+    register long x2 __asm__("x2") = value;
+    register long x3 __asm__("x3") = (long)deadline;
+    register long x4 __asm__("x4") = 0;
+    register long x5 __asm__("x5") = bitset;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+    return x0;
+#else
+    long result = syscall(SYS_futex, word, op, value, deadline, NULL, bitset);
+    return result == -1 ? -errno : result;
+#endif
+}
+
 /// The count, to pass to `cfutex_wait` after deciding to sleep.
 static inline uint32_t cfutex_load(uint32_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
 /// Sleeps while the count is still `seen`, until `deadline` (absolute, CLOCK_MONOTONIC;
-/// NULL: no deadline). Returns at once if the count moved since it was read.
-static inline void cfutex_wait(uint32_t *word, uint32_t seen, const struct timespec *deadline) {
-    syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, seen, deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+/// NULL: no deadline). Returns at once if the count moved since it was read. Returns 1 if it
+/// returned because the deadline passed (the clock is then known to be past it), 0 otherwise.
+static inline int cfutex_wait(uint32_t *word, uint32_t seen, const struct timespec *deadline) {
+    return cfutex_call(word, FUTEX_WAIT_BITSET_PRIVATE, seen, deadline, FUTEX_BITSET_MATCH_ANY) == -ETIMEDOUT;
 }
 
 /// Bumps the count and wakes the sleeper.
 static inline void cfutex_bump_and_wake(uint32_t *word) {
     __atomic_fetch_add(word, 1, __ATOMIC_RELEASE);
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    cfutex_call(word, FUTEX_WAKE_PRIVATE, 1, NULL, 0);
 }
 
 /// Writes `value` as `printf("%.2f")` does into `buffer` (NUL-terminated, cut to `size`);

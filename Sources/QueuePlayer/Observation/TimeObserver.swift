@@ -45,11 +45,26 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
             var isActive = true
             var isScheduled = false
             var latest: MediaTime = .zero
-            var runningThread: pthread_t?
+            var running: Runner?
             /// Cancels waiting for the running call to return (signalled through `callReturned`).
             var cancelsWaiting = 0
             /// The clock's participant, when the clock moves only when told (a test's).
             var clockParticipant: (any ClockRegistration)?
+        }
+
+        /// The thread a call runs on: the clock thread's is known without asking (`pthread_self`
+        /// is a call into the shared libc, a cold page for a tick), another is asked.
+        enum Runner {
+            case clockThread
+            case thread(pthread_t)
+
+            /// Whether this is the calling thread (``cancel()`` does not wait for a call of its own).
+            var isCallingThread: Bool {
+                switch self {
+                case .clockThread: RealTimeClock.isClockThread()
+                case .thread(let thread): pthread_equal(thread, pthread_self()) != 0
+                }
+            }
         }
 
         let state = Mutex(State())
@@ -60,18 +75,18 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
             self.block = block
         }
 
-        /// Makes the waiting call, on the delivery's queue.
-        func run() {
+        /// Makes the waiting call, on the delivery's queue (from the clock thread, holding it).
+        func run(onClockThread: Bool) {
             let time: MediaTime? = state.withLock { state in
                 state.isScheduled = false
                 guard state.isActive else { return nil }
-                state.runningThread = pthread_self()
+                state.running = onClockThread ? .clockThread : .thread(pthread_self())
                 return state.latest
             }
             guard let time else { return }
             block(time)
             let waiting = state.withLock { state in
-                state.runningThread = nil
+                state.running = nil
                 defer { state.cancelsWaiting = 0 }
                 return state.cancelsWaiting
             }
@@ -89,7 +104,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
         if let participant = clock.addParticipant(settle: { queue.sync {} }, isQuiescent: { true }) {
             calls.state.withLock { $0.clockParticipant = participant }
         }
-        syncRun = SendableWorkItem { calls.run() }
+        syncRun = SendableWorkItem { calls.run(onClockThread: true) }
     }
 
     /// Queues a call with `time`; if a call is still waiting to start, it will carry this time instead.
@@ -99,20 +114,42 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
     /// the tick has left the player's queue: a tick then wakes one thread, not two. The
     /// main queue is always reached with `async`.
     func deliver(_ time: MediaTime) {
-        let needsDispatch = calls.state.withLock { state in
+        guard schedule(time) else { return }
+        if !isMainQueue, RealTimeClock.runAfterCurrentWork(self) { return }
+        queue.async { [calls] in calls.run(onClockThread: false) }
+    }
+
+    /// ``deliver(_:)`` from a player's tick alone on the clock thread (``PlayerTick``), which
+    /// makes the call itself (``runAfterClockWork()``) once it has let go of its mutex: true if
+    /// it is to. A call to the main queue is queued here (false), as ``deliver(_:)`` queues it.
+    func deliverFromTickAlone(_ time: MediaTime) -> Bool {
+        guard schedule(time) else { return false }
+        guard isMainQueue else { return true }
+        queue.async { [calls] in calls.run(onClockThread: false) }
+        return false
+    }
+
+    /// Records `time` for the next call; true if a call must be made for it (none waits yet,
+    /// and the observer is not removed).
+    private func schedule(_ time: MediaTime) -> Bool {
+        calls.state.withLock { state in
             state.latest = time
             guard state.isActive && !state.isScheduled else { return false }
             state.isScheduled = true
             return true
         }
-        guard needsDispatch else { return }
-        if !isMainQueue, RealTimeClock.runAfterCurrentWork(self) { return }
-        queue.async { [calls] in calls.run() }
     }
 
     /// Clock thread, after the tick's work: makes the call holding `queue`.
     func runAfterClockWork() {
         queue.sync(execute: syncRun.item)
+    }
+
+    /// Clock thread, a call already scheduled (``deliverFromTickAlone(_:)``): made once the
+    /// timer's work has returned (``RealTimeClock``'s follow-ups), or else on `queue`.
+    func runAfterClockWorkOrLater() {
+        if RealTimeClock.runAfterCurrentWork(self) { return }
+        queue.async { [calls] in calls.run(onClockThread: false) }
     }
 
     /// Stops deliveries; waits for a call running on another thread to finish.
@@ -121,7 +158,7 @@ final class TimeObserverDelivery: ClockFollowUp, Sendable {
             let participant = state.clockParticipant
             state.clockParticipant = nil
             state.isActive = false
-            guard let running = state.runningThread, pthread_equal(running, pthread_self()) == 0 else { return (false, participant) }
+            guard let running = state.running, !running.isCallingThread else { return (false, participant) }
             state.cancelsWaiting += 1
             return (true, participant)
         }
@@ -147,7 +184,7 @@ struct PeriodicTimeObserver {
     func tick(after seconds: Double) -> Double {
         let interval = self.interval.seconds
         let earliest = seconds + Self.tolerance
-        var multiple = (earliest / interval).rounded(.down) + 1
+        var multiple = TickRounding.down(earliest / interval) + 1
         // The division can round a time just past a multiple down to it.
         if multiple * interval <= earliest { multiple += 1 }
         return multiple * interval

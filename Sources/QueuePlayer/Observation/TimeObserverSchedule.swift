@@ -85,13 +85,28 @@ struct TimeObserverSchedule {
     /// has come and the boundary observers whose time normal playback has crossed since the
     /// last check.
     mutating func deliverDue(at seconds: Double, in item: PlayerItem) {
-        for index in periodic.indices where periodic[index].observer.isDue(at: seconds) {
-            periodic[index].observer.delivery.deliver(MediaTime(seconds: seconds))
-            periodic[index].observer.lastDelivered = seconds
+        let time = MediaTime(seconds: seconds)
+        deliverDue(at: seconds, in: item) { $0.deliver(time) }
+    }
+
+    /// ``deliverDue(at:in:)``, each delivery due handed to `deliver` (which delivers
+    /// `MediaTime(seconds: seconds)`): a tick alone makes the calls itself.
+    mutating func deliverDue(at seconds: Double, in item: PlayerItem, through deliver: (TimeObserverDelivery) -> Void) {
+        var index = 0
+        while index < periodic.count {
+            if periodic[index].observer.isDue(at: seconds) {
+                deliver(periodic[index].observer.delivery)
+                periodic[index].observer.lastDelivered = seconds
+            }
+            index += 1
+        }
+        guard !boundary.isEmpty else {
+            boundaryCheckedUpTo = (item, seconds)
+            return
         }
         let previous = boundaryCheckedUpTo?.item == item ? boundaryCheckedUpTo!.seconds : seconds
         for index in boundary.indices where boundary[index].observer.times.contains(where: { $0 > previous && $0 <= seconds + PeriodicTimeObserver.tolerance }) {
-            boundary[index].observer.delivery.deliver(MediaTime(seconds: seconds))
+            deliver(boundary[index].observer.delivery)
         }
         boundaryCheckedUpTo = (item, seconds)
     }

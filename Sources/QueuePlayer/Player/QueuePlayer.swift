@@ -14,7 +14,7 @@ import Synchronization
 /// the opened head), reached only through ``control``, which checks that it runs there; the
 /// published properties are also read from other threads, under the `published` mutex, and
 /// what a playing tick needs (the observers' schedule, the timer, the span heard) is shared
-/// with the clock thread under the `tick` mutex (``TickShare``). Observation handlers run on
+/// with the clock thread under the mutex of ``PlayerTick`` (``TickShare``). Observation handlers run on
 /// `controlQueue`. The public methods may be called from any thread, including from those
 /// handlers.
 public final class QueuePlayer: KeyValueObservable, Sendable {
@@ -132,20 +132,14 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     let controlQueue = DispatchQueue(label: "queueplayer.control", qos: .userInteractive)
     private static let controlQueueKey = DispatchSpecificKey<ObjectIdentifier>()
     private let renderer: Renderer
-    /// The stream's position: the render thread's measurement, brought forward by the device
-    /// asked when that is half a period old, or a period (``DevicePosition``).
-    private let devicePosition: DevicePosition
+    /// What a tick works from, on the clock thread or here: the observers, the timer, the span
+    /// heard (``TickShare``, under its mutex), the stream's position (``DevicePosition``), the
+    /// time last reported (``PlayerTick/audibleFloor``).
+    private let ticking: PlayerTick
     /// The item playing and where it lies in the stream, as the control queue last left it
     /// (``publishAudibleSpan(rate:item:)``): ``audibleTimeWhilePlaying(of:)`` reads it from any
     /// thread. Set only when it changes, not at each tick.
     private let audibleSpan = Mutex<AudibleSpan?>(nil)
-    /// The last time reported for the span's item (a `Double`'s bits: the control queue's, or a
-    /// tick alone's), which the time read beside the span never goes below. A tick that keeps
-    /// the span stores only this, without the lock; a new span stores it under `audibleSpan`'s
-    /// lock, and readers load it under that lock: the time a reader pairs with a span is always
-    /// one of that span's item. It is also the floor of a tick alone, which alone stores it while
-    /// `tick`'s span is published (the control queue stores it only after taking the tick back).
-    private let audibleFloor = Atomic<UInt64>(0)
     let events: RenderEventRing
     /// The clock's participant, when the clock moves only when told (a test's).
     private let clockParticipant: (any ClockRegistration)?
@@ -176,10 +170,6 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     private let controlBox = ControlStateBox()
 
-    /// The time observers, the wake-up timer and the span a tick may work alone from, shared by
-    /// the control queue and the clock thread (``TickShare``).
-    private let tick = Mutex(TickShare())
-
     /// The control queue's state; in debug builds, every access checks it is made there.
     private var control: ControlStateBox {
         #if DEBUG
@@ -190,7 +180,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     /// ``TickShare/timer``, which `init` has made. Not while `tick` is held.
     private var wakeUp: any ReusableTimer {
-        guard let timer = tick.withLock({ $0.timer }) else { preconditionFailure("the player's wake-up timer is made at the end of its init") }
+        guard let timer = ticking.share.withLock({ $0.timer }) else { preconditionFailure("the player's wake-up timer is made at the end of its init") }
         return timer
     }
 
@@ -210,7 +200,8 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         self.events = events
         let renderer = Renderer(sink: sink, events: events)
         self.renderer = renderer
-        devicePosition = DevicePosition(position: renderer.position, sink: sink)
+        let ticking = PlayerTick(devicePosition: DevicePosition(position: renderer.position, sink: sink), events: events, clock: clock)
+        self.ticking = ticking
         clockParticipant = clock.addParticipant(
             settle: { [controlQueue] in
                 lookAhead.settle()
@@ -222,10 +213,10 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         controlQueue.setSpecific(key: Self.controlQueueKey, value: ObjectIdentifier(self))
         events.start { [weak self] in self?.handleRenderEvents() }
         renderer.start()
-        let wakeUp = clock.makeTimer(on: controlQueue, direct: { [weak self] isCurrent in
-            self?.tickAlone(isCurrent) ?? false
+        let wakeUp = clock.makeTimer(on: controlQueue, direct: { [ticking] isCurrent in
+            ticking.alone(isCurrent)
         }) { [weak self] in self?.wakeUpFired() }
-        tick.withLock { $0.timer = wakeUp }
+        ticking.share.withLock { $0.timer = wakeUp }
         onControlQueue {
             for item in items { insertOnQueue(item, after: nil) }
         }
@@ -235,7 +226,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         // The last reference is gone: nothing runs on the control queue for the player now
         // (a block there holds a reference while it runs), so its state is reached directly,
         // on whichever thread this is.
-        tick.withLock { $0.timer }?.cancel()
+        ticking.retireTimer()
         if clockParticipant != nil {
             clockParticipant?.remove()
             // A sink on a clock that moves only when told would wait for time forever.
@@ -318,9 +309,9 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// poll: the player's queue may be busy with a tick or a load, and a hop there costs two
     /// thread wake-ups.
     public func audibleTimeWhilePlaying(of item: PlayerItem) -> MediaTime? {
-        let published = audibleSpan.withLock { span in span.map { ($0, Double(bitPattern: audibleFloor.load(ordering: .relaxed))) } }
+        let published = audibleSpan.withLock { span in span.map { ($0, Double(bitPattern: ticking.audibleFloor.load(ordering: .relaxed))) } }
         guard let (span, floor) = published, span.item === item else { return nil }
-        let (snapshot, now) = devicePosition.read(asking: .never, clock: clock)
+        let (snapshot, now) = ticking.devicePosition.read(asking: .never, clock: clock)
         return span.seconds(in: snapshot, at: now, floor: floor).map { MediaTime(seconds: $0) }
     }
 
@@ -424,7 +415,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         if item != currentItem {
             takeTickBack()
             control.state.timeline.restartAudibleTime()
-            tick.withLock { $0.timeObservers.restartTicks() }
+            ticking.share.withLock { $0.timeObservers.restartTicks() }
         }
         setPublished(\.currentItem, item, \Published.currentItem)
     }
@@ -563,7 +554,7 @@ extension QueuePlayer {
         let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
         // A network item waits for its first audio until the render thread says it plays.
         control.state.waitingForData = decoder?.isStreaming == true ? .evaluatingBufferingRate : nil
-        tick.withLock { $0.timeObservers.forgetBoundaryProgress() }
+        ticking.share.withLock { $0.timeObservers.forgetBoundaryProgress() }
         let next = renderItem.flatMap { preparedItem(after: $0.item) }
         control.state.timeline.requestNext(next)
         control.state.timeline.setRendererIdle(renderItem == nil)
@@ -705,11 +696,11 @@ extension QueuePlayer {
     }
 
     private func readPosition() -> PositionReading {
-        let asking = tick.withLock { share in
+        let asking = ticking.share.withLock { share in
             absorbTicksAlone(&share)
             return share.timeObservers.deviceAsking
         }
-        let (position, now) = devicePosition.read(asking: asking, clock: clock)
+        let (position, now) = ticking.devicePosition.read(asking: asking, clock: clock)
         return PositionReading(position: position, now: now)
     }
 
@@ -760,13 +751,13 @@ extension QueuePlayer {
             unchanged = span == nil && state.state.publishedSpan == nil
         }
         guard !unchanged else {
-            if span != nil { audibleFloor.store(floor.bitPattern, ordering: .relaxed) }
+            if span != nil { ticking.audibleFloor.store(floor.bitPattern, ordering: .relaxed) }
             return
         }
         state.state.publishedSpan = span
         audibleSpan.withLock { published in
             published = span
-            audibleFloor.store(floor.bitPattern, ordering: .relaxed)
+            ticking.audibleFloor.store(floor.bitPattern, ordering: .relaxed)
         }
     }
 
@@ -823,7 +814,7 @@ extension QueuePlayer {
         precondition(interval.value > 0, "the interval of a periodic time observer must be positive")
         return onControlQueue {
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock, block: block)
-            let id = tick.withLock { $0.timeObservers.addPeriodic(interval: interval, delivery: delivery) }
+            let id = ticking.share.withLock { $0.timeObservers.addPeriodic(interval: interval, delivery: delivery) }
             scheduleWakeUp()
             return TimeObserverToken(id: id, player: self)
         }
@@ -835,7 +826,7 @@ extension QueuePlayer {
                                         using block: @escaping @Sendable () -> Void) -> TimeObserverToken {
         onControlQueue {
             let delivery = TimeObserverDelivery(queue: queue ?? .main, clock: clock) { _ in block() }
-            let id = tick.withLock { $0.timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery) }
+            let id = ticking.share.withLock { $0.timeObservers.addBoundary(times: times.map(\.seconds), delivery: delivery) }
             scheduleWakeUp()
             return TimeObserverToken(id: id, player: self)
         }
@@ -851,7 +842,7 @@ extension QueuePlayer {
     func removeTimeObserver(id: UInt64, ifOwnedBy token: TimeObserverToken? = nil) {
         let delivery: TimeObserverDelivery? = onControlQueue {
             if let token, !token.belongs(to: self) { return nil }
-            return tick.withLock { $0.timeObservers.remove(id: id) }
+            return ticking.share.withLock { $0.timeObservers.remove(id: id) }
         }
         // Outside the control queue: waiting for a running block must not hold up the player.
         delivery?.cancel()
@@ -865,7 +856,7 @@ extension QueuePlayer {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         guard let seconds = seconds ?? audiblePosition() else { return }
         let item = currentItem
-        tick.withLock { $0.timeObservers.deliverToAll(at: seconds, in: item) }
+        ticking.share.withLock { $0.timeObservers.deliverToAll(at: seconds, in: item) }
     }
 
     /// Fires what is due and schedules the next wake-up, all from one reading of the position
@@ -879,47 +870,16 @@ extension QueuePlayer {
         let playing = playingState()
         if playing.rate != 0, !control.state.timeline.isHeldAtEnd, let item = playing.item,
            let seconds = control.state.timeline.audibleSeconds(of: item, in: reading.position, at: reading.now) {
-            tick.withLock { $0.timeObservers.deliverDue(at: seconds, in: item) }
+            ticking.share.withLock { $0.timeObservers.deliverDue(at: seconds, in: item) }
         }
         scheduleWakeUp(reading, playing: playing)
-    }
-
-    /// Clock thread (or, under a clock that runs its timers on the control queue, there): the
-    /// tick of a playing item done without the control queue, from the span it published with
-    /// the timer (``TickShare``): the audible time, the periodic and boundary observers due,
-    /// the timer set again. False, having done nothing, when the control queue must look: no
-    /// span (it took it back, or published none), the timer cancelled or set again since this
-    /// deadline (`isCurrent`), render events waiting for it, or a time outside the span (the
-    /// item ended, another generation, a stream not running). The device is asked as the
-    /// control queue's tick would (``DevicePosition``), with the mutex held, so the control
-    /// queue never sees half a tick.
-    private func tickAlone(_ isCurrent: () -> Bool) -> Bool {
-        tick.withLock { share in
-            // Render events waiting for the control queue (an item's end decoded, a stall) may
-            // change the span: it looks at them first, as a tick used to wait behind them.
-            guard let span = share.span, isCurrent(), events.isEmpty else { return false }
-            let (snapshot, now) = devicePosition.read(asking: share.timeObservers.deviceAsking, clock: clock)
-            let floor = Double(bitPattern: audibleFloor.load(ordering: .relaxed))
-            guard snapshot.sampleRate > 0, let seconds = span.seconds(in: snapshot, at: now, floor: floor),
-                  let timer = share.timer else { return false }
-            share.reportedAlone = true
-            audibleFloor.store(seconds.bitPattern, ordering: .relaxed)
-            share.timeObservers.deliverDue(at: seconds, in: span.item)
-            let last = share.lastMeasurement.flatMap { $0.generation == span.generation ? (audible: $0.audible, at: $0.at) : nil }
-            let hearing = Hearing(snapshot: snapshot, now: now, last: last)
-            share.lastMeasurement = (span.generation, hearing.audibleAtMeasurement, snapshot.measuredAt)
-            let deadline = hearing.wakeUp(start: span.start, end: span.end, itemStartFrame: span.itemStartFrame,
-                                          sampleRate: span.sampleRate, seconds: seconds) { share.timeObservers.nextDue(at: $0) }
-            timer.schedule(at: max(deadline, now))
-            return true
-        }
     }
 
     /// Control queue, at the start of any work there: no tick runs alone until the next
     /// ``scheduleWakeUp(_:playing:)`` publishes a span again, and what ticks alone reported is
     /// taken into the timeline. (Waits for a tick alone under way.)
     private func takeTickBack() {
-        tick.withLock { share in
+        ticking.share.withLock { share in
             absorbTicksAlone(&share)
             share.span = nil
         }
@@ -932,7 +892,7 @@ extension QueuePlayer {
         guard share.reportedAlone else { return }
         share.reportedAlone = false
         if let span = share.span {
-            let reported = Double(bitPattern: audibleFloor.load(ordering: .relaxed))
+            let reported = Double(bitPattern: ticking.audibleFloor.load(ordering: .relaxed))
             control.state.timeline.noteReported(reported, of: span.item, generation: span.generation)
         }
         if let last = share.lastMeasurement {
@@ -943,7 +903,7 @@ extension QueuePlayer {
     /// Control queue: no more wake-ups, none alone either (under the mutex, where a tick alone
     /// checks its deadline is still the timer's before it sets the timer again).
     private func cancelWakeUp() {
-        tick.withLock { share in
+        ticking.share.withLock { share in
             share.span = nil
             share.timer?.cancel()
         }
@@ -967,7 +927,7 @@ extension QueuePlayer {
         }
         let reading = reading ?? readPosition()
         let state = control
-        tick.withLock { share in
+        ticking.share.withLock { share in
             let deadline = state.state.timeline.nextWakeUp(of: item, in: reading.position, at: reading.now) {
                 share.timeObservers.nextDue(at: $0)
             }

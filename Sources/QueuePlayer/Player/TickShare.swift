@@ -1,9 +1,9 @@
 /// What a player's tick shares between its control queue and the clock thread, under one
-/// mutex (``QueuePlayer``'s `tick`).
+/// mutex (``PlayerTick/share``).
 ///
 /// While an item plays, nearly every tick only works out the audible time and calls the
 /// periodic observers: the clock thread does that on its own, without entering the control
-/// queue (``QueuePlayer``'s `tickAlone`), from the span the control queue published when it
+/// queue (``PlayerTick/alone(_:)``), from the span the control queue published when it
 /// last set the wake-up timer. Everything else (an item's end heard, a time that left the
 /// span, a new measurement of another generation, render events not yet handled) goes to the
 /// control queue as before. The control queue takes the span back at the start of any work it

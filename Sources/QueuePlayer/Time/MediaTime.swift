@@ -18,7 +18,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Creates the time nearest to `seconds` in units of `1/preferredTimescale`.
     public init(seconds: Double, preferredTimescale: Int32 = 1_000_000_000) {
-        self.init(value: Int64((seconds * Double(preferredTimescale)).rounded()), timescale: preferredTimescale)
+        // `rounded()` without libm's `round` (``TickRounding``): a tick makes one for each call.
+        self.init(value: Int64(TickRounding.nearest(seconds * Double(preferredTimescale))), timescale: preferredTimescale)
     }
 
     /// Zero seconds.

@@ -45,17 +45,20 @@ public protocol PlaybackClock: AnyObject, Sendable {
     /// tick): ``RealTimeClock`` makes it once and then allocates nothing per deadline.
     ///
     /// `direct`, if given, is tried first at each deadline, without entering `queue` (with
-    /// ``RealTimeClock`` on the clock thread): it returns true if it did the deadline's work,
-    /// false if `work` must run on `queue` as usual. It is given a test of whether the deadline
-    /// is still the timer's (not cancelled or set again since), to call under the lock that
-    /// also guards the timer's setting; a timer that runs its work on `queue` anyway (the
-    /// default below) passes one that is always true.
+    /// ``RealTimeClock`` on the clock thread): it returns the deadline to set the timer for
+    /// again if it did the deadline's work, nil if `work` must run on `queue` as usual. It is
+    /// given a test of whether the deadline is still the timer's (not cancelled or set again
+    /// since), to call under the lock that also guards the timer's setting; a timer that runs
+    /// its work on `queue` anyway (the default below) passes one that is always true.
     func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer
 }
 
 /// A timer's work done without entering its queue (``PlaybackClock/makeTimer(on:direct:_:)``):
-/// given a test of whether the deadline is still the timer's, returns true if it did the work.
-public typealias DirectTimerWork = @Sendable (_ isCurrent: () -> Bool) -> Bool
+/// given a test of whether the deadline is still the timer's, returns the deadline the timer is
+/// set for again if it did the work (the clock sets it there itself: with ``RealTimeClock`` the
+/// clock thread puts the timer back in its list as it looks for the next deadline, instead of a
+/// setting of its own), nil if the work must run on the timer's queue.
+public typealias DirectTimerWork = @Sendable (_ isCurrent: () -> Bool) -> UInt64?
 
 extension PlaybackClock {
     public func addParticipant(settle: @escaping @Sendable () -> Void,
@@ -67,10 +70,7 @@ extension PlaybackClock {
     /// takes a cancelled deadline out of its list before it enters `queue` may still run one
     /// that was set again meanwhile: an extra wake-up, which works its time out afresh.
     public func makeTimer(on queue: DispatchQueue, direct: DirectTimerWork?, _ work: @escaping @Sendable () -> Void) -> any ReusableTimer {
-        guard let direct else { return ScheduledWorkTimer(clock: self, queue: queue, work: work) }
-        return ScheduledWorkTimer(clock: self, queue: queue) {
-            if !direct({ true }) { work() }
-        }
+        ScheduledWorkTimer(clock: self, queue: queue, direct: direct, work: work)
     }
 }
 
@@ -89,18 +89,32 @@ public protocol ReusableTimer: ScheduledWork, AnyObject {
 private final class ScheduledWorkTimer: ReusableTimer, Sendable {
     private let clock: any PlaybackClock
     private let queue: DispatchQueue
+    private let direct: DirectTimerWork?
     private let work: @Sendable () -> Void
     private let pending = Mutex<(any ScheduledWork)?>(nil)
 
-    init(clock: any PlaybackClock, queue: DispatchQueue, work: @escaping @Sendable () -> Void) {
+    init(clock: any PlaybackClock, queue: DispatchQueue, direct: DirectTimerWork?, work: @escaping @Sendable () -> Void) {
         self.clock = clock
         self.queue = queue
+        self.direct = direct
         self.work = work
     }
 
     func schedule(at deadline: UInt64) {
-        let scheduled = clock.schedule(at: deadline, on: queue, work)
+        // The clock keeps the block until it fires or is cancelled, and so the timer: a cancel
+        // (the owner's, before it goes) ends that.
+        let scheduled = clock.schedule(at: deadline, on: queue) { [self] in fire() }
         pending.withLock { $0?.cancel(); $0 = scheduled }
+    }
+
+    /// On `queue`: the direct work if it does the deadline's (setting the timer again where it
+    /// says), or else `work`.
+    private func fire() {
+        if let direct, let next = direct({ true }) {
+            schedule(at: next)
+        } else {
+            work()
+        }
     }
 
     func cancel() {
@@ -160,6 +174,11 @@ public final class RealTimeClock: PlaybackClock {
     /// the tick that computed a time also runs the block, without waking another thread.
     static func runAfterCurrentWork(_ body: any ClockFollowUp) -> Bool {
         ClockThread.shared.runAfterCurrentWork(body)
+    }
+
+    /// Whether the calling thread is the clock thread.
+    static func isClockThread() -> Bool {
+        ClockThread.shared.isCurrentThread
     }
 
     public func sleep(nanoseconds: UInt64) {
@@ -229,12 +248,20 @@ private final class ClockTimer: ReusableTimer, Sendable {
     }
 
     /// Clock thread: does the work directly if the direct work can, or else on its queue, if
-    /// `armed` is still the timer's arming.
-    func fire(_ armed: UInt64) {
-        guard arming.current.load(ordering: .acquiring) == armed else { return }
-        if let direct, direct({ arming.current.load(ordering: .acquiring) == armed }) { return }
+    /// `armed` is still the timer's arming. Returns the deadline the direct work set the timer
+    /// for again, in the same arming (the clock thread puts it back in its list, if no setting
+    /// or cancel came meanwhile: ``isArmed(_:)``).
+    func fire(_ armed: UInt64) -> UInt64? {
+        guard arming.current.load(ordering: .acquiring) == armed else { return nil }
+        if let direct, let next = direct({ arming.current.load(ordering: .acquiring) == armed }) { return next }
         arming.firing.store(armed, ordering: .relaxed)
         queue.sync(execute: fireItem.item)
+        return nil
+    }
+
+    /// Whether `armed` is still the timer's arming: no setting or cancel since.
+    func isArmed(_ armed: UInt64) -> Bool {
+        arming.current.load(ordering: .acquiring) == armed
     }
 }
 
@@ -264,7 +291,8 @@ private final class ClockThread: @unchecked Sendable {
     /// A timer set for a deadline, in the arming it was set in.
     private struct Entry {
         let timer: ClockTimer
-        let deadline: UInt64
+        /// `.max` while the timer fires: its place is kept for its next deadline.
+        var deadline: UInt64
         let arming: UInt64
     }
 
@@ -338,16 +366,19 @@ private final class ClockThread: @unchecked Sendable {
         }
     }
 
+    /// Whether the calling thread is the clock thread.
+    var isCurrentThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
     /// Clock thread, during a timer's work: runs `body` once that work has returned and
     /// released its queue. Elsewhere: returns false and does nothing.
     func runAfterCurrentWork(_ body: any ClockFollowUp) -> Bool {
-        guard threadID.load(ordering: .relaxed) == UInt(pthread_self()) else { return false }
+        guard isCurrentThread else { return false }
         followUps.pointee.append(body)
         return true
     }
 
     private enum Step {
-        case fire(ClockTimer, arming: UInt64)
+        case fire(ClockTimer, arming: UInt64, deadline: UInt64)
         case sleep(until: UInt64)
         case wait
     }
@@ -356,11 +387,39 @@ private final class ClockThread: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
         // Once: reaching a global checks its lazy initialisation (`swift_once`) each time.
         let clock = RealTimeClock.shared
+        // The timer just fired, in its arming, and the deadline its direct work set it for again.
+        // Its entry keeps its place in the list while it fires (its deadline out of reach), and
+        // the next look sets it there or takes it out: the list's storage is not moved per tick
+        // (`remove(at:)` and `append` called libc's `memmove` and checked the storage's uniqueness).
+        var fired: (timer: ClockTimer, arming: UInt64, setAgainAt: UInt64?)?
+        // A deadline the clock is known to be past (the one a wait ran out at, or the one just
+        // fired): all the next look needs to fire what was due by then, without reading the
+        // clock; what fell due since is fired after a wait that returns at once.
+        var passed: UInt64?
         while true {
             // Read before deciding: a timer added after this makes the wait below return at once.
             let seen = cfutex_load(wakeUps)
-            let now = clock.now()
+            let now = passed ?? clock.now()
+            passed = nil
             let step = timers.withLock { timers -> Step in
+                // Under the lock a setting or cancel takes after changing the arming: one made
+                // since the work returned has taken the entry out (and put its own in), as `add`
+                // and `remove` do.
+                if let (timer, arming, next) = fired {
+                    fired = nil
+                    // By index: `firstIndex(where:)`, unspecialised in a debug build, allocated.
+                    var index = 0
+                    while index < timers.pending.count, timers.pending[index].timer !== timer || timers.pending[index].arming != arming {
+                        index += 1
+                    }
+                    if index < timers.pending.count {
+                        if let next, timer.isArmed(arming) {
+                            timers.pending[index].deadline = next
+                        } else {
+                            timers.pending.remove(at: index)
+                        }
+                    }
+                }
                 var earliest = -1
                 for index in timers.pending.indices where earliest < 0 || timers.pending[index].deadline < timers.pending[earliest].deadline {
                     earliest = index
@@ -375,18 +434,19 @@ private final class ClockThread: @unchecked Sendable {
                     return .sleep(until: deadline)
                 }
                 timers.sleepingUntil = 0
-                let entry = timers.pending.remove(at: earliest)
-                return .fire(entry.timer, arming: entry.arming)
+                timers.pending[earliest].deadline = .max
+                return .fire(timers.pending[earliest].timer, arming: timers.pending[earliest].arming, deadline: deadline)
             }
             switch step {
             case .wait:
-                cfutex_wait(wakeUps, seen, nil)
+                _ = cfutex_wait(wakeUps, seen, nil)
             case let .sleep(deadline):
                 // Until the deadline (CLOCK_MONOTONIC, the clock's own), or until an earlier timer is added.
                 var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                cfutex_wait(wakeUps, seen, &until)
-            case let .fire(timer, arming):
-                timer.fire(arming)
+                if cfutex_wait(wakeUps, seen, &until) != 0 { passed = deadline }
+            case let .fire(timer, arming, deadline):
+                fired = (timer, arming, timer.fire(arming))
+                passed = deadline
                 // Each access to the list is over before a follow-up runs: one may hand on another.
                 var index = 0
                 while index < followUps.pointee.count {

@@ -26,7 +26,7 @@ struct Hearing {
     /// half millisecond through a stall (the stall test: 345 to about 1,100 device queries in 0.6 s).
     func when(_ streamFrame: Double) -> UInt64 {
         let nanoseconds = max(0, (streamFrame - Double(audibleAtMeasurement)) * 1e9 / Double(snapshot.sampleRate))
-        let at = snapshot.measuredAt + UInt64(nanoseconds.rounded(.up))
+        let at = snapshot.measuredAt + UInt64(TickRounding.up(nanoseconds))
         // A frame not yet written is heard only after the render thread writes it: if its
         // extrapolated time has passed, the stream is starved (a write blocked, a device
         // stalled) and the time is unknown. Look again shortly rather than at once, which
