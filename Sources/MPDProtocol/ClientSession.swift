@@ -152,6 +152,7 @@ public struct ClientSession: Sendable {
         case .command(.load(let name, _, _)), .command(.listplaylist(let name, _)), .command(.listplaylistinfo(let name, _)):
             return name.contains("://") ? [name] : []
         case .list(let list):
+            guard list.mayNamePlaylists else { return [] }
             var names: [String] = []
             list.forEachLine { _, line in
                 if let request = try? Request.parse(line), let name = url(request) { names.append(name) }

@@ -36,6 +36,15 @@ import Testing
         session.append("command_list_begin\nstatus\nlistplaylist http://c.example/c.m3u\nload mine\nload \"http://d.example/d.pls\"\ncommand_list_end\n".utf8)
         #expect(session.step() == .ready(needsExecutor: true))
         #expect(session.pendingPlaylistURLs == ["http://c.example/c.m3u", "http://d.example/d.pls"])
+        _ = session.runPending(executor: FakeDaemon())
+        session.append("command_list_ok_begin\nping\nlistplaylistinfo \"https://e.example/e.m3u\"\ncommand_list_end\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == ["https://e.example/e.m3u"])
+        _ = session.runPending(executor: FakeDaemon())
+        // A list that names no playlist is not parsed for one (the event loop asks).
+        session.append("command_list_begin\nstatus\nping\nloadx http://f.example/f.m3u\ncommand_list_end\n".utf8)
+        #expect(session.step() == .ready(needsExecutor: true))
+        #expect(session.pendingPlaylistURLs == [])
     }
 
     /// Lines the session answers itself are taken together: one step for a run of `ping`s,
