@@ -28,6 +28,7 @@ import Testing
         try? FileManager.default.removeItem(at: shot)
         let lastTime = Location.utc(drive.last!.time)
         let steps = try daemon.run(shot.path, [lastTime], script: "web_page_progress.py", timeout: 150)
+        _ = steps.ok("push")
 
         let widths = steps["download widths"] as? [Double] ?? []
         #expect(widths.count == 4 && zip(widths.dropFirst(), widths).allSatisfy { $0 > $1 }, "the bar advances: \(widths)")

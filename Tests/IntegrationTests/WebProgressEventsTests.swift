@@ -9,8 +9,11 @@ import Testing
 /// gpsfake for the fixes. The client is Python's `websockets` (`Scripts/ws_progress.py`).
 @Suite(.serialized) struct WebProgressEventsTests {
     /// A daemon downloading `BackgroundTransferTests`' feed from `nginx` into a scratch music directory.
+    /// A daemon subscribed to nginx's feed that fetches it only when pushed to (`--fetch-interval
+    /// never`): the script connects first and then pushes (`ws_api.py`'s `fetch_now`), so that it
+    /// sees the whole download however long its own start took.
     static func downloadingDaemon(_ nginx: NginxServer, music: URL, extra: [String] = []) throws -> WebDaemon {
-        try WebDaemon(["--feed", nginx.url("feed.xml").absoluteString, "--fetch-interval", "3600", "--no-auto-enqueue"] + extra,
+        try WebDaemon(["--feed", nginx.url("feed.xml").absoluteString, "--fetch-interval", "never", "--no-auto-enqueue"] + extra,
                       media: ["--music-directory", music.path])
     }
 
@@ -22,6 +25,7 @@ import Testing
         let daemon = try Self.downloadingDaemon(nginx, music: setup.music)
         defer { daemon.stop() }
         let steps = try daemon.run("downloads", script: "ws_progress.py", timeout: 120)
+        _ = steps.ok("push")
         #expect(steps["ended"] as? Bool == true, "the download ended: \(daemon.process.standardError.suffix(2_000))")
 
         let events = (steps["events"] as? [[Any]] ?? []).compactMap { row -> (at: Double, data: [String: Any])? in

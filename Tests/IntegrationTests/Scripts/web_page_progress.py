@@ -6,6 +6,7 @@ selenium, as web_page.py), for WebPageTests.
 
 Prints one JSON step a line; the Swift test judges. Waits for conditions with deadlines.
 """
+import asyncio
 import os
 import sys
 
@@ -13,14 +14,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from web_page import BASE, SHOT, browser, step  # noqa: E402
+from ws_api import Client, fetch_now  # noqa: E402
 
 LAST_FIX_TIME = sys.argv[3]
+
+
+async def push():
+    client = await Client.open()
+    try:
+        return await fetch_now(client)
+    finally:
+        await client.close()
 
 
 def run(driver):
     wait = lambda timeout: WebDriverWait(driver, timeout, poll_frequency=0.05)
     driver.get(BASE + "/")
     wait(10).until(lambda d: d.find_element(By.ID, "connection").text == "connected")
+
+    # Only now the feed is fetched and its episode downloaded (the daemon runs with
+    # `--fetch-interval never`): however long the browser took to start, the page is there to
+    # watch the whole download.
+    step("push", asyncio.run(push()))
 
     # A download's bar advances: its fill grows while it downloads.
     wait(30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#downloadList li.downloading"))

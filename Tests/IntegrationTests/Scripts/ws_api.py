@@ -115,6 +115,13 @@ class Client:
         await self.ws.close()
 
 
+async def fetch_now(client):
+    """A silent push (the `queueplayerd` channel's message, as `mpc sendmessage` sends it): the
+    daemon fetches its feeds now. For tests whose daemon runs with `--fetch-interval never`, so
+    that nothing is fetched or downloaded before a client is there to watch it."""
+    return await client.request({"command": r'sendmessage queueplayerd "{\"aps\":{\"content-available\":1}}"'})
+
+
 def is_tick(data):
     return data.get("event") == "time"
 

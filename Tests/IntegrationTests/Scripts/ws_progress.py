@@ -10,7 +10,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ws_api import Client, step  # noqa: E402
+from ws_api import Client, fetch_now, step  # noqa: E402
 
 
 async def arrivals(client, timeout):
@@ -32,8 +32,10 @@ async def gather(client, until, timeout, kinds):
 
 
 async def scenario_downloads():
-    """One client from before the download to its end; then a second one, which gets the list at once."""
+    """One client from before the download to its end (the daemon fetches its feed only when this
+    client pushes); then a second one, which gets the list at once."""
     a = await Client.open()
+    step("push", await fetch_now(a))
     events, done = await gather(a, lambda d: d.get("event") == "download" and d.get("state") in ("done", "failed"),
                                 90, ("download", "downloads"))
     step("events", events)
