@@ -137,7 +137,8 @@ public final class Daemon: @unchecked Sendable {
         let web = configuration.web.map {
             WebServer(options: $0, partition: partition, events: events, player: player, application: application,
                       group: server.group, scheduler: server.scheduler,
-                      downloads: configuration.feeds.musicDirectory == nil ? nil : transferProgress, location: location, logger: logger)
+                      downloads: configuration.feeds.musicDirectory == nil ? nil : transferProgress, location: location,
+                      policy: configuration.access, logger: logger)
         }
         self.web = web
         feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,

@@ -139,6 +139,29 @@ import Glibc
         #expect(messages.first?["channel"] as? String == "news" && messages.first?["message"] as? String == "hello")
     }
 
+    /// The control socket's passwords hold on the WebSocket too: with `--default-permissions ""`
+    /// a client may do nothing that needs a permission, and is pushed nothing, until it gives one.
+    @Test func aClientWithoutReadIsRefusedAndPushedNothingUntilItsPassword() throws {
+        let daemon = try WebDaemon(["--password", "s3cret@read,add,player,control,admin", "--default-permissions", ""])
+        defer { daemon.stop() }
+        let steps = try daemon.run("permissions", ["s3cret"])
+        let refused = steps.error("status refused")
+        #expect(refused["ack"] as? Int == 4 && refused["command"] as? String == "status", "\(refused)")
+        let subscribe = steps.error("subscribe refused")
+        #expect(subscribe["ack"] as? Int == 4 && subscribe["command"] as? String == "subscribe", "\(subscribe)")
+        _ = steps.ok("ping")
+        _ = steps.ok("b password")
+        #expect((steps.ok("b status") as? [String: Any])?["state"] != nil)
+        #expect(steps.object("b idle")["changed"] as? [String] != nil, "the client with the password hears the player")
+        #expect(steps.error("wrong password")["ack"] as? Int == 3)
+        _ = steps.ok("a password")
+        let early = steps["a events before its password"] as? [Any]
+        #expect(early?.isEmpty == true, "pushed without read: \(String(describing: early))")
+        _ = steps.ok("a subscribe")
+        #expect(steps.object("a idle")["changed"] as? [String] != nil, "once it has read, it hears the player")
+        #expect(steps.object("a tick")["elapsed"] is Double)
+    }
+
     @Test func anotherSitesPageAndAReboundHostAreRefused() throws {
         let daemon = try WebDaemon()
         defer { daemon.stop() }

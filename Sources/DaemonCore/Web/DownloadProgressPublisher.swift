@@ -45,7 +45,7 @@ final class DownloadProgressPublisher: Sendable {
     /// A client connected: it gets the list as the others know it, then what changes.
     func connected(_ client: WebSocketClient) {
         queue.async { [self] in
-            for event in state.list.current { client.send(event) }
+            for event in state.list.current { client.push(event) }
             schedule()
         }
     }

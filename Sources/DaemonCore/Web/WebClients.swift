@@ -43,10 +43,10 @@ final class WebClients: Sendable {
 
     var count: Int { clients.withLock { $0.count } }
 
-    /// Sends `message` to every client (encoded once).
+    /// Pushes `message` to every client that may read (encoded once; ``WebSocketClient/push(text:)``).
     func broadcast(_ message: JSONValue) {
         let text = message.encoded
-        for client in clients.withLock({ Array($0.values) }) { client.send(text: text) }
+        for client in clients.withLock({ Array($0.values) }) { client.push(text: text) }
     }
 
     // MARK: Events

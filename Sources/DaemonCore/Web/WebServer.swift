@@ -40,6 +40,8 @@ final class WebServer: Service, Sendable {
 
     private let options: Options
     private let access: WebAccess
+    /// The control socket's passwords and permissions, which the WebSocket's commands are held to.
+    private let policy: AccessPolicy
     private let partition: Partition
     private let events: ControlEvents
     private let player: QueuePlayer
@@ -55,7 +57,8 @@ final class WebServer: Service, Sendable {
 
     init(options: Options, partition: Partition, events: ControlEvents, player: QueuePlayer, application: AppLifecycle.Application,
          group: any EventLoopGroup, scheduler: any ConnectionScheduler, downloads: TransferProgressBoard?, location: LocationService?,
-         logger: Logger) {
+         policy: AccessPolicy, logger: Logger) {
+        self.policy = policy
         self.downloads = downloads.map { [clients] in DownloadProgressPublisher(board: $0, clients: clients) }
         self.location = location
         self.options = options
@@ -173,20 +176,23 @@ final class WebServer: Service, Sendable {
     /// One WebSocket connection: this task reads its messages and answers them in order; what the
     /// client is sent goes to the channel's event loop directly (``WebSocketClient/send(text:)``).
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
+        // What a trusted TCP client holds: every WebSocket client is one, from loopback or with
+        // the token (which any other address needs); `password` gives more, as on the socket.
+        let permissions = policy.defaultPermissions
         let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
-                                     scheduler: scheduler, logger: logger)
+                                     scheduler: scheduler, permissions: permissions, logger: logger)
         guard clients.admit(client) else {
             logger.warning("web: \(WebClients.limit) WebSocket clients already; refused one more")
             try await outbound.close(.unknown(1013), reason: "too many connections")
             return
         }
         let (events, partition, id) = (events, partition, client.id)
-        events.subscribe(client, client: id) { changed in client.send(WebClients.idleEvent(changed)) }
+        events.subscribe(client, client: id) { changed in client.push(WebClients.idleEvent(changed)) }
         downloads?.connected(client)
         if let location {
             // The track at once; fixes taken meanwhile were broadcast to this client too, and
             // are in the history it replaces the track with.
-            partition.perform { _ in client.send(LocationEvents.history(location.fixes)) }
+            partition.perform { _ in client.push(LocationEvents.history(location.fixes)) }
         }
         defer {
             events.unsubscribe(client)
@@ -196,6 +202,8 @@ final class WebServer: Service, Sendable {
         }
         var session = ClientSession()
         session.clientID = id
+        session.permissions = permissions
+        session.peer = AccessPolicy.peerName(channel.remoteAddress)
         session.unavailableCommands = partition.unavailableCommands
         for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
             guard case .text(let text) = message else {

@@ -20,6 +20,12 @@ import Synchronization
 /// dropped: its channel is closed, and nothing else (the clock thread, playback, other clients)
 /// waits for it. Messages are written in the order `send` was called in, from any one thread.
 ///
+/// Permissions are the control socket's (``AccessPolicy``): a client starts with what a trusted
+/// TCP client gets (`--default-permissions`, everything when no password is set) and a `password`
+/// command raises them. Without `read` it is sent no events (``push(_:)``: no `idle`, current
+/// item, downloads or location) and may not subscribe to time, as an mpd client without `read`
+/// may not `idle` or ask `status`.
+///
 /// The command session is the client's task's alone (``run(commandLine:)`` is called by one task,
 /// one message after another), and so is lent to the partition's queue and taken back.
 /// Subscriptions are under a mutex; the player's observers are added and removed on
@@ -37,6 +43,9 @@ final class WebSocketClient: Sendable {
     private let pending = Atomic<Int>(0)
     /// Set once the client is dropped or gone: nothing more is handed over.
     private let isDropped = Atomic<Bool>(false)
+    /// Whether the session holds `read`: events are pushed only then. Set by the client's task
+    /// after each command (a `password` may grant it), read by whichever thread pushes.
+    private let mayRead: Atomic<Bool>
     private let partition: Partition
     private let player: QueuePlayer
     private let scheduler: any ConnectionScheduler
@@ -62,9 +71,11 @@ final class WebSocketClient: Sendable {
     /// Where the blocks of every web client's time observers run (on the clock thread, holding it).
     static let tickQueue = DispatchQueue(label: "queueplayerd.web.ticks")
 
+    /// `permissions`: what the client's session holds at first (its ``ClientSession/permissions``).
     init(id: Int, channel: any Channel, partition: Partition, player: QueuePlayer, scheduler: any ConnectionScheduler,
-         logger: Logger) {
+         permissions: Permission, logger: Logger) {
         self.id = id
+        mayRead = Atomic(permissions.contains(.read))
         self.channel = channel
         self.partition = partition
         self.player = player
@@ -92,6 +103,19 @@ final class WebSocketClient: Sendable {
         }
     }
 
+    /// Queues an event the client did not ask for (an `idle` change, the current item, a
+    /// download's progress, a fix, a tick): sent only while the client may read. Never blocks.
+    func push(_ message: JSONValue) {
+        guard mayRead.load(ordering: .relaxed) else { return }
+        send(message)
+    }
+
+    /// ``push(_:)`` of a message already encoded.
+    func push(text: String) {
+        guard mayRead.load(ordering: .relaxed) else { return }
+        send(text: text)
+    }
+
     private func overflowed() {
         guard !isDropped.exchange(true, ordering: .relaxed) else { return }
         state.withLock { $0.isClosed = true }
@@ -113,6 +137,10 @@ final class WebSocketClient: Sendable {
         switch request.action {
         case .command(let line):
             send(answer(id: request.id, await run(commandLine: line, session: &session)))
+            mayRead.store(session.permissions.contains(.read), ordering: .relaxed)
+        case .subscribeTime where !session.permissions.contains(.read),
+             .subscribeBoundary where !session.permissions.contains(.read):
+            send(answer(id: request.id, Self.noPermissionToSubscribe))
         case .subscribeTime(let interval):
             send(answer(id: request.id, await subscribeTime(interval: interval)))
         case .subscribeBoundary(let times):
@@ -121,6 +149,11 @@ final class WebSocketClient: Sendable {
             send(answer(id: request.id, unsubscribe(which)))
         }
     }
+
+    /// A subscription asked for without `read`: the error mpd gives a command the client may not run.
+    private static let noPermissionToSubscribe: JSONValue = .object([
+        ("error", ReplyJSON.error(ack: .permission, command: "subscribe", message: "you don't have permission for \"subscribe\"")),
+    ])
 
     /// `{"id": ..., "ok"/"error": ...}`: the answer's fields after the id, when there is one.
     private func answer(id: JSONValue?, _ body: JSONValue) -> JSONValue {
@@ -202,7 +235,7 @@ final class WebSocketClient: Sendable {
                 // Nothing while paused or waiting: the observer also reports the position once
                 // when playback stops, which a subscriber must not take for a tick.
                 guard let self, player.timeControlStatus == .playing, let item = player.currentItem else { return }
-                send(text: Self.tick(subscription: number, songID: partition.songID(of: item), elapsed: time.seconds))
+                push(text: Self.tick(subscription: number, songID: partition.songID(of: item), elapsed: time.seconds))
             }
         }
         return installed(number, Subscription(kind: .time, tokens: [token]), kind: "time")
@@ -217,7 +250,7 @@ final class WebSocketClient: Sendable {
                 player.addBoundaryTimeObserver(forTimes: [MediaTime(seconds: time)], queue: Self.tickQueue) { [weak self] in
                     guard let self else { return }
                     let songID = player.currentItem.flatMap { partition.songID(of: $0) }
-                    send(.object([("event", .string("boundary")), ("subscription", .int(number)), ("time", .double(time)),
+                    push(.object([("event", .string("boundary")), ("subscription", .int(number)), ("time", .double(time)),
                                   ("songid", songID.map { .int($0) } ?? .null)]))
                 }
             }

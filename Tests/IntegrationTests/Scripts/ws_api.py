@@ -247,6 +247,34 @@ async def scenario_events():
     await b.close()
 
 
+async def scenario_permissions(password):
+    """A daemon where nothing is allowed without `password` (`--default-permissions ""`): a client
+    without it is refused what needs `read` and is pushed nothing while another, with it, hears the
+    player; once it gives the password it may subscribe and is pushed events too."""
+    a, b = await Client.open(), await Client.open()
+    step("status refused", await a.request({"command": "status"}))
+    step("subscribe refused", await a.request({"subscribe": "time", "interval": 0.01}))
+    step("ping", await a.request({"command": "ping"}))
+    step("b password", await b.request({"command": f"password {password}"}))
+    step("b status", await b.request({"command": "status"}))
+    await b.request({"command": "pause 1"})
+    idle = await b.wait_event(lambda d: d.get("event") == "idle" and "player" in d["changed"], 5)
+    step("b idle", idle[1] if idle else None)
+    step("wrong password", await a.request({"command": "password not-it"}))
+    # Answered on the partition's queue, after the idle event was handed out there: an event
+    # pushed to this client would have come first.
+    step("a password", await a.request({"command": f"password {password}"}))
+    step("a events before its password", [data for _, data in a.events])
+    step("a subscribe", await a.request({"subscribe": "time", "interval": 0.01}))
+    await b.request({"command": "pause 0"})
+    idle = await a.wait_event(lambda d: d.get("event") == "idle" and "player" in d["changed"], 5)
+    step("a idle", idle[1] if idle else None)
+    tick = await a.wait_event(is_tick, 5)
+    step("a tick", tick[1] if tick else None)
+    await a.close()
+    await b.close()
+
+
 def status_of(url, headers=None):
     request = urllib.request.Request(url, headers=headers or {})
     try:
