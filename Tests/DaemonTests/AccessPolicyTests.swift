@@ -67,6 +67,28 @@ import Testing
         #expect(AccessPolicy.wait(afterFailures: 50) == AccessPolicy.longestWait)
     }
 
+    /// A host may take any address of its /64 (privacy addresses): its failures count together,
+    /// so that a new address is not three new guesses; another /64 is another peer.
+    @Test func anIPv6PeersFailuresCountByItsSlash64() throws {
+        #expect(AccessPolicy.failureKey("2001:db8:1:2::7") == "2001:db8:1:2::/64")
+        #expect(AccessPolicy.failureKey("2001:0db8:0001:0002:ffff:0:0:1") == "2001:db8:1:2::/64")
+        #expect(AccessPolicy.failureKey("::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(AccessPolicy.failureKey("192.0.2.7") == "192.0.2.7" && AccessPolicy.failureKey("local") == "local")
+        let guarded = policy([("s3cret", .all)])
+        for attempt in 0..<AccessPolicy.freeFailures {
+            #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "2001:db8:1:2::\(attempt + 1)", now: 10) }
+        }
+        // A fourth address of the same /64, too soon: refused unchecked, even the right password.
+        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "2001:db8:1:2:a:b:c:d", now: 10.5) }
+        // Another /64 is not held up.
+        #expect(try guarded.check(password: "s3cret", peer: "2001:db8:1:3::1", now: 10.5) == .all)
+        // A mapped IPv4 address and the plain one are one peer.
+        for _ in 0..<AccessPolicy.freeFailures {
+            #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "::ffff:192.0.2.9", now: 20) }
+        }
+        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "192.0.2.9", now: 20.5) }
+    }
+
     @Test func theComparisonLooksAtEveryByteWhateverTheLengths() {
         #expect(AccessPolicy.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
         #expect(!AccessPolicy.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))

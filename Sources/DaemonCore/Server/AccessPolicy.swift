@@ -16,7 +16,9 @@ import Synchronization
 /// long for a near miss as for a wild guess). A peer's failures are counted: after three,
 /// each further attempt must wait twice as long as the one before (1 s, 2 s, ... 60 s at
 /// most), and one that comes sooner is refused unchecked. Failures are logged with the peer,
-/// never with what it sent.
+/// never with what it sent. An IPv6 peer is counted by its /64 (``failureKey(_:)``): one host
+/// may hold any address of its network's /64 (privacy addresses), and must not get three free
+/// guesses with each.
 ///
 /// Sendable: the settings are constants; the failures are behind their `Mutex`.
 final class AccessPolicy: Sendable {
@@ -91,11 +93,12 @@ final class AccessPolicy: Sendable {
     /// password` (also for an attempt that comes too soon after the peer's failures).
     func check(password candidate: String, peer: String, now: Double = monotonicSeconds()) throws(MPDError) -> Permission {
         let refused = MPDError(.password, "incorrect password")
+        let key = Self.failureKey(peer)
         let waited = failures.withLock { failures -> (allowed: Bool, logWait: Double?) in
-            guard var record = failures[peer], record.count >= Self.freeFailures else { return (true, nil) }
+            guard var record = failures[key], record.count >= Self.freeFailures else { return (true, nil) }
             let wait = Self.wait(afterFailures: record.count)
             guard now - record.last < wait else { return (true, nil) }
-            defer { record.loggedWait = true; failures[peer] = record }
+            defer { record.loggedWait = true; failures[key] = record }
             return (false, record.loggedWait ? nil : wait)
         }
         if !waited.allowed {
@@ -112,23 +115,34 @@ final class AccessPolicy: Sendable {
         }
         guard let granted else {
             let count = failures.withLock { failures -> Int in
-                if failures[peer] == nil, failures.count >= Self.rememberedPeers,
+                if failures[key] == nil, failures.count >= Self.rememberedPeers,
                    let oldest = failures.min(by: { $0.value.last < $1.value.last })?.key {
                     failures[oldest] = nil
                 }
-                var record = failures[peer] ?? Failures()
+                var record = failures[key] ?? Failures()
                 record.count += 1
                 record.last = now
                 record.loggedWait = false
-                failures[peer] = record
+                failures[key] = record
                 return record.count
             }
             logger.warning("wrong password from \(peer) (\(count) failed attempt\(count == 1 ? "" : "s"))")
             throw refused
         }
-        failures.withLock { _ = $0.removeValue(forKey: peer) }
+        failures.withLock { _ = $0.removeValue(forKey: key) }
         logger.info("password accepted from \(peer): \(granted)")
         return granted
+    }
+
+    /// Whose failures a `peer` (``peerName(_:)``) adds to: an IPv6 address's /64
+    /// (`2001:db8:1:2::/64`), an IPv4-mapped one's IPv4 address, anything else itself.
+    static func failureKey(_ peer: String) -> String {
+        guard let bytes = ListenAddress.ipv6Bytes(peer) else { return peer }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
     }
 
     /// The least time between two attempts after `count` failures (from the fourth on).

@@ -101,10 +101,14 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    static func isIPv6(_ text: String) -> Bool {
+    static func isIPv6(_ text: String) -> Bool { ipv6Bytes(text) != nil }
+
+    /// The 16 bytes of an IPv6 address in text, or nil if `text` is not one.
+    static func ipv6Bytes(_ text: String) -> [UInt8]? {
         // The 16 bytes of an `in6_addr`, as plain bytes: the C struct's initializer is one of
         // the Glibc types this toolchain attributes to libdispatch's module (Package.swift).
         var address = [UInt8](repeating: 0, count: 16)
-        return text.contains(":") && inet_pton(AF_INET6, text, &address) == 1
+        guard text.contains(":"), inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return address
     }
 }
