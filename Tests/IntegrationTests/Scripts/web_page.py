@@ -42,12 +42,16 @@ def browser():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def main():
-    driver = browser()
+def drive(run):
+    """Runs `run(driver)` in a fresh browser, quit after; an exception is printed as a step."""
     try:
-        run(driver)
-    finally:
-        driver.quit()
+        driver = browser()
+        try:
+            run(driver)
+        finally:
+            driver.quit()
+    except Exception as error:
+        step("exception", error=f"{type(error).__name__}: {error}")
 
 
 def run(driver):
@@ -132,7 +136,4 @@ def run(driver):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as error:
-        step("exception", error=f"{type(error).__name__}: {error}")
+    drive(run)

@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from web_page import BASE, SHOT, browser, step  # noqa: E402
+from web_page import BASE, SHOT, drive, step  # noqa: E402
 from ws_api import Client, fetch_now  # noqa: E402
 
 LAST_FIX_TIME = sys.argv[3]
@@ -68,11 +68,4 @@ def run(driver):
 
 
 if __name__ == "__main__":
-    try:
-        driver = browser()
-        try:
-            run(driver)
-        finally:
-            driver.quit()
-    except Exception as error:
-        step("exception", error=f"{type(error).__name__}: {error}")
+    drive(run)

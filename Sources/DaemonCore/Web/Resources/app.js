@@ -6,6 +6,8 @@ let socket = null;
 let nextId = 1;
 const pending = new Map();
 let retryDelay = 500;
+// The password the user gave (memory only, never stored): sent again after a reconnection.
+let password = null;
 
 // What the page shows, from the replies and the pushed events.
 const view = {
@@ -22,8 +24,7 @@ function connect() {
   socket.onopen = () => {
     retryDelay = 500;
     setConnection(true);
-    send({ subscribe: "time", interval: 0.1 });
-    refreshAll();
+    start();
   };
   socket.onmessage = (message) => {
     let data;
@@ -49,16 +50,58 @@ function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
 
-/** Runs an MPD command line; resolves with its `ok` value (or null, after showing the error). */
-function command(line) {
+/** Sends a request (`{command: ...}`, `{subscribe: ...}`) with a fresh id; resolves with the whole answer. */
+function request(message) {
   return new Promise((resolve) => {
-    if (!socket || socket.readyState !== WebSocket.OPEN) { resolve(null); return; }
+    if (!socket || socket.readyState !== WebSocket.OPEN) { resolve({ error: { message: "disconnected" } }); return; }
     const id = nextId++;
-    pending.set(id, { resolve: (answer) => {
-      if (answer.error) { showError(line + ": " + answer.error.message); resolve(null); } else { resolve(answer.ok); }
-    } });
-    socket.send(JSON.stringify({ id, command: line }));
+    pending.set(id, { resolve });
+    socket.send(JSON.stringify({ ...message, id }));
   });
+}
+
+/** Runs an MPD command line; resolves with its `ok` value (or null, after showing the error). */
+async function command(line) {
+  const answer = await request({ command: line });
+  if (answer.error) { showError(line + ": " + answer.error.message); return null; }
+  return answer.ok;
+}
+
+/** An MPD argument, quoted. */
+function quoted(text) {
+  return '"' + text.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
+}
+
+const permissionDenied = 4;
+
+/** On each connection: the password again if one was given, then everything, or the password
+ * form when the daemon lets a client without one read nothing. */
+async function start() {
+  if (password !== null) await request({ command: "password " + quoted(password) });
+  const status = await request({ command: "status" });
+  if (status.error && status.error.ack === permissionDenied) {
+    showLogin(password === null ? "" : "this password does not let the page read");
+    return;
+  }
+  $("login").hidden = true;
+  send({ subscribe: "time", interval: 0.1 });
+  refreshAll();
+}
+
+function showLogin(message) {
+  $("login").hidden = false;
+  $("loginMessage").textContent = message;
+  $("password").focus();
+}
+
+async function logIn(event) {
+  event.preventDefault();
+  const given = $("password").value;
+  const answer = await request({ command: "password " + quoted(given) });
+  if (answer.error) { showLogin(answer.error.message); return; }
+  password = given;
+  $("password").value = "";
+  start();
 }
 
 function showError(text) {
@@ -355,6 +398,7 @@ function setUp() {
   });
   $("volume").addEventListener("input", () => { $("volumeValue").textContent = $("volume").value; });
   $("volume").addEventListener("change", () => command("setvol " + $("volume").value));
+  $("login").addEventListener("submit", logIn);
   connect();
   requestAnimationFrame(animate);
 }
