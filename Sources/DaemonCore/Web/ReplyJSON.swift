@@ -62,12 +62,21 @@ enum ReplyJSON {
             }
             pairs.append((String(line[..<colon.lowerBound]), String(line[colon.upperBound...])))
         }
+        if command == "playlist" { pairs = pairs.map { (positionless($0.0), $0.1) } }
         if let binary {
             pairs.removeAll { $0.0 == "binary" }
             pairs.append(("binary", Data(binary).base64EncodedString()))
         }
         let body = listCommands.contains(command) ? list(pairs) : object(pairs)
         return .object([("ok", body)])
+    }
+
+    /// `playlist`'s `3:file` as `file`: the position is the entry's place in the array, and a
+    /// key of its own per entry made one object of them all.
+    private static func positionless(_ key: String) -> String {
+        guard let colon = key.firstIndex(of: ":"), !key[..<colon].isEmpty, key[..<colon].allSatisfy(\.isASCII),
+              key[..<colon].allSatisfy(\.isNumber) else { return key }
+        return String(key[key.index(after: colon)...])
     }
 
     /// `ACK [50@0] {play} No such song` as `{"ack": 50, "index": 0, "command": "play", "message": "..."}`.

@@ -24,6 +24,9 @@ import Testing
         #expect(answer("commands", "command: add\ncommand: play\nOK\n") == #"{"ok":["add","play"]}"#)
         #expect(answer("lsinfo", "directory: d\nLast-Modified: x\nfile: f.mp3\nTime: 3\nplaylist: p\nOK\n")
             == #"{"ok":[{"directory":"d","Last-Modified":"x"},{"file":"f.mp3","Time":3},{"playlist":"p"}]}"#)
+        // `playlist` (mpd's deprecated list of the queue's files) numbers its keys: the array's order says it.
+        #expect(answer("playlist", "0:file: a.mp3\n1:file: b: c.mp3\nOK\n") == #"{"ok":["a.mp3","b: c.mp3"]}"#)
+        #expect(answer("playlist", "OK\n") == #"{"ok":[]}"#)
     }
 
     @Test func anACKIsAnError() {
