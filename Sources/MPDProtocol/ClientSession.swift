@@ -41,8 +41,10 @@
 /// // where perform(.send(text)) writes text and perform(.close) flushes and closes.
 /// ```
 public struct ClientSession: Sendable {
-    /// The first bytes of every connection. mpd 0.23.12 announces protocol version 0.23.5.
-    public static let greeting = "OK MPD 0.23.5\n"
+    /// The MPD protocol version the daemon speaks: mpd 0.23.12 announces 0.23.5.
+    public static let protocolVersion = "0.23.5"
+    /// The first bytes of every connection.
+    public static let greeting = "OK MPD \(protocolVersion)\n"
 
     /// mpd's default `binarylimit`: the payload of one binary reply, until the client sets another.
     public static let defaultBinaryLimit = 8192

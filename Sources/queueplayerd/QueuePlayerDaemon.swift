@@ -76,7 +76,8 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
             files = ["a.mp3"]. Options given on the command line win over the file; --media, \
             --music-directory or FILE arguments replace all three of the file's. A mistake in the \
             file is reported with its line, and the daemon does not start.
-            """)
+            """,
+        version: DaemonVersion.description)
 
     @Option(name: .long, help: ArgumentHelp("The configuration file: TOML whose keys are the options below, by the same names (buffer-time = 1000, output = [\"auto\", \"fifo:/tmp/snapfifo\"], files = [...]); an option given here wins over the file. Default: $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml, if it exists.", valueName: "PATH"))
     var config: String?

@@ -91,6 +91,11 @@ import Testing
         let help = try ChildProcess(["--help"])
         #expect(help.wait(timeout: 10) == 0)
         #expect(help.lines.contains { $0.text.contains("--output") })
+        let version = try ChildProcess(["--version"])
+        #expect(version.wait(timeout: 10) == 0)
+        // The version, and the protocol version the control socket greets with (`OK MPD 0.23.5`).
+        let printed = version.lines.map(\.text)
+        #expect(printed.count == 1 && printed[0].wholeMatch(of: #/queueplayerd \d+\.\d+\.\d+ \(MPD protocol 0\.23\.5\)/#) != nil, "\(printed)")
     }
 
     /// A mistyped option followed by its value: the value looks like a FILE, and next to
