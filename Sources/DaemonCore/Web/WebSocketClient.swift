@@ -136,8 +136,10 @@ final class WebSocketClient: Sendable {
         }
         switch request.action {
         case .command(let line):
-            send(answer(id: request.id, await run(commandLine: line, session: &session)))
+            let reply = await run(commandLine: line, session: &session)
+            // Before the answer: a client told its password worked is pushed what follows.
             mayRead.store(session.permissions.contains(.read), ordering: .relaxed)
+            send(answer(id: request.id, reply))
         case .subscribeTime where !session.permissions.contains(.read),
              .subscribeBoundary where !session.permissions.contains(.read):
             send(answer(id: request.id, Self.noPermissionToSubscribe))
