@@ -98,7 +98,7 @@ import TestSupport
         let named = Set(text.matches(of: /(?:^|\s|\/)--([a-z][a-z-]+)/).map { String($0.output.1) })
         // A flag's inversion (`--no-auto-enqueue`, `--no-zeroconf`) is its key set to false.
         let options = named.filter { !($0.hasPrefix("no-") && named.contains(String($0.dropFirst(3)))) }
-            .subtracting(["help", "config"])
+            .subtracting(["help", "version", "config"])
         #expect(options.contains("zeroconf") && !options.contains("no-zeroconf") && options.contains("no-state"))
         #expect(options.count >= 16, "\(options.sorted())")
         let scratch = try Scratch()
