@@ -67,26 +67,35 @@ import Testing
         #expect(AccessPolicy.wait(afterFailures: 50) == AccessPolicy.longestWait)
     }
 
-    /// A host may take any address of its /64 (privacy addresses): its failures count together,
-    /// so that a new address is not three new guesses; another /64 is another peer.
-    @Test func anIPv6PeersFailuresCountByItsSlash64() throws {
-        #expect(AccessPolicy.failureKey("2001:db8:1:2::7") == "2001:db8:1:2::/64")
-        #expect(AccessPolicy.failureKey("2001:0db8:0001:0002:ffff:0:0:1") == "2001:db8:1:2::/64")
-        #expect(AccessPolicy.failureKey("::ffff:192.0.2.7") == "192.0.2.7")
-        #expect(AccessPolicy.failureKey("192.0.2.7") == "192.0.2.7" && AccessPolicy.failureKey("local") == "local")
+    /// A host may take any address of its /64 (privacy addresses): its failures count by address
+    /// and by /64, which allows more, so that a new address is not three new guesses without a
+    /// guesser holding up its whole network after three; another /64 is another peer.
+    @Test func anIPv6PeersFailuresCountByAddressAndByItsSlash64() throws {
+        let keys = { (peer: String) in AccessPolicy.failureKeys(peer).map { "\($0.key) \($0.free)" } }
+        #expect(keys("2001:db8:1:2::7") == ["2001:db8:1:2:0:0:0:7 3", "2001:db8:1:2::/64 16"])
+        #expect(keys("2001:0db8:0001:0002:ffff:0:0:1") == ["2001:db8:1:2:ffff:0:0:1 3", "2001:db8:1:2::/64 16"])
+        #expect(keys("::ffff:192.0.2.7") == ["192.0.2.7 3"])
+        #expect(keys("192.0.2.7") == ["192.0.2.7 3"] && keys("local") == ["local 3"])
         let guarded = policy([("s3cret", .all)])
         for attempt in 0..<AccessPolicy.freeFailures {
-            #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "2001:db8:1:2::\(attempt + 1)", now: 10) }
+            #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "2001:db8:1:2::1", now: Double(attempt)) }
         }
-        // A fourth address of the same /64, too soon: refused unchecked, even the right password.
-        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "2001:db8:1:2:a:b:c:d", now: 10.5) }
+        // That address waits; a neighbour in the /64 is not held up by three failures.
+        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "2001:db8:1:2::1", now: 2.5) }
+        #expect(try guarded.check(password: "s3cret", peer: "2001:db8:1:2::99", now: 2.5) == .all)
+        // A guesser taking a new address for each guess: after the /64's allowance, every address waits.
+        let network = policy([("s3cret", .all)])
+        for attempt in 0..<AccessPolicy.freeFailuresPerNetwork {
+            #expect(throws: MPDError.self) { try network.check(password: "guess", peer: "2001:db8:1:2::\(attempt + 1)", now: 10) }
+        }
+        #expect(throws: MPDError.self) { try network.check(password: "s3cret", peer: "2001:db8:1:2:a:b:c:d", now: 10.5) }
         // Another /64 is not held up.
-        #expect(try guarded.check(password: "s3cret", peer: "2001:db8:1:3::1", now: 10.5) == .all)
+        #expect(try network.check(password: "s3cret", peer: "2001:db8:1:3::1", now: 10.5) == .all)
         // A mapped IPv4 address and the plain one are one peer.
         for _ in 0..<AccessPolicy.freeFailures {
-            #expect(throws: MPDError.self) { try guarded.check(password: "guess", peer: "::ffff:192.0.2.9", now: 20) }
+            #expect(throws: MPDError.self) { try network.check(password: "guess", peer: "::ffff:192.0.2.9", now: 20) }
         }
-        #expect(throws: MPDError.self) { try guarded.check(password: "s3cret", peer: "192.0.2.9", now: 20.5) }
+        #expect(throws: MPDError.self) { try network.check(password: "s3cret", peer: "192.0.2.9", now: 20.5) }
     }
 
     @Test func theComparisonLooksAtEveryByteWhateverTheLengths() {

@@ -16,9 +16,11 @@ import Synchronization
 /// long for a near miss as for a wild guess). A peer's failures are counted: after three,
 /// each further attempt must wait twice as long as the one before (1 s, 2 s, ... 60 s at
 /// most), and one that comes sooner is refused unchecked. Failures are logged with the peer,
-/// never with what it sent. An IPv6 peer is counted by its /64 (``failureKey(_:)``): one host
-/// may hold any address of its network's /64 (privacy addresses), and must not get three free
-/// guesses with each.
+/// never with what it sent. An IPv6 peer is counted twice (``failureKeys(_:)``): by its address,
+/// and by its /64 with a larger allowance (``freeFailuresPerNetwork``): one host may hold any
+/// address of its network's /64 (privacy addresses) and must not get three free guesses with
+/// each, while one guesser on a LAN (often a single /64) must not hold up its neighbours after
+/// three.
 ///
 /// Sendable: the settings are constants; the failures are behind their `Mutex`.
 final class AccessPolicy: Sendable {
@@ -30,6 +32,8 @@ final class AccessPolicy: Sendable {
 
     /// Failures a peer may make before it has to wait between attempts.
     static let freeFailures = 3
+    /// Failures the addresses of one IPv6 /64 may make together before all of them wait.
+    static let freeFailuresPerNetwork = 16
     /// The longest wait between two attempts of a peer that keeps failing, in seconds.
     static let longestWait = 60.0
     /// Peers whose failures are remembered at once (the oldest are forgotten first).
@@ -52,7 +56,7 @@ final class AccessPolicy: Sendable {
     }
     private let failures = Mutex<[String: Failures]>([:])
 
-    /// Every client may do everything (no password, no listener beyond loopback): tests and the web clients.
+    /// Every client may do everything (no password, no listener beyond loopback): for tests.
     static let open = AccessPolicy(passwords: [], defaultPermissions: nil, localPermissions: nil,
                                    logger: Logger(label: "queueplayerd.access"))
 
@@ -93,13 +97,16 @@ final class AccessPolicy: Sendable {
     /// password` (also for an attempt that comes too soon after the peer's failures).
     func check(password candidate: String, peer: String, now: Double = monotonicSeconds()) throws(MPDError) -> Permission {
         let refused = MPDError(.password, "incorrect password")
-        let key = Self.failureKey(peer)
+        let keys = Self.failureKeys(peer)
         let waited = failures.withLock { failures -> (allowed: Bool, logWait: Double?) in
-            guard var record = failures[key], record.count >= Self.freeFailures else { return (true, nil) }
-            let wait = Self.wait(afterFailures: record.count)
-            guard now - record.last < wait else { return (true, nil) }
-            defer { record.loggedWait = true; failures[key] = record }
-            return (false, record.loggedWait ? nil : wait)
+            for (key, free) in keys {
+                guard var record = failures[key], record.count >= free else { continue }
+                let wait = Self.wait(afterFailures: record.count - free + Self.freeFailures)
+                guard now - record.last < wait else { continue }
+                defer { record.loggedWait = true; failures[key] = record }
+                return (false, record.loggedWait ? nil : wait)
+            }
+            return (true, nil)
         }
         if !waited.allowed {
             if let wait = waited.logWait {
@@ -115,34 +122,37 @@ final class AccessPolicy: Sendable {
         }
         guard let granted else {
             let count = failures.withLock { failures -> Int in
-                if failures[key] == nil, failures.count >= Self.rememberedPeers,
-                   let oldest = failures.min(by: { $0.value.last < $1.value.last })?.key {
-                    failures[oldest] = nil
+                for (key, _) in keys {
+                    if failures[key] == nil, failures.count >= Self.rememberedPeers,
+                       let oldest = failures.min(by: { $0.value.last < $1.value.last })?.key {
+                        failures[oldest] = nil
+                    }
+                    var record = failures[key] ?? Failures()
+                    record.count += 1
+                    record.last = now
+                    record.loggedWait = false
+                    failures[key] = record
                 }
-                var record = failures[key] ?? Failures()
-                record.count += 1
-                record.last = now
-                record.loggedWait = false
-                failures[key] = record
-                return record.count
+                return failures[keys[0].key]?.count ?? 0
             }
             logger.warning("wrong password from \(peer) (\(count) failed attempt\(count == 1 ? "" : "s"))")
             throw refused
         }
-        failures.withLock { _ = $0.removeValue(forKey: key) }
+        failures.withLock { failures in for (key, _) in keys { failures[key] = nil } }
         logger.info("password accepted from \(peer): \(granted)")
         return granted
     }
 
-    /// Whose failures a `peer` (``peerName(_:)``) adds to: an IPv6 address's /64
-    /// (`2001:db8:1:2::/64`), an IPv4-mapped one's IPv4 address, anything else itself.
-    static func failureKey(_ peer: String) -> String {
-        guard let bytes = ListenAddress.ipv6Bytes(peer) else { return peer }
+    /// Whose failures a `peer` (``peerName(_:)``) adds to, with the failures each allows before
+    /// a wait: its address (an IPv4-mapped one as the IPv4 address) with ``freeFailures``, and
+    /// for an IPv6 address also its /64 (`2001:db8:1:2::/64`) with ``freeFailuresPerNetwork``.
+    static func failureKeys(_ peer: String) -> [(key: String, free: Int)] {
+        guard let bytes = ListenAddress.ipv6Bytes(peer) else { return [(peer, freeFailures)] }
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            return bytes[12...].map(String.init).joined(separator: ".")
+            return [(bytes[12...].map(String.init).joined(separator: "."), freeFailures)]
         }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-        return groups.joined(separator: ":") + "::/64"
+        let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return [(groups.joined(separator: ":"), freeFailures), (groups[..<4].joined(separator: ":") + "::/64", freeFailuresPerNetwork)]
     }
 
     /// The least time between two attempts after `count` failures (from the fourth on).
