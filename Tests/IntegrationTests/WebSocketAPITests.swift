@@ -162,6 +162,20 @@ import Glibc
         #expect(steps.object("a tick")["elapsed"] is Double)
     }
 
+    /// What a client is sent on connecting (the downloads' counts, with a music directory) comes
+    /// once a password lets it read.
+    @Test func aClientThatMayReadOnlyAfterItsPasswordIsThenSentWhatItMissedOnConnecting() throws {
+        let daemon = try WebDaemon(["--password", "s3cret@read,add,player,control,admin", "--default-permissions", ""],
+                                   media: ["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let steps = try daemon.run("late-read", ["s3cret"])
+        #expect(steps.error("status refused")["ack"] as? Int == 4)
+        _ = steps.ok("password")
+        let before = steps["before the password"] as? [[String: Any]]
+        #expect(before?.contains { $0["event"] as? String == "downloads" } == false, "\(String(describing: before))")
+        #expect(steps.object("downloads after the password")["active"] as? Int == 0)
+    }
+
     @Test func anotherSitesPageAndAReboundHostAreRefused() throws {
         let daemon = try WebDaemon()
         defer { daemon.stop() }

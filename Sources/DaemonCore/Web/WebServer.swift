@@ -176,24 +176,30 @@ final class WebServer: Service, Sendable {
     /// One WebSocket connection: this task reads its messages and answers them in order; what the
     /// client is sent goes to the channel's event loop directly (``WebSocketClient/send(text:)``).
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
-        // What a trusted TCP client holds: every WebSocket client is one, from loopback or with
-        // the token (which any other address needs); `password` gives more, as on the socket.
+        // What a TCP client from a trusted address holds: every WebSocket client is one, from
+        // loopback or with the token (which any other address needs), so a remote one with the
+        // token is not held to read-only as the control socket's remote clients are; `password`
+        // replaces them, as on the socket.
         let permissions = policy.defaultPermissions
+        let (downloads, location, partition) = (downloads, location, partition)
         let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
-                                     scheduler: scheduler, permissions: permissions, logger: logger)
+                                     scheduler: scheduler, permissions: permissions, logger: logger) { client in
+            // What a client gets on connecting, once it may read (at once, or after a password).
+            downloads?.connected(client)
+            if let location {
+                // The track at once; fixes taken meanwhile were broadcast to this client too, and
+                // are in the history it replaces the track with.
+                partition.perform { _ in client.push(LocationEvents.history(location.fixes)) }
+            }
+        }
         guard clients.admit(client) else {
             logger.warning("web: \(WebClients.limit) WebSocket clients already; refused one more")
             try await outbound.close(.unknown(1013), reason: "too many connections")
             return
         }
-        let (events, partition, id) = (events, partition, client.id)
+        let (events, id) = (events, client.id)
         events.subscribe(client, client: id) { changed in client.push(WebClients.idleEvent(changed)) }
-        downloads?.connected(client)
-        if let location {
-            // The track at once; fixes taken meanwhile were broadcast to this client too, and
-            // are in the history it replaces the track with.
-            partition.perform { _ in client.push(LocationEvents.history(location.fixes)) }
-        }
+        client.sendStartingState()
         defer {
             events.unsubscribe(client)
             clients.remove(client)

@@ -22,9 +22,10 @@ import Synchronization
 ///
 /// Permissions are the control socket's (``AccessPolicy``): a client starts with what a trusted
 /// TCP client gets (`--default-permissions`, everything when no password is set) and a `password`
-/// command raises them. Without `read` it is sent no events (``push(_:)``: no `idle`, current
-/// item, downloads or location) and may not subscribe to time, as an mpd client without `read`
-/// may not `idle` or ask `status`.
+/// command replaces them with that password's. Without `read` it is sent no events
+/// (``push(_:)``: no `idle`, current item, downloads or location) and may not subscribe to time,
+/// as an mpd client without `read` may not `idle` or ask `status`; what a client is sent on
+/// connecting (``sendStartingState()``) it is sent once it may read.
 ///
 /// The command session is the client's task's alone (``run(commandLine:)`` is called by one task,
 /// one message after another), and so is lent to the partition's queue and taken back.
@@ -46,6 +47,8 @@ final class WebSocketClient: Sendable {
     /// Whether the session holds `read`: events are pushed only then. Set by the client's task
     /// after each command (a `password` may grant it), read by whichever thread pushes.
     private let mayRead: Atomic<Bool>
+    /// Sends what a client gets on connecting (the downloads' list, the location's history).
+    private let startingState: @Sendable (WebSocketClient) -> Void
     private let partition: Partition
     private let player: QueuePlayer
     private let scheduler: any ConnectionScheduler
@@ -71,11 +74,13 @@ final class WebSocketClient: Sendable {
     /// Where the blocks of every web client's time observers run (on the clock thread, holding it).
     static let tickQueue = DispatchQueue(label: "queueplayerd.web.ticks")
 
-    /// `permissions`: what the client's session holds at first (its ``ClientSession/permissions``).
+    /// `permissions`: what the client's session holds at first (its ``ClientSession/permissions``);
+    /// `startingState` pushes what a client gets on connecting (``sendStartingState()``).
     init(id: Int, channel: any Channel, partition: Partition, player: QueuePlayer, scheduler: any ConnectionScheduler,
-         permissions: Permission, logger: Logger) {
+         permissions: Permission, logger: Logger, startingState: @escaping @Sendable (WebSocketClient) -> Void) {
         self.id = id
         mayRead = Atomic(permissions.contains(.read))
+        self.startingState = startingState
         self.channel = channel
         self.partition = partition
         self.player = player
@@ -116,6 +121,11 @@ final class WebSocketClient: Sendable {
         send(text: text)
     }
 
+    /// What a client gets on connecting, if it may read now (else when a password lets it).
+    func sendStartingState() {
+        if mayRead.load(ordering: .relaxed) { startingState(self) }
+    }
+
     private func overflowed() {
         guard !isDropped.exchange(true, ordering: .relaxed) else { return }
         state.withLock { $0.isClosed = true }
@@ -137,8 +147,11 @@ final class WebSocketClient: Sendable {
         switch request.action {
         case .command(let line):
             let reply = await run(commandLine: line, session: &session)
-            // Before the answer: a client told its password worked is pushed what follows.
-            mayRead.store(session.permissions.contains(.read), ordering: .relaxed)
+            // Before the answer: a client told its password worked is pushed what follows, and
+            // first what it would have been sent on connecting.
+            let mayReadNow = session.permissions.contains(.read)
+            let mightRead = mayRead.exchange(mayReadNow, ordering: .relaxed)
+            if mayReadNow && !mightRead { startingState(self) }
             send(answer(id: request.id, reply))
         case .subscribeTime where !session.permissions.contains(.read),
              .subscribeBoundary where !session.permissions.contains(.read):

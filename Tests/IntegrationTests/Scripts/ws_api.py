@@ -275,6 +275,18 @@ async def scenario_permissions(password):
     await b.close()
 
 
+async def scenario_late_read(password):
+    """A client that may read only after its password is sent what a client gets on connecting
+    (here the downloads' counts: the daemon has a music directory) then, and not before."""
+    a = await Client.open()
+    step("status refused", await a.request({"command": "status"}))
+    step("password", await a.request({"command": f"password {password}"}))
+    step("before the password", [data for _, data in a.events])
+    counts = await a.wait_event(lambda d: d.get("event") == "downloads", 5)
+    step("downloads after the password", counts[1] if counts else None)
+    await a.close()
+
+
 def status_of(url, headers=None):
     request = urllib.request.Request(url, headers=headers or {})
     try:

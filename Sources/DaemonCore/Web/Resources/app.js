@@ -8,6 +8,8 @@ const pending = new Map();
 let retryDelay = 500;
 // The password the user gave (memory only, never stored): sent again after a reconnection.
 let password = null;
+// Whether this connection's time subscription is in place.
+let subscribed = false;
 
 // What the page shows, from the replies and the pushed events.
 const view = {
@@ -24,7 +26,8 @@ function connect() {
   socket.onopen = () => {
     retryDelay = 500;
     setConnection(true);
-    start();
+    subscribed = false;
+    start(true);
   };
   socket.onmessage = (message) => {
     let data;
@@ -63,7 +66,12 @@ function request(message) {
 /** Runs an MPD command line; resolves with its `ok` value (or null, after showing the error). */
 async function command(line) {
   const answer = await request({ command: line });
-  if (answer.error) { showError(line + ": " + answer.error.message); return null; }
+  if (answer.error) {
+    // Refused for want of a permission: a password may give it.
+    if (answer.error.ack === permissionDenied) showLogin(answer.error.message);
+    else showError(line + ": " + answer.error.message);
+    return null;
+  }
   return answer.ok;
 }
 
@@ -74,17 +82,24 @@ function quoted(text) {
 
 const permissionDenied = 4;
 
-/** On each connection: the password again if one was given, then everything, or the password
- * form when the daemon lets a client without one read nothing. */
-async function start() {
-  if (password !== null) await request({ command: "password " + quoted(password) });
+/** On each connection (`resend`: the password given before, if any, first) and after a
+ * password: everything, or the password form when the daemon lets the page read nothing. */
+async function start(resend) {
+  if (resend && password !== null) {
+    const answer = await request({ command: "password " + quoted(password) });
+    // The daemon may have restarted with other passwords.
+    if (answer.error) { password = null; showLogin(answer.error.message); return; }
+  }
   const status = await request({ command: "status" });
   if (status.error && status.error.ack === permissionDenied) {
     showLogin(password === null ? "" : "this password does not let the page read");
     return;
   }
   $("login").hidden = true;
-  send({ subscribe: "time", interval: 0.1 });
+  if (!subscribed) {
+    const answer = await request({ subscribe: "time", interval: 0.1 });
+    subscribed = !answer.error;
+  }
   refreshAll();
 }
 
@@ -101,7 +116,7 @@ async function logIn(event) {
   if (answer.error) { showLogin(answer.error.message); return; }
   password = given;
   $("password").value = "";
-  start();
+  start(false);
 }
 
 function showError(text) {
