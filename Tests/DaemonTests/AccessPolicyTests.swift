@@ -65,6 +65,7 @@ import Testing
         #expect(try guarded.check(password: "s3cret", peer: "192.0.2.7", now: 11) == .all)
         #expect(AccessPolicy.wait(afterFailures: 3) == 1 && AccessPolicy.wait(afterFailures: 5) == 4)
         #expect(AccessPolicy.wait(afterFailures: 50) == AccessPolicy.longestWait)
+        #expect(AccessPolicy.wait(afterFailures: 16, free: 16) == 1 && AccessPolicy.wait(afterFailures: 18, free: 16) == 4)
     }
 
     /// A host may take any address of its /64 (privacy addresses): its failures count by address

@@ -101,7 +101,7 @@ final class AccessPolicy: Sendable {
         let waited = failures.withLock { failures -> (allowed: Bool, logWait: Double?) in
             for (key, free) in keys {
                 guard var record = failures[key], record.count >= free else { continue }
-                let wait = Self.wait(afterFailures: record.count - free + Self.freeFailures)
+                let wait = Self.wait(afterFailures: record.count, free: free)
                 guard now - record.last < wait else { continue }
                 defer { record.loggedWait = true; failures[key] = record }
                 return (false, record.loggedWait ? nil : wait)
@@ -155,9 +155,10 @@ final class AccessPolicy: Sendable {
         return [(groups.joined(separator: ":"), freeFailures), (groups[..<4].joined(separator: ":") + "::/64", freeFailuresPerNetwork)]
     }
 
-    /// The least time between two attempts after `count` failures (from the fourth on).
-    static func wait(afterFailures count: Int) -> Double {
-        min(longestWait, Double(1 << min(count - freeFailures, 6)))
+    /// The least time between two attempts after `count` failures, `free` of them allowed
+    /// without a wait (1 s after the first beyond them, then twice as long each time).
+    static func wait(afterFailures count: Int, free: Int = freeFailures) -> Double {
+        min(longestWait, Double(1 << min(count - free, 6)))
     }
 
     /// Whether `a` and `b` are equal, in a time that depends only on their lengths: every byte

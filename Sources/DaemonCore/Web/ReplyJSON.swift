@@ -74,8 +74,7 @@ enum ReplyJSON {
     /// `playlist`'s `3:file` as `file`: the position is the entry's place in the array, and a
     /// key of its own per entry made one object of them all.
     private static func positionless(_ key: String) -> String {
-        guard let colon = key.firstIndex(of: ":"), !key[..<colon].isEmpty, key[..<colon].allSatisfy(\.isASCII),
-              key[..<colon].allSatisfy(\.isNumber) else { return key }
+        guard let colon = key.firstIndex(of: ":"), UInt(key[..<colon]) != nil else { return key }
         return String(key[key.index(after: colon)...])
     }
 

@@ -166,9 +166,10 @@ final class WebSocketClient: Sendable {
     }
 
     /// A subscription asked for without `read`: the error mpd gives a command the client may not run.
-    private static let noPermissionToSubscribe: JSONValue = .object([
-        ("error", ReplyJSON.error(ack: .permission, command: "subscribe", message: "you don't have permission for \"subscribe\"")),
-    ])
+    private static let noPermissionToSubscribe: JSONValue = {
+        let refusal = Permission.refusal(of: "subscribe")
+        return .object([("error", ReplyJSON.error(ack: refusal.code, command: refusal.command, message: refusal.message))])
+    }()
 
     /// `{"id": ..., "ok"/"error": ...}`: the answer's fields after the id, when there is one.
     private func answer(id: JSONValue?, _ body: JSONValue) -> JSONValue {

@@ -49,10 +49,6 @@ function connect() {
   };
 }
 
-function send(message) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-}
-
 /** Sends a request (`{command: ...}`, `{subscribe: ...}`) with a fresh id; resolves with the whole answer. */
 function request(message) {
   return new Promise((resolve) => {
