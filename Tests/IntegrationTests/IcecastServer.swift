@@ -180,6 +180,11 @@ final class IcecastServer {
         try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
     }
 
+    /// One session for every GET, never invalidated: a session made and invalidated per request
+    /// crashed the test process in FoundationNetworking's `invalidateAndCancel()` (SIGILL in its
+    /// `Collection.map`, seen once in a fresh clone's `make test`).
+    private static let session = URLSession(configuration: .ephemeral)
+
     /// A GET on loopback (URLSession, waited for), with HTTP basic authentication if given.
     static func get(_ url: URL, user: String? = nil, password: String? = nil, timeout: Double = 5) throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
@@ -188,9 +193,7 @@ final class IcecastServer {
         }
         let result = Outcome()
         let done = DispatchSemaphore(value: 0)
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.invalidateAndCancel() }
-        session.dataTask(with: request) { data, response, error in
+        Self.session.dataTask(with: request) { data, response, error in
             if let error {
                 result.value.withLock { $0 = .failure(error) }
             } else {
