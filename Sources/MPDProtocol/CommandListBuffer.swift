@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The lines of a command list between `command_list_(ok_)begin` and `command_list_end`.
 ///
 /// The lines are kept back to back in one byte array, as received (normalized), each ended by
@@ -24,6 +30,10 @@ struct CommandListBuffer: Sendable {
     private(set) var mayNamePlaylists = false
     /// mpd counts each line's length plus one against `max_command_list_size`.
     private var size = 0
+    /// Where the last line's first word lies in ``bytes``: a line with the same first word
+    /// (a list is mostly one command over and over) changes none of the flags above, so it
+    /// is not looked up again.
+    private var lastName = 0..<0
 
     init(isOKMode: Bool) {
         self.isOKMode = isOKMode
@@ -33,9 +43,13 @@ struct CommandListBuffer: Sendable {
     mutating func add(_ line: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
         size += line.count + 1
         guard size <= limit else { return false }
+        let name = Bytes.firstWord(line)
+        let repeated = name.count == lastName.count && !lastName.isEmpty
+            && bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + lastName.lowerBound, name.baseAddress!, name.count) == 0 }
+        lastName = bytes.count..<(bytes.count + name.count)
         bytes.append(contentsOf: line)
         bytes.append(UInt8(ascii: "\n"))
-        let name = Bytes.firstWord(line)
+        if repeated { return true }
         if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(name) }
         if needsExecutor && !isExpensive { isExpensive = CommandTable.isExpensiveName(name) }
         if !mayNamePlaylists { mayNamePlaylists = Self.readsPlaylists(name) }
@@ -61,14 +75,10 @@ struct CommandListBuffer: Sendable {
         bytes.withUnsafeBufferPointer { buffer in
             var start = 0
             var index = 0
-            var end = 0
-            while end < buffer.count {
-                if buffer[end] == UInt8(ascii: "\n") {
-                    guard body(index, UnsafeBufferPointer(rebasing: buffer[start..<end])) else { return }
-                    start = end + 1
-                    index += 1
-                }
-                end += 1
+            while let end = Bytes.index(of: Byte.newline, in: buffer, from: start) {
+                guard body(index, UnsafeBufferPointer(start: buffer.baseAddress! + start, count: end - start)) else { return }
+                start = end + 1
+                index += 1
             }
         }
     }

@@ -35,14 +35,12 @@ struct LineBuffer: Sendable {
         var read = readIndex, search = searchIndex
         let stop = bytes.withUnsafeBufferPointer { buffer -> Stop in
             while true {
-                var newline = search
-                while newline < buffer.count, buffer[newline] != Byte.newline { newline += 1 }
-                guard newline < buffer.count else {
+                guard let newline = Bytes.index(of: Byte.newline, in: buffer, from: search) else {
                     search = buffer.count
                     return buffer.count - read > limit ? .tooLong : .incomplete
                 }
                 guard newline - read <= limit else { return .tooLong }
-                let goOn = body(UnsafeBufferPointer(rebasing: buffer[read..<newline]))
+                let goOn = body(UnsafeBufferPointer(start: buffer.baseAddress! + read, count: newline - read))
                 read = newline + 1
                 search = read
                 if !goOn { return .stopped }

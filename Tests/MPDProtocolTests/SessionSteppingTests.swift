@@ -160,6 +160,26 @@ import Testing
         #expect(session.step() == .ready(needsExecutor: true))
         #expect(session.isPendingWorkExpensive == isExpensive)
     }
+
+    /// A list's lines are classified by their first word once per run of the same word: a
+    /// word that differs only after a run (or only in length) is still looked at.
+    @Test(arguments: [
+        ("ping\nping\nping\n", false, false, false),
+        ("ping\nping\nstatus\n", true, false, false),
+        ("ping\npingx\n", true, false, false),
+        ("status\nstatus\nplaylistinfo\n", true, true, false),
+        ("add \"a.mp3\"\nadd \"b.mp3\"\nload \"http://radio.example/a.m3u\"\n", true, true, true),
+        ("status\nstatus\nlistplaylist \"http://radio.example/a.m3u\"\n", true, false, true),
+        ("status\nstatus\nstats\n", true, true, false),
+    ])
+    func aListsRepeatedCommandsAreClassifiedOnce(lines: String, needsExecutor: Bool, isExpensive: Bool,
+                                                  namesPlaylists: Bool) {
+        var session = ClientSession()
+        session.append(("command_list_begin\n" + lines + "command_list_end\n").utf8)
+        #expect(session.step() == .ready(needsExecutor: needsExecutor))
+        #expect(session.isPendingWorkExpensive == isExpensive)
+        #expect(!session.pendingPlaylistURLs.isEmpty == namesPlaylists)
+    }
 }
 
 /// ``Command/isExpensive`` (a single command, typed) and the list check by name
