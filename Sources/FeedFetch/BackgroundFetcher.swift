@@ -81,21 +81,33 @@ public final class BackgroundFetcher: @unchecked Sendable {
     /// Subscribes to exactly `urls` (at start, and when the feeds file is read again):
     /// new ones are fetched when due (at once if never fetched), gone ones are dropped.
     public func setSubscriptions(_ urls: [URL]) {
-        queue.async { [self] in
-            guard !stopped else { return }
-            loadRecordsIfNeeded()
-            let wanted = Set(urls.map(\.absoluteString))
-            for feed in schedule.feeds where !wanted.contains(feed) {
-                schedule.remove(feed)
-                logger.info("feed \(RedactedURL.text(feed)): unsubscribed")
-            }
-            let now = seconds(clock.now())
-            for url in urls where !schedule.feeds.contains(url.absoluteString) {
-                let since = records[url.absoluteString]?.lastFetched.map { Date().timeIntervalSince($0) }
-                schedule.add(url.absoluteString, at: now, sinceLastFetch: since)
-            }
-            runDueFetches()
+        queue.async { [self] in subscribe(urls) }
+    }
+
+    /// ``setSubscriptions(_:)`` to what `read` gives (the feeds file read), `read` called on
+    /// ``queue`` and its list applied in the same turn: a push queued after this call finds the
+    /// feeds subscribed. (Read in one turn and applied in another, a push sent as the daemon's
+    /// socket began to accept could come between them and find none.)
+    public func setSubscriptions(reading read: @escaping @Sendable () -> [URL]) {
+        queue.async { [self] in subscribe(read()) }
+    }
+
+    /// On ``queue``.
+    private func subscribe(_ urls: [URL]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !stopped else { return }
+        loadRecordsIfNeeded()
+        let wanted = Set(urls.map(\.absoluteString))
+        for feed in schedule.feeds where !wanted.contains(feed) {
+            schedule.remove(feed)
+            logger.info("feed \(RedactedURL.text(feed)): unsubscribed")
         }
+        let now = seconds(clock.now())
+        for url in urls where !schedule.feeds.contains(url.absoluteString) {
+            let since = records[url.absoluteString]?.lastFetched.map { Date().timeIntervalSince($0) }
+            schedule.add(url.absoluteString, at: now, sinceLastFetch: since)
+        }
+        runDueFetches()
     }
 
     /// A remote notification asked for a fetch of `feed` (a subscription URL, or where the

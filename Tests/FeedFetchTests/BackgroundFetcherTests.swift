@@ -130,6 +130,20 @@ import Testing
         await fixture.background.stop()
     }
 
+    /// The daemon reads its feeds file on the fetcher's queue as it starts; a push sent as soon
+    /// as the control socket accepts is queued after that read, and must find the feeds it
+    /// names subscribed (it found none when the list read was applied in a turn of its own).
+    @Test func aPushQueuedAfterTheFeedsFileIsReadFindsItsFeedsSubscribed() async throws {
+        let fixture = try Fixture(interval: nil, pushSpacing: 0) { request, _ in
+            .body(FeedBodies.rss(episodes: 1), finalURL: request.url, permanentURL: nil, validators: .init())
+        }
+        fixture.background.setSubscriptions(reading: { [FeedBodies.feedURL] })
+        fixture.background.push(feed: nil)
+        #expect(fixture.waitForFetches(1), "interval never: the push fetches")
+        #expect(fixture.fetcher.requests.map(\.url) == [FeedBodies.feedURL])
+        await fixture.background.stop()
+    }
+
     @Test func aPushForAnotherFeedOrAMovedOneIsMatchedByEitherURL() async throws {
         let moved = URL(string: "https://new.feeds.test/show.xml")!
         let fixture = try Fixture(interval: nil, pushSpacing: 0) { request, _ in

@@ -90,8 +90,8 @@ final class FeedService: Sendable {
     /// SIGHUP: the feeds file is read again; feeds added are fetched, feeds removed no longer.
     /// The file is read on the fetcher's queue, not the caller's.
     func reloadSubscriptions(reason: String? = "SIGHUP") {
-        let (options, logger, fetcher) = (options, logger, fetcher)
-        fetcher.queue.async {
+        let (options, logger) = (options, logger)
+        fetcher.setSubscriptions(reading: { () -> [URL] in
             let list = FeedSubscriptionList(contentsOf: options.file)
             for problem in list.problems {
                 logger.warning("feeds file \(options.file.path): \(problem) (skipped)")
@@ -100,8 +100,8 @@ final class FeedService: Sendable {
             for url in list.urls where !urls.contains(url) { urls.append(url) }
             let interval = options.interval.map { "every \(Self.format($0)) s at most" } ?? "only on remote notifications"
             logger.info("feeds: \(urls.count) subscribed\(reason.map { " (\($0))" } ?? ""), fetched \(interval)")
-            fetcher.setSubscriptions(urls)
-        }
+            return urls
+        })
     }
 
     /// `url`'s path in the music directory (`Podcasts/...`), nil if it is not in it.
