@@ -2,6 +2,7 @@ import AppLifecycle
 import ArgumentParser
 import CShims
 import DaemonCore
+import Dispatch
 import FeedFetch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -14,8 +15,16 @@ import QueuePlayer
 /// the audio background mode.
 @main
 struct QueuePlayerDaemon: AsyncParsableCommand {
-    /// As the library's, with a bare `--location` completed first (LocationArgument.swift).
-    static func main() async {
+    /// As the library's, with a bare `--location` completed first (LocationArgument.swift), and
+    /// synchronous: the main thread starts the command as a task and waits for it to end.
+    ///
+    /// An `async` main would hand the main thread to `dispatchMain()`, which ends it with
+    /// `pthread_exit`: glibc's forced unwind of its stack reads the executable's unwind tables
+    /// (`.eh_frame_hdr`, `.eh_frame`, `.gcc_except_table`), and the kernel maps them in large
+    /// page-cache blocks, about 1 MiB resident for the daemon's whole life (issue 32). The main
+    /// thread therefore does not serve the main dispatch queue: nothing in the daemon uses it
+    /// (every time observer and every queue of its own is named), and nothing may.
+    static func main() {
         // glibc gives each thread that meets contention a malloc arena of its own (up to eight a
         // core), each keeping freed memory resident; the daemon's threads allocate little and the
         // render thread nothing per buffer, so two are enough (issue 32: 0.3 MiB less resident).
@@ -28,7 +37,13 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         // The ALSA device is opened at start; alsa-lib's configuration, most of that open's
         // cost, loads on another core while the arguments are parsed (issue 32).
         if OutputChoice.commandLineMayOpenALSA(arguments) { ALSAConfiguration.loadInBackground() }
-        await main(arguments)
+        // ArgumentParser's main exits itself on an error (with its status); on success it returns.
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            await main(arguments)
+            finished.signal()
+        }
+        finished.wait()
     }
 
     static let configuration = CommandConfiguration(
