@@ -81,7 +81,7 @@ public final class BackgroundFetcher: @unchecked Sendable {
     /// Subscribes to exactly `urls` (at start, and when the feeds file is read again):
     /// new ones are fetched when due (at once if never fetched), gone ones are dropped.
     public func setSubscriptions(_ urls: [URL]) {
-        queue.async { [self] in subscribe(urls) }
+        setSubscriptions(reading: { urls })
     }
 
     /// ``setSubscriptions(_:)`` to what `read` gives (the feeds file read), `read` called on
@@ -92,7 +92,6 @@ public final class BackgroundFetcher: @unchecked Sendable {
         queue.async { [self] in subscribe(read()) }
     }
 
-    /// On ``queue``.
     private func subscribe(_ urls: [URL]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !stopped else { return }

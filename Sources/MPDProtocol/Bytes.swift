@@ -40,6 +40,10 @@ enum Bytes {
         return other.withUnsafeBufferPointer { memcmp(line.baseAddress!, $0.baseAddress!, line.count) == 0 }
     }
 
+    static func equal(_ line: Line, _ other: Line) -> Bool {
+        line.count == other.count && (line.count == 0 || memcmp(line.baseAddress!, other.baseAddress!, line.count) == 0)
+    }
+
     /// Where `byte` first occurs in `buffer` at or after `start`, if it does: libc's `memchr`
     /// (every byte received is searched for a line's end, and an indexed Swift loop is a call
     /// per byte in a debug build).

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The lines of a command list between `command_list_(ok_)begin` and `command_list_end`.
 ///
 /// The lines are kept back to back in one byte array, as received (normalized), each ended by
@@ -44,8 +38,9 @@ struct CommandListBuffer: Sendable {
         size += line.count + 1
         guard size <= limit else { return false }
         let name = Bytes.firstWord(line)
-        let repeated = name.count == lastName.count && !lastName.isEmpty
-            && bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + lastName.lowerBound, name.baseAddress!, name.count) == 0 }
+        let repeated = !lastName.isEmpty && bytes.withUnsafeBufferPointer {
+            Bytes.equal(name, Bytes.Line(start: $0.baseAddress! + lastName.lowerBound, count: lastName.count))
+        }
         lastName = bytes.count..<(bytes.count + name.count)
         bytes.append(contentsOf: line)
         bytes.append(UInt8(ascii: "\n"))
