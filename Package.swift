@@ -161,10 +161,11 @@ let package = Package(
             dependencies: daemonDependencies
         ),
 
-        // The floor under the bench's peak RSS (bench/floor/main.swift): linked as the daemon is, doing nothing.
+        // The floor under the bench's peak RSS and start-up (bench/floor/main.swift): linked as the daemon is, doing
+        // next to nothing (or playing a file through libmpg123 and alsa-lib called directly).
         .executableTarget(
             name: "queueplayerd-floor",
-            dependencies: daemonDependencies,
+            dependencies: daemonDependencies + ["CALSA", "CMPG123"],
             path: "bench/floor"
         ),
 

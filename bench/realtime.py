@@ -14,7 +14,12 @@ to CPU seconds per 60 s. Variants, alternating in a rotating order:
   tick-floor        bench/tick-floor.c: a bare 10 ms absolute-deadline sleep loop, no
                     audio, no output; the floor of any 10 ms observer on this machine
   tick-floor-bg     the same loop printing `Background: t` after every wake-up (--print)
-  The two loops are references, not peers with targets; their windows are 30 s
+  queue-floor       bench/floor --tick (BENCH_QP_FLOOR): the same loop in a program linked as
+                    queueplayerd is, entering a serial dispatch queue with `sync` at each
+                    wake-up to call a block that reads the clock: the floor of a 10 ms
+                    observer delivered on a queue in this binary (its `floor.tick` thread
+                    is counted per tick, as queueplayerd's `qp.clock` is)
+  The loops are references, not peers with targets; their windows are 30 s
   (FLOOR_DURATION), scaled to 60 s like the others, to keep the run under 30 minutes.
   While a loop is measured, `mpg123 -o alsa` plays the same file to the same sink
   in another process (its CPU is not counted): the loop's wake-ups then compete
@@ -29,7 +34,10 @@ Row 3, peak RSS: VmHWM from /proc/PID/status at the end of the window (and
 ru_maxrss from wait4 after SIGTERM, kept in the JSON).
   The floor under it (BENCH_QP_FLOOR, bench/floor): a program linked exactly as queueplayerd
   is that only listens on its socket, VmHWM after FLOOR_WINDOW s idle, once per repetition: what
-  linking the daemon's code costs before it does anything.
+  linking the daemon's code costs before it does anything. And the same program playing
+  LONG44 to pulsenull itself (libmpg123 and alsa-lib called directly) for as long as the
+  daemon's warm-up and window, once per repetition: the floor with the libraries that output
+  loads (not a target, which issue 32 takes from the idle floor).
 Row 4, the 10 ms observer, from queueplayerd-bg's `Background:` lines, each
 timestamped by this process (time.monotonic) as it reads it from the pipe:
   interval error = |time between consecutive lines - 10 ms|: p50, p99, max;
@@ -55,6 +63,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import benchlib as B  # noqa: E402
 
 VARIANTS = ["queueplayerd-fg", "queueplayerd-bg", "mpg123", "mpd", "tick-floor", "tick-floor-bg"]
+# The references measured in FLOOR_DURATION windows, each beside mpg123.
+LOOPS = ("tick-floor", "tick-floor-bg", "queue-floor")
 FLOOR_DURATION = 30
 
 
@@ -114,20 +124,21 @@ def observer_stats(lines, t0, t1, keep_series):
 FLOOR_WINDOW = 5
 
 
-def run_floor():
-    """Row 3's floor: the idle floor program's VmHWM once it accepts (and FLOOR_WINDOW s on)."""
+def run_floor(playing_for=None):
+    """Row 3's floor: the idle floor program's VmHWM once it accepts (and FLOOR_WINDOW s on);
+    with `playing_for` (seconds), the floor playing LONG44 to pulsenull itself for that long."""
     sock = os.path.join(B.WORK, "run", "floor.sock")
-    child = B.Child([B.QP_FLOOR, sock])
+    child = B.Child([B.QP_FLOOR, sock] + (["pulsenull", B.music(B.LONG44)] if playing_for else []), env=B.qp_env())
     try:
         B.wait_accepting(sock, child=child)
-        time.sleep(FLOOR_WINDOW)
+        time.sleep(playing_for or FLOOR_WINDOW)
         hwm = B.proc_status_kib(child.pid, "VmHWM")
         if not child.alive():
             raise RuntimeError("the floor program exited during its window")
     finally:
         child.stop()
-    B.log(f"realtime floor: hwm {hwm} KiB")
-    return {"variant": "floor", "vm_hwm_kib": hwm}
+    B.log(f"realtime floor{' playing' if playing_for else ''}: hwm {hwm} KiB")
+    return {"variant": "floor-playing" if playing_for else "floor", "vm_hwm_kib": hwm}
 
 
 def run(variant, duration, warmup, loaded=False, keep_series=False):
@@ -149,6 +160,11 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             B.wait_accepting(sock, child=child)  # its signal watchers are installed before it listens
             if variant.endswith("-bg"):
                 os.kill(child.pid, signal.SIGUSR1)
+        elif variant == "queue-floor":
+            beside = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
+            sock = os.path.join(B.WORK, "run", "queue-floor.sock")
+            child = B.Child([B.QP_FLOOR, sock, "--tick"])
+            B.wait_accepting(sock, child=child)
         elif variant.startswith("tick-floor"):
             beside = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
             printing = variant.endswith("-bg")
@@ -219,19 +235,23 @@ def main():
     else:
         duration, warmup, reps, loaded_reps = 60, 2, 3, 2
     floor_duration = min(duration, FLOOR_DURATION)
-    runs = {v: [] for v in VARIANTS}
+    variants = VARIANTS + (["queue-floor"] if B.QP_FLOOR else [])
+    runs = {v: [] for v in variants}
     loaded, loaded_floor = [], []
     for rep in range(reps):
-        order = VARIANTS[rep % len(VARIANTS):] + VARIANTS[:rep % len(VARIANTS)]
+        order = variants[rep % len(variants):] + variants[:rep % len(variants)]
         for v in order:
-            runs[v].append(run(v, floor_duration if v.startswith("tick-floor") else duration, warmup,
+            runs[v].append(run(v, floor_duration if v in LOOPS else duration, warmup,
                                keep_series=(rep == 0)))
     floor = [run_floor() for _ in range(reps)] if B.QP_FLOOR else []
+    # As long as the daemon's warm-up and window, so that both peaks cover as much playing.
+    floor_playing = [run_floor(playing_for=warmup + duration) for _ in range(reps)] if B.QP_FLOOR else []
     for rep in range(loaded_reps):
         loaded.append(run("queueplayerd-bg", duration, warmup, loaded=True, keep_series=(rep == 0)))
     loaded_floor.append(run("tick-floor-bg", floor_duration, warmup, loaded=True))
     B.write_fragment("realtime", {"duration_s": duration, "warmup_s": warmup, "floor_duration_s": floor_duration,
-                                  "runs": runs, "loaded": loaded, "loaded_floor": loaded_floor, "memory_floor": floor})
+                                  "runs": runs, "loaded": loaded, "loaded_floor": loaded_floor, "memory_floor": floor,
+                                  "memory_floor_playing": floor_playing})
 
 
 if __name__ == "__main__":

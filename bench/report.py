@@ -186,7 +186,16 @@ def row2_3(t, rt):
         t.add(2, "CPU per tick of the clock thread (`qp.clock`), foreground, 10 ms observer", per_tick(clock),
               "a bare 10 ms timer loop in C, per wake-up, while mpg123 plays beside it", per_tick(cpu["tick-floor"]), "us",
               ("<=", 1.25, "≤ 1.25× the loop"))
+        # Not a target: the same loop in this binary, entering a queue to call a block per wake-up.
+        queue_tick = summ([r["by_thread"].get("floor.tick", {}).get("cpu_s_per_60s")
+                           for r in runs.get("queue-floor", []) if r.get("by_thread")])
+        if queue_tick:
+            t.add(2, "CPU per tick of the clock thread (`qp.clock`), foreground, 10 ms observer", per_tick(clock),
+                  "bench/floor --tick: the loop in this binary, a block called on a queue per wake-up (reference)",
+                  per_tick(queue_tick), "us",
+                  note=f"that floor / the C loop: {queue_tick['median'] / cpu['tick-floor']['median']:.2f}×")
     floor = summ([r["vm_hwm_kib"] for r in rt.get("memory_floor", [])])
+    playing = summ([r["vm_hwm_kib"] for r in rt.get("memory_floor_playing", [])])
     for fgbg, label in (("queueplayerd-fg", "foreground"), ("queueplayerd-bg", "background")):
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpd", hwm["mpd"], "MiB", ("<", 1.0, "< mpd"))
         t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg], "mpg123 (target: 16 MiB)", hwm["mpg123"], "MiB",
@@ -198,6 +207,12 @@ def row2_3(t, rt):
                   "the floor: bench/floor, linked as queueplayerd is, idle", floor, "MiB",
                   ("abs<=", limit, f"≤ {limit / 1024:.1f} MiB (16, or the floor + 3)"),
                   note=f"ours − the floor: {(hwm[fgbg]['median'] - floor['median']) / 1024:.1f} MiB")
+        if playing:
+            # Not a target: what a program of this link keeps resident playing through the same
+            # output (the pulse plugin's libraries), beside the idle floor the target is taken from.
+            t.add(3, f"peak RSS (VmHWM) during 2, {label}", hwm[fgbg],
+                  "the floor playing: bench/floor, linked as queueplayerd is, playing the file to pulsenull itself",
+                  playing, "MiB", note=f"ours − the floor playing: {(hwm[fgbg]['median'] - playing['median']) / 1024:.1f} MiB")
     return cpu, hwm
 
 
@@ -299,6 +314,13 @@ def row7(t, st):
     t.add(7, "launch → first audio frame written (file plugin)", st["queueplayerd_first_frame"],
           "`mpg123 -o alsa` (no daemon, no socket)", st["mpg123_first_frame"], "ms_from_s",
           ("<=", 1.5, "≤ 1.5× (issue 32)"))
+    if "floor_first_frame" in st:
+        # What the binary costs before any of the daemon's work: the floor program (linked as
+        # the daemon is) playing the same file with libmpg123 and alsa-lib called directly.
+        floor, mpg123 = st["floor_first_frame"]["median"], st["mpg123_first_frame"]["median"]
+        t.add(7, "launch → first audio frame written (file plugin)", st["queueplayerd_first_frame"],
+              "the floor: bench/floor, linked as queueplayerd is, playing the file itself", st["floor_first_frame"],
+              "ms_from_s", note=f"the floor / `mpg123 -o alsa`: {floor / mpg123:.2f}×")
 
 
 def row8(t, lb):

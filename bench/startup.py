@@ -16,6 +16,9 @@ both players).
   mpd (ALSA output fifo): launched, and as soon as it accepts a client sends
       `add FILE` and `play` (mpd cannot be told on its command line to play)
   mpg123 -o alsa -a fifo FILE  (for reference: no daemon, no socket)
+  queueplayerd-floor S fifo FILE  (BENCH_QP_FLOOR, bench/floor: a program linked as queueplayerd
+                         is that plays FILE with libmpg123 and alsa-lib called directly, as
+                         mpg123 does: what the binary costs before any of the daemon's work)
 
 The runs alternate between the players; medians over the runs.
 """
@@ -117,6 +120,9 @@ def main():
         runs["mpd_first_frame"].append(first_frame(launch_mpd_and_play))
         runs["mpg123_first_frame"].append(first_frame(
             lambda: B.Child(["mpg123", "-q", "-o", "alsa", "-a", "fifo", song])))
+        if B.QP_FLOOR:
+            runs.setdefault("floor_first_frame", []).append(first_frame(lambda: B.Child(
+                [B.QP_FLOOR, os.path.join(B.WORK, "run", "floor-first.sock"), "fifo", song], env=B.qp_env())))
         B.log("startup run %d: %s" % (i + 1, ", ".join(f"{k} {v[-1] * 1000:.1f} ms" for k, v in runs.items())))
     B.write_fragment("startup", {k: B.summary(v) for k, v in runs.items()})
 
