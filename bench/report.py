@@ -164,6 +164,11 @@ def row2_3(t, rt):
         t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg], f"{name} (reference, no target)",
               cpu[loop], "s", note=f"mpg123's figure + the loop's: {both:.3f} s, ours / that: "
                                    f"{cpu[fgbg]['median'] / both:.2f}×" if both > 0 else "")
+        # Issue 32's target: the sum of mpd's median and the loop's, both from this run.
+        if cpu.get("mpd"):
+            t.add(2, f"CPU s per 60 s real-time playback, {label}", cpu[fgbg],
+                  f"mpd + the {'printing ' if loop.endswith('-bg') else ''}loop (the sum of their medians)",
+                  cpu["mpd"]["median"] + cpu[loop]["median"], "s", ("<=", 1.05, "≤ 1.05× (issue 32)"))
     # Wake-ups, counted: context switches per second of every thread (issue 14's target).
     if all("ctxt_per_s" in r for rs in runs.values() for r in rs):
         ctxt = {v: summ([r["ctxt_per_s"] for r in rs]) for v, rs in runs.items()}
