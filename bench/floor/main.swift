@@ -1,4 +1,4 @@
-// The floor under rows 3 and 7 (peak RSS, start-up): a program linked exactly as queueplayerd is
+// The floor under rows 2, 3 and 7 (the tick, peak RSS, start-up): a program linked exactly as queueplayerd is
 // (the same packages and C libraries, `--static-swift-stdlib`, the Makefile's release flags; see
 // Package.swift's `queueplayerd-floor`) that does next to nothing: it listens on the socket
 // given as its first argument, greets each client as an MPD server does (so the bench's
@@ -16,8 +16,8 @@
 // Given `--tick` instead, a thread named `floor.tick` sleeps to 10 ms CLOCK_MONOTONIC deadlines,
 // as bench/tick-floor.c does, and at each wake-up calls a block on a serial dispatch queue (with
 // `sync`, as the daemon's clock thread enters an observer's queue) that reads the clock
-// (`RealTimeClock`, the daemon's): the floor
-// of a 10 ms periodic observer delivered on a queue, in this binary, with nothing else of a tick.
+// (`RealTimeClock`, the daemon's): the floor of a 10 ms periodic observer delivered on a queue,
+// in this binary, with nothing else of a tick.
 import AppLifecycle
 import CALSA
 import CDispatch  // where this build finds `timespec`'s members (MemberImportVisibility)
