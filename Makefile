@@ -99,7 +99,7 @@ release: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	@if [ -f "$(TEXT_ORDER)" ] && [ "$(TEXT_ORDER)" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-## The bench's memory floor (bench/floor): a program linked as the release binary is, doing nothing.
+## The bench's floors (bench/floor): a program linked as the release binary is, idle, playing a file or ticking.
 release-floor: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(RELEASE_FLAGS_CHECK)
 	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)

@@ -161,8 +161,8 @@ let package = Package(
             dependencies: daemonDependencies
         ),
 
-        // The floor under the bench's peak RSS and start-up (bench/floor/main.swift): linked as the daemon is, doing
-        // next to nothing (or playing a file through libmpg123 and alsa-lib called directly).
+        // The floors under the bench's tick, peak RSS and start-up (bench/floor/main.swift): linked as the daemon is,
+        // doing next to nothing, or playing a file through libmpg123 and alsa-lib called directly, or ticking.
         .executableTarget(
             name: "queueplayerd-floor",
             dependencies: daemonDependencies + ["CALSA", "CMPG123"],

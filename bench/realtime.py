@@ -160,19 +160,19 @@ def run(variant, duration, warmup, loaded=False, keep_series=False):
             B.wait_accepting(sock, child=child)  # its signal watchers are installed before it listens
             if variant.endswith("-bg"):
                 os.kill(child.pid, signal.SIGUSR1)
-        elif variant == "queue-floor":
+        elif variant in LOOPS:
             beside = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
-            sock = os.path.join(B.WORK, "run", "queue-floor.sock")
-            child = B.Child([B.QP_FLOOR, sock, "--tick"])
-            B.wait_accepting(sock, child=child)
-        elif variant.startswith("tick-floor"):
-            beside = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
-            printing = variant.endswith("-bg")
-            child = B.Child([os.path.join(B.WORK, "tick-floor")] + (["--print"] if printing else []),
-                            stdout=subprocess.PIPE if printing else None)
-            if printing:
-                reader = LineReader(child.popen.stdout.fileno())
-                reader.start()
+            if variant == "queue-floor":
+                sock = os.path.join(B.WORK, "run", "queue-floor.sock")
+                child = B.Child([B.QP_FLOOR, sock, "--tick"])
+                B.wait_accepting(sock, child=child)
+            else:
+                printing = variant.endswith("-bg")
+                child = B.Child([os.path.join(B.WORK, "tick-floor")] + (["--print"] if printing else []),
+                                stdout=subprocess.PIPE if printing else None)
+                if printing:
+                    reader = LineReader(child.popen.stdout.fileno())
+                    reader.start()
         elif variant == "mpg123":
             child = B.Child(["mpg123", "-q", "-o", "alsa", "-a", "pulsenull", B.music(B.LONG44)])
         else:

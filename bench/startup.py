@@ -111,6 +111,8 @@ def main():
     song = B.music(B.LONG44)
     runs = {"queueplayerd_accepting": [], "mpd_accepting": [],
             "queueplayerd_first_frame": [], "mpd_first_frame": [], "mpg123_first_frame": []}
+    if B.QP_FLOOR:
+        runs["floor_first_frame"] = []
     for i in range(reps):
         runs["queueplayerd_accepting"].append(accepting_qp(i))
         runs["mpd_accepting"].append(accepting_mpd(i))
@@ -121,7 +123,7 @@ def main():
         runs["mpg123_first_frame"].append(first_frame(
             lambda: B.Child(["mpg123", "-q", "-o", "alsa", "-a", "fifo", song])))
         if B.QP_FLOOR:
-            runs.setdefault("floor_first_frame", []).append(first_frame(lambda: B.Child(
+            runs["floor_first_frame"].append(first_frame(lambda: B.Child(
                 [B.QP_FLOOR, os.path.join(B.WORK, "run", "floor-first.sock"), "fifo", song], env=B.qp_env())))
         B.log("startup run %d: %s" % (i + 1, ", ".join(f"{k} {v[-1] * 1000:.1f} ms" for k, v in runs.items())))
     B.write_fragment("startup", {k: B.summary(v) for k, v in runs.items()})
