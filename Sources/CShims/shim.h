@@ -88,4 +88,18 @@ static inline void cshims_line_buffer_stderr(void) {
     setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
+/// One `write(2)` that fails with EAGAIN where a plain one would wait: `pwritev2(2)` at the
+/// file position with `RWF_NOWAIT` (the flag is Linux 4.14's; pipes, sockets and terminals take
+/// it on current kernels), called through `syscall()`, as glibc declares `pwritev2` only for
+/// `_GNU_SOURCE`. Returns what `write` returns: -1 with EOPNOTSUPP (or EINVAL, ENOSYS) where the
+/// descriptor or the kernel does not take the flag (files on ext4 and tmpfs, for two).
+#include <sys/uio.h>
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x00000008
+#endif
+static inline long cshims_write_nowait(int descriptor, const void *bytes, size_t count) {
+    struct iovec vector = { (void *)bytes, count };
+    return syscall(SYS_pwritev2, descriptor, &vector, 1, (long)-1, (long)-1, RWF_NOWAIT);
+}
+
 #endif

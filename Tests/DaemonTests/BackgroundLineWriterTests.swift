@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import Synchronization
 import Testing
@@ -33,17 +34,76 @@ import Glibc
         #expect(formatted(-.greatestFiniteMagnitude).count == "Background: ".count + 313 + 1)
     }
 
-    /// A pipe nobody reads: every line returns at once; once it is read again the newest lines
-    /// follow, whole and in order, and the loss is reported once.
-    @Test func aFullPipeNeverBlocksTheWriterAndOutputResumesWithTheNewestLines() throws {
-        var fds: [Int32] = [-1, -1]
-        try #require(pipe(&fds) == 0)
-        let (readEnd, writeEnd) = (fds[0], fds[1])
+    /// What the daemon's stdout may be in the background: a shell's or the bench's pipe, or
+    /// the journal's stream socket under systemd.
+    enum Channel: CustomStringConvertible, CaseIterable {
+        case pipe, socket
+        var description: String { self == .pipe ? "pipe" : "stream socket" }
+
+        /// The read end and the write end.
+        func open() throws -> (Int32, Int32) {
+            var fds: [Int32] = [-1, -1]
+            switch self {
+            case .pipe: try #require(Glibc.pipe(&fds) == 0)
+            case .socket: try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            }
+            return (fds[0], fds[1])
+        }
+    }
+
+    /// Pipes and sockets are written by one non-blocking write a line; a regular file, by a
+    /// plain write.
+    @Test func theWriteMethodFollowsTheDescriptor() throws {
+        for channel in Channel.allCases {
+            let (readEnd, writeEnd) = try channel.open()
+            defer {
+                close(readEnd)
+                close(writeEnd)
+            }
+            #expect(BackgroundLineWriter.WriteMethod(for: writeEnd) == .nonBlocking, "\(channel)")
+        }
+        try withTemporaryFile { file, _ in
+            #expect(BackgroundLineWriter.WriteMethod(for: file) == .plain)
+        }
+    }
+
+    /// Runs `body` with a new file opened for writing, and its path; removes it afterwards.
+    func withTemporaryFile(_ body: (Int32, String) throws -> Void) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID().uuidString)").path
+        let file = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(file >= 0)
+        defer {
+            close(file)
+            unlink(path)
+        }
+        try body(file, path)
+    }
+
+    /// A descriptor whose kernel refuses the non-blocking write (EOPNOTSUPP: a file on ext4
+    /// or tmpfs) loses no line: the writer polls and writes from then on.
+    @Test func aRefusedNonBlockingWriteFallsBackWithoutLosingALine() throws {
+        try withTemporaryFile { file, path in
+            // Whether this file system refuses it; one that takes it writes the lines all the same.
+            let probe = cshims_write_nowait(file, nil, 0)
+            let refused = probe < 0 && errno == EOPNOTSUPP
+            let writer = BackgroundLineWriter(descriptor: file, method: .nonBlocking) { _ in }
+            for index in 0..<50 { writer.line(seconds: Double(index) / 100) }
+            if refused { #expect(writer.method == .polled) }
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(written == (0..<50).map { String(format: "Background: %.2f\n", Double($0) / 100) }.joined())
+        }
+    }
+
+    /// A pipe or socket nobody reads: every line returns at once; once it is read again the
+    /// newest lines follow, whole and in order, and the loss is reported once.
+    @Test(arguments: Channel.allCases)
+    func aFullOutputNeverBlocksTheWriterAndOutputResumesWithTheNewestLines(_ channel: Channel) throws {
+        let (readEnd, writeEnd) = try channel.open()
         defer {
             close(readEnd)
             close(writeEnd)
         }
-        // Fill the pipe (non-blocking only for the filling, on this test's own pipe).
+        // Fill it (non-blocking only for the filling, on this test's own descriptor).
         let flags = fcntl(writeEnd, F_GETFL)
         _ = fcntl(writeEnd, F_SETFL, flags | O_NONBLOCK)
         var filler = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
@@ -66,9 +126,9 @@ import Glibc
             done.signal()
         }
         let returned = done.wait(timeout: .now() + 3) == .success
-        #expect(returned, "writing to a full pipe blocked the writer")
+        #expect(returned, "writing to a full \(channel) blocked the writer")
 
-        // Read the pipe again (this also lets a blocked writer finish).
+        // Read it again (this also lets a blocked writer finish).
         var output: [UInt8] = []
         func drain() {
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -81,7 +141,7 @@ import Glibc
         }
         drain()
         if !returned { _ = done.wait(timeout: .now() + 10) }
-        #expect(output.count == filled, "nothing was written while the pipe was full")
+        #expect(output.count == filled, "nothing was written while the \(channel) was full")
         output.removeAll()
 
         writer.line(seconds: 12.34)

@@ -9,10 +9,10 @@ import Glibc
 ///
 /// A line is formatted on the stack by the C library's `snprintf` (the text
 /// `String(format: "Background: %.2f", seconds)` gives, without Foundation's formatter
-/// or an allocation) and written with one `write(2)` only when `poll` says the descriptor takes it without
-/// blocking. Otherwise it waits, whole, in a bounded buffer that a later line (or
-/// ``flushPending()``) writes first; beyond ``pendingLimit`` bytes the oldest lines are
-/// dropped and counted, and `dropped` is called once with the count when output resumes.
+/// or an allocation) and written by one system call that does not wait (``WriteMethod``).
+/// What the descriptor does not take at once waits, whole, in a bounded buffer that a later
+/// line (or ``flushPending()``) writes first; beyond ``pendingLimit`` bytes the oldest lines
+/// are dropped and counted, and `dropped` is called once with the count when output resumes.
 /// The descriptor stays blocking (its open file description is shared with the parent).
 final class BackgroundLineWriter: Sendable {
     /// The most bytes kept while the descriptor is full; one pipe write of up to this
@@ -24,6 +24,8 @@ final class BackgroundLineWriter: Sendable {
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: BackgroundLineWriter.pendingLimit)
         var count = 0
         var droppedLines = 0
+        /// How lines are written: chosen for the descriptor, and changed once if the kernel refuses it.
+        var method: WriteMethod
 
         deinit { bytes.deallocate() }
 
@@ -49,14 +51,46 @@ final class BackgroundLineWriter: Sendable {
 
     private let descriptor: Int32
     private let dropped: @Sendable (Int) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let hasPending = Atomic<Bool>(false)
 
     /// Writes to `descriptor`; `dropped` is told how many lines were lost once output resumes
     /// after lines had to be dropped (it runs on the writing thread: it should not block).
-    init(descriptor: Int32 = STDOUT_FILENO, dropped: @escaping @Sendable (Int) -> Void) {
+    convenience init(descriptor: Int32 = STDOUT_FILENO, dropped: @escaping @Sendable (Int) -> Void) {
+        self.init(descriptor: descriptor, method: WriteMethod(for: descriptor), dropped: dropped)
+    }
+
+    /// As ``init(descriptor:dropped:)``, starting with `method` (tests: a method the
+    /// descriptor's kernel refuses).
+    init(descriptor: Int32, method: WriteMethod, dropped: @escaping @Sendable (Int) -> Void) {
         self.descriptor = descriptor
         self.dropped = dropped
+        state = Mutex(State(method: method))
+    }
+
+    /// How a line reaches the descriptor without the clock thread waiting on it.
+    ///
+    /// The daemon's stdout in the background is a pipe (a shell's, the bench's) or a socket
+    /// (the journal's), written 100 times a second: one system call a line, not two, is a
+    /// measurable part of what the background costs (issue 32: `poll` was a fifth of the
+    /// writer's time on the clock thread).
+    enum WriteMethod: Equatable {
+        /// One `pwritev2` with `RWF_NOWAIT` (``cshims_write_nowait``), which fails with EAGAIN
+        /// where a write would wait: pipes, sockets, terminals.
+        case nonBlocking
+        /// `poll` for room, then `write`: where the kernel refuses `RWF_NOWAIT` (EOPNOTSUPP),
+        /// found at the first line.
+        case polled
+        /// `write` alone: a regular file, which `poll` always reports writable, and on which
+        /// a file system that does take `RWF_NOWAIT` for buffered writes may fail it with
+        /// EAGAIN whenever the page is not cached (lines would wait for no reader).
+        case plain
+
+        init(for descriptor: Int32) {
+            var status = stat()
+            let isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+            self = isRegularFile ? .plain : .nonBlocking
+        }
     }
 
     /// Writes `Background: <seconds, 2 decimals>` and a newline, or keeps it for later.
@@ -65,6 +99,9 @@ final class BackgroundLineWriter: Sendable {
             append(UnsafeRawBufferPointer(rebasing: buffer[..<Self.format(seconds, into: buffer)]))
         }
     }
+
+    /// How lines are written now (tests).
+    var method: WriteMethod { state.withLock { $0.method } }
 
     /// Writes the lines still waiting, if the descriptor takes them now.
     func flushPending() {
@@ -80,16 +117,14 @@ final class BackgroundLineWriter: Sendable {
             let line = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: length)
             if state.count == 0 && !line.isEmpty {
                 // The usual case: nothing waits, so the line goes straight out.
-                let written = writable() ? write(line) : 0
+                let written = write(line, method: &state.method)
                 if written == line.count { return nil }
                 state.keep(UnsafeRawBufferPointer(rebasing: line[written...]))
             } else {
                 state.keep(line)
-                if writable() {
-                    let written = write(UnsafeRawBufferPointer(start: state.bytes, count: state.count))
-                    state.count -= written
-                    if state.count > 0 { memmove(state.bytes, state.bytes + written, state.count) }
-                }
+                let written = write(UnsafeRawBufferPointer(start: state.bytes, count: state.count), method: &state.method)
+                state.count -= written
+                if state.count > 0 { memmove(state.bytes, state.bytes + written, state.count) }
             }
             hasPending.store(state.count > 0, ordering: .relaxed)
             guard state.count == 0, state.droppedLines > 0 else { return nil }
@@ -109,9 +144,21 @@ final class BackgroundLineWriter: Sendable {
         }
     }
 
-    /// One write (retried on EINTR); returns the bytes done with: those written, or all of
-    /// them on an error (a closed or failing output loses them, as a plain write would).
-    private func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Writes what the descriptor takes now, by `method` (which becomes ``WriteMethod/polled``
+    /// if the kernel refuses it); returns the bytes done with: those written (none if it would
+    /// wait), or all of them on an error (a closed or failing output loses them, as a plain write would).
+    private func write(_ bytes: UnsafeRawBufferPointer, method: inout WriteMethod) -> Int {
+        if method == .nonBlocking {
+            var written: Int
+            repeat {
+                written = cshims_write_nowait(descriptor, bytes.baseAddress, bytes.count)
+            } while written < 0 && errno == EINTR
+            if written >= 0 { return written }
+            if errno == EAGAIN { return 0 }
+            guard errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS else { return bytes.count }
+            method = .polled
+        }
+        if method == .polled && !writable() { return 0 }
         while true {
             let written = Glibc.write(descriptor, bytes.baseAddress, bytes.count)
             if written >= 0 { return written }
