@@ -148,22 +148,18 @@ final class BackgroundLineWriter: Sendable {
     /// if the kernel refuses it); returns the bytes done with: those written (none if it would
     /// wait), or all of them on an error (a closed or failing output loses them, as a plain write would).
     private func write(_ bytes: UnsafeRawBufferPointer, method: inout WriteMethod) -> Int {
-        if method == .nonBlocking {
-            var written: Int
-            repeat {
-                written = cshims_write_nowait(descriptor, bytes.baseAddress, bytes.count)
-            } while written < 0 && errno == EINTR
-            if written >= 0 { return written }
-            if errno == EAGAIN { return 0 }
-            guard errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS else { return bytes.count }
-            method = .polled
-        }
-        if method == .polled && !writable() { return 0 }
         while true {
-            let written = Glibc.write(descriptor, bytes.baseAddress, bytes.count)
+            if method == .polled && !writable() { return 0 }
+            let written = method == .nonBlocking
+                ? cshims_write_nowait(descriptor, bytes.baseAddress, bytes.count)
+                : Glibc.write(descriptor, bytes.baseAddress, bytes.count)
             if written >= 0 { return written }
-            if errno == EINTR { continue }
-            return errno == EAGAIN ? 0 : bytes.count
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN { return 0 }
+            // The kernel does not take the flag for this descriptor: poll and write from now on.
+            guard method == .nonBlocking, error == EOPNOTSUPP || error == EINVAL || error == ENOSYS else { return bytes.count }
+            method = .polled
         }
     }
 
