@@ -80,7 +80,8 @@ guard arguments.count == 2 || arguments.count == 4 || (arguments.count == 3 && a
             offset += Int(written) * bytesPerFrame
         }
         if status == MPG123_DONE.rawValue {
-            mpg123_seek(decoder, 0, SEEK_SET)
+            // Back to the start; a seek that fails would leave every later read at the end.
+            guard mpg123_seek(decoder, 0, SEEK_SET) >= 0 else { fail("cannot seek \(file): \(String(cString: mpg123_strerror(decoder)))") }
         } else if status != MPG123_OK.rawValue, status != MPG123_NEW_FORMAT.rawValue {
             fail("cannot decode \(file): \(String(cString: mpg123_strerror(decoder)))")
         }
