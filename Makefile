@@ -72,14 +72,15 @@ bench:
 # scripts/text-order from a running daemon, unpacked into .build/): the executable's code is mapped
 # in large blocks (page-cache folios, fault-around), so scattered hot functions kept most of its
 # `.text` resident. The list only orders: a stale one costs memory, a missing one is not passed,
-# neither fails the link.
+# neither fails the link. The compiler's private functions have no symbol for the list to name:
+# scripts/private-functions.ld puts them all together, next to the ordered block.
 TEXT_ORDER_XZ := $(CURDIR)/scripts/text-order.txt.xz
 TEXT_ORDER := $(CURDIR)/.build/text-order.txt
 TEXT_ORDER_DEPENDENCY := $(if $(wildcard $(TEXT_ORDER_XZ)),$(TEXT_ORDER))
 RELEASE_SECTION_FLAGS := -c release --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections
-RELEASE_LINK_FLAGS ?= $(RELEASE_SECTION_FLAGS) \
+RELEASE_LINK_FLAGS ?= $(RELEASE_SECTION_FLAGS) -Xlinker -T -Xlinker $(CURDIR)/scripts/private-functions.ld \
   $(if $(TEXT_ORDER_DEPENDENCY),-Xlinker --symbol-ordering-file=$(TEXT_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
 # SwiftPM does not compile again what it built before the flags changed: a tree built before
@@ -95,13 +96,16 @@ RELEASE_FLAGS_CHECK = @flags='$(RELEASE_LINK_FLAGS)'; \
 ## Builds the release binary, .build/release/queueplayerd (what `make install` and `make bench` use).
 release: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(RELEASE_FLAGS_CHECK)
-	@# SwiftPM does not know the list is an input of the link: a newer list relinks.
-	@if [ -f "$(TEXT_ORDER)" ] && [ "$(TEXT_ORDER)" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi
+	@# SwiftPM does not know the list and the script are inputs of the link: a newer one relinks.
+	@for input in "$(TEXT_ORDER)" scripts/private-functions.ld; do \
+	  if [ -f "$$input" ] && [ "$$input" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi; done
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## The bench's floors (bench/floor): a program linked as the release binary is, idle, playing a file or ticking.
 release-floor: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(RELEASE_FLAGS_CHECK)
+	@for input in "$(TEXT_ORDER)" scripts/private-functions.ld; do \
+	  if [ -f "$$input" ] && [ "$$input" -nt .build/release/queueplayerd-floor ]; then rm -f .build/release/queueplayerd-floor; fi; done
 	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)
 
 $(TEXT_ORDER): $(TEXT_ORDER_XZ)
