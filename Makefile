@@ -80,32 +80,35 @@ TEXT_ORDER_DEPENDENCY := $(if $(wildcard $(TEXT_ORDER_XZ)),$(TEXT_ORDER))
 RELEASE_SECTION_FLAGS := -c release --static-swift-stdlib \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections
-RELEASE_LINK_FLAGS ?= $(RELEASE_SECTION_FLAGS) -Xlinker -T -Xlinker $(CURDIR)/scripts/private-functions.ld \
+PRIVATE_FUNCTIONS_LD := $(CURDIR)/scripts/private-functions.ld
+RELEASE_LINK_FLAGS ?= $(RELEASE_SECTION_FLAGS) -Xlinker -T -Xlinker $(PRIVATE_FUNCTIONS_LD) \
   $(if $(TEXT_ORDER_DEPENDENCY),-Xlinker --symbol-ordering-file=$(TEXT_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELEASE_FLAGS ?= --product queueplayerd $(RELEASE_LINK_FLAGS)
 # SwiftPM does not compile again what it built before the flags changed: a tree built before
 # -function-sections kept its dependencies' objects with most functions in one `.text` (858 of
 # NIOPosix's 965 in `Bootstrap.swift.o`), and `make bench` measured that. A release build whose
-# flags differ from the last one's therefore starts afresh (.build/release-flags).
-RELEASE_FLAGS_CHECK = @flags='$(RELEASE_LINK_FLAGS)'; \
+# compiler flags differ from the last one's therefore starts afresh (.build/release-flags). Link
+# flags are left out: SwiftPM links again when they change, and nothing needs compiling.
+RELEASE_FLAGS_CHECK = @flags='$(RELEASE_SECTION_FLAGS)'; \
   if [ -e .build/release ] && [ "$$(cat .build/release-flags 2>/dev/null)" != "$$flags" ]; then \
     echo "release flags changed: building the release configuration afresh"; \
     rm -rf "$$(readlink -f .build/release)" .build/release; fi; \
   mkdir -p .build && printf '%s' "$$flags" > .build/release-flags
+# SwiftPM does not know the text order and the linker script are inputs of the link: a product
+# older than either is removed, so that it is linked again.
+RELINK_IF_OLDER = @for input in "$(TEXT_ORDER)" "$(PRIVATE_FUNCTIONS_LD)"; do \
+  if [ -f "$$input" ] && [ "$$input" -nt "$(1)" ]; then rm -f "$(1)"; fi; done
 
 ## Builds the release binary, .build/release/queueplayerd (what `make install` and `make bench` use).
 release: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(RELEASE_FLAGS_CHECK)
-	@# SwiftPM does not know the list and the script are inputs of the link: a newer one relinks.
-	@for input in "$(TEXT_ORDER)" scripts/private-functions.ld; do \
-	  if [ -f "$$input" ] && [ "$$input" -nt .build/release/queueplayerd ]; then rm -f .build/release/queueplayerd; fi; done
+	$(call RELINK_IF_OLDER,.build/release/queueplayerd)
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## The bench's floors (bench/floor): a program linked as the release binary is, idle, playing a file or ticking.
 release-floor: bootstrap $(TEXT_ORDER_DEPENDENCY)
 	$(RELEASE_FLAGS_CHECK)
-	@for input in "$(TEXT_ORDER)" scripts/private-functions.ld; do \
-	  if [ -f "$$input" ] && [ "$$input" -nt .build/release/queueplayerd-floor ]; then rm -f .build/release/queueplayerd-floor; fi; done
+	$(call RELINK_IF_OLDER,.build/release/queueplayerd-floor)
 	$(SWIFT) build --product queueplayerd-floor $(RELEASE_LINK_FLAGS)
 
 $(TEXT_ORDER): $(TEXT_ORDER_XZ)
