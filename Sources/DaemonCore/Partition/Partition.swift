@@ -659,19 +659,22 @@ final class Partition: @unchecked Sendable {
         let item = player.currentItem
         if let item, item === nowPlaying?.item { return }
         if let item, let next = lookahead, item === next.item {
-            let previous = nowPlaying
-            nowPlaying = next
-            lookahead = nil
-            if let position = playQueue.position(ofID: next.id) {
-                let optionsChanged = playQueue.songStarted(position: position)
-                if optionsChanged { events.post([.options]) }
-                if previous.map({ playQueue.position(ofID: $0.id) == nil }) ?? false { queueChanged(renewLookahead: false) }
-            }
+            lookaheadStarted(next)
             scheduleLookahead()
             events.post([.player])
             return
         }
-        if item == nil, let finished = nowPlaying {
+        if item == nil, var finished = nowPlaying {
+            // The player went through the look-ahead as well and ran out before the partition
+            // handed it the song after that (a song shorter than the partition takes to catch
+            // up, an output that does not pace): the look-ahead started and ended. As MPD's
+            // `SyncWithPlayer` resumes a stopped player with the next song when the playlist did
+            // not fill the player's queue in time, playback goes on after it.
+            if let ahead = lookahead, !player.items().contains(where: { $0 === ahead.item }) {
+                lookaheadStarted(ahead)
+                finished = ahead
+                if ahead.item.status != .failed, resumeAfterRunningOut(from: ahead) { return }
+            }
             if case .failed = finished.item.status, moveOn(afterFailureOf: finished) { return }
             // The last song played to its end: stopped, with no current song (as mpd, transcript 55).
             nowPlaying = nil
@@ -681,6 +684,31 @@ final class Partition: @unchecked Sendable {
             playQueue.makeCurrent(nil)
             events.post([.player])
         }
+    }
+
+    /// The player is on the look-ahead: it is the song being heard now (``PlayQueue/songStarted(position:)``:
+    /// consume, one-shot modes, priorities).
+    private func lookaheadStarted(_ next: Handoff) {
+        let previous = nowPlaying
+        nowPlaying = next
+        lookahead = nil
+        guard let position = playQueue.position(ofID: next.id) else { return }
+        let optionsChanged = playQueue.songStarted(position: position)
+        if optionsChanged { events.post([.options]) }
+        if previous.map({ playQueue.position(ofID: $0.id) == nil }) ?? false { queueChanged(renewLookahead: false) }
+    }
+
+    /// The player played `heard` to its end with nothing after it because the song to follow
+    /// was not handed over in time: plays the song the look-ahead would have been. False when
+    /// the queue has none to follow (single mode, the end of the queue): the caller stops.
+    private func resumeAfterRunningOut(from heard: Handoff) -> Bool {
+        guard !playQueue.stopsAtSongEnd, let position = playQueue.position(ofID: heard.id),
+              let following = playQueue.chooseNext() else { return false }
+        let followingID = playQueue.entries[following].id
+        consumeIfNeeded(position)
+        guard let at = playQueue.position(ofID: followingID) else { return false }
+        startPlayback(at: at)
+        return true
     }
 
     /// Single mode without repeat: at the end of a song the player moves to the next one

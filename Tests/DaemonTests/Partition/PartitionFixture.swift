@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import MPDProtocol
+import QueuePlayer
+import TestSupport
+@testable import DaemonCore
+
+/// A real partition and player in the test process, on a null sink paced by a virtual clock,
+/// with a scratch state directory: what a command or a hand-over does, without a daemon process.
+final class PartitionFixture {
+    let clock = VirtualClock()
+    let partition: Partition
+    let directory: URL
+
+    init() throws {
+        directory = try TestMedia.scratchDirectory()
+        let queue = DispatchQueue(label: "test.partition")
+        let player = QueuePlayer(sink: NullAudioSink(clock: clock))
+        partition = Partition(queue: queue, player: player, library: MusicLibrary(root: TestMedia.directory),
+                              events: ControlEvents(queue: queue),
+                              outputs: AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil),
+                              stateDirectory: directory, logger: Logger(label: "test"))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    var player: QueuePlayer { partition.player }
+
+    /// One command line through a session, run on the partition's queue; the reply's text.
+    func send(_ line: String) async -> String {
+        await partition.run { partition in
+            var session = ClientSession()
+            return session.receive(Array((line + "\n").utf8), executor: partition).map { action in
+                if case .send(let text) = action { return text }
+                return ""
+            }.joined()
+        }
+    }
+
+    /// The value of `key` in the reply to `command` (`status`, `stats`...).
+    func value(of key: String, in command: String) async -> String? {
+        let reply = await send(command)
+        return reply.split(separator: "\n").first { $0.hasPrefix("\(key): ") }.map { String($0.dropFirst(key.count + 2)) }
+    }
+
+    /// Waits (without moving time) until the player is in `status`.
+    func waitFor(_ status: QueuePlayer.TimeControlStatus) -> Bool {
+        waitUntil(timeout: 10) { player.timeControlStatus == status }
+    }
+
+    /// Runs `body` on the partition's queue, then holds the queue until the returned gate is
+    /// signalled: the partition falls behind the player, as it does on a busy machine, from the
+    /// moment `body` returns (nothing the player reports in between is taken in).
+    func holdPartition(after body: @escaping @Sendable (Partition) -> Void = { _ in }) -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        partition.perform { partition in
+            body(partition)
+            held.signal()
+            gate.wait()
+        }
+        held.wait()
+        return gate
+    }
+
+    /// Closes the player, paused first: a virtual clock that no longer moves would never let
+    /// what was written play out.
+    func close() async {
+        await partition.run { partition in
+            partition.player.pause()
+            partition.player.close()
+        }
+    }
+}
