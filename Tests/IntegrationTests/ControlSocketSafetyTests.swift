@@ -60,6 +60,43 @@ import Glibc
         #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
     }
 
+    /// A clean exit (SIGTERM, or `--once` at the queue's end) removes the socket file it bound:
+    /// a script that waits for the socket to appear is not fooled by the old one.
+    @Test func aCleanExitRemovesTheSocketFile() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        Self.expectPrivateSocket(daemon.socket)
+        daemon.process.send(SIGTERM)
+        #expect(daemon.process.wait(timeout: 10) == 0, "stderr: \(daemon.process.standardError)")
+        #expect(Self.mode(daemon.socket) == nil, "\(daemon.socket) is still there after SIGTERM")
+
+        let socket = daemon.directory.appendingPathComponent("once.sock").path
+        let tone = try TestMedia.makeTone(seconds: 0.5, in: daemon.directory, name: "short")
+        let once = try ChildProcess(["--once", "--output", "null", "--socket", socket, tone.path])
+        #expect(once.wait(timeout: 30) == 0, "stderr: \(once.standardError)")
+        #expect(Self.mode(socket) == nil, "\(socket) is still there after --once")
+    }
+
+    /// A daemon refused at start (another one answers on the path) leaves the other's socket alone,
+    /// and so does the first one's exit once a new file took the path.
+    @Test func anExitRemovesOnlyTheSocketFileItBound() throws {
+        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
+        defer { daemon.stop() }
+        let second = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null",
+                                       "--socket", daemon.socket])
+        #expect(second.wait(timeout: 10) != 0)
+        Self.expectPrivateSocket(daemon.socket)
+        let client = try daemon.client()
+        #expect(try client.request("ping") == ["OK"])
+
+        // The path now names another socket file: the first daemon's exit must not remove it.
+        unlink(daemon.socket)
+        try UnixSocketClient.makeStaleSocketFile(at: daemon.socket)
+        daemon.process.send(SIGTERM)
+        #expect(daemon.process.wait(timeout: 10) == 0, "stderr: \(daemon.process.standardError)")
+        #expect(Self.mode(daemon.socket)?.isSocket == true, "the daemon removed a socket file it did not bind")
+    }
+
     /// `add` resolves inside the music directory only: no `..`, no absolute paths, no
     /// symbolic links out of it (a file that exists outside is refused like a missing one).
     @Test func addNeverLeavesTheMusicDirectory() throws {

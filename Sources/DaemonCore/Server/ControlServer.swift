@@ -29,6 +29,9 @@ final class ControlServer: Sendable {
     let clients: ClientLimit
     /// What each client may do, by where it connects from.
     private let access: AccessPolicy
+    /// The socket files this server bound itself, removed at ``shutdown()`` (a socket systemd
+    /// passed is systemd's). Written by ``start(_:optional:)``, read by ``shutdown()``.
+    private let boundFiles = Mutex<[ListeningSockets.SocketFile]>([])
 
     init(partition: Partition, events: ControlEvents, clients: ClientLimit, access: AccessPolicy = .open, logger: Logger) {
         self.access = access
@@ -64,6 +67,7 @@ final class ControlServer: Sendable {
                     switch address {
                     case .unix(let path):
                         sockets.append(try ListeningSockets.unix(at: path))
+                        if let file = ListeningSockets.SocketFile(path: path) { boundFiles.withLock { $0.append(file) } }
                     case .tcp:
                         do {
                             sockets += try ListeningSockets.tcp(address)
@@ -127,8 +131,13 @@ final class ControlServer: Sendable {
             .withBoundSocket(fd).get()
     }
 
-    /// Closes the socket and every client's connection, and stops the event loop.
+    /// Closes the socket and every client's connection, stops the event loop, and removes the
+    /// socket files it bound, so that a script waiting for the socket to appear is not fooled by
+    /// a stale one.
     func shutdown() async throws {
+        defer {
+            for file in boundFiles.withLock({ $0 }) { file.removeIfUnchanged() }
+        }
         try await group.shutdownGracefully()
     }
 }

@@ -38,6 +38,31 @@ enum ListeningSockets {
         fileprivate var loopbackAddress = false
     }
 
+    /// A socket file this process bound, known by its device and inode: removed at exit only
+    /// if it is still that file (a second daemon started meanwhile on the path, refused or not,
+    /// never loses its socket to this one's exit).
+    struct SocketFile: Sendable {
+        let path: String
+        private let device: UInt64
+        private let inode: UInt64
+
+        /// The socket file now at `path`; nil if there is none.
+        init?(path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else { return nil }
+            self.path = path
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        func removeIfUnchanged() {
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
+                  UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else { return }
+            unlink(path)
+        }
+    }
+
     /// The sockets systemd passed this process (`LISTEN_FDS`, `LISTEN_PID`: fds 3...), each
     /// Unix or TCP as `getsockname` says; nil when it passed none. The variables are removed,
     /// so that no child takes the sockets for its own.
