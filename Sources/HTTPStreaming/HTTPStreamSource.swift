@@ -107,12 +107,19 @@ public final class HTTPStreamSource: StreamSource {
         case ended
         /// A restart was asked for (a seek, the live edge): connect again at once.
         case restart
-        /// Worth another try: why.
-        case dropped(String)
+        /// Worth another try: why. `since`: when the connection began to fail, if before it was
+        /// dropped (one too slow had been failing for the whole low-speed window).
+        case dropped(String, since: UInt64? = nil)
         /// Never worth another try.
         case failed(DecoderError.Reason)
         /// The source was closed.
         case closed
+
+        /// Dropped because the server sent too little for a whole low-speed window.
+        var isTooSlow: Bool {
+            if case .dropped(_, let since) = self { return since != nil }
+            return false
+        }
     }
 
     private func run() async {
@@ -130,7 +137,9 @@ public final class HTTPStreamSource: StreamSource {
             }
             audioArrived = false
             let outcome = await attempt(from: offset, resource: &resource, offset: &offset, audioArrived: &audioArrived)
-            if audioArrived {
+            // Audio that came on a connection dropped as too slow does not make it a working one:
+            // a trickle would otherwise renew the retry budget at every reconnection.
+            if audioArrived, !outcome.isTooSlow {
                 failingSince = nil
                 delay = configuration.firstRetryDelay
             }
@@ -148,9 +157,9 @@ public final class HTTPStreamSource: StreamSource {
                 buffer.fail(DecoderError(url: url, reason: reason))
                 notify(.bufferChanged)
                 guard await waitForRestart() else { return }
-            case .dropped(let why):
+            case .dropped(let why, let failedSince):
                 let now = StreamBuffer.monotonicNow()
-                let since = failingSince ?? now
+                let since = min(failingSince ?? now, failedSince ?? now)
                 failingSince = since
                 let waited = Double(now - since) / 1e9
                 if waited + delay > configuration.retryTime {
@@ -244,7 +253,7 @@ public final class HTTPStreamSource: StreamSource {
                 if isClosed { return .closed }
                 if buffer.restartRequest != nil { return .restart }
                 if let slow = meter.count(chunk.readableBytes) {
-                    return .dropped("the server sends too slowly (\(slow))")
+                    return .dropped("the server sends too slowly (\(slow.why))", since: slow.since)
                 }
                 let bytes = Array(chunk.readableBytesView)
                 // The audio runs and metadata blocks of the chunk, in order.
@@ -480,13 +489,13 @@ struct LowSpeedMeter {
         window = UInt64(seconds * 1e9)
     }
 
-    /// Counts a chunk; says how slow it was if the window ended below the limit.
-    mutating func count(_ size: Int) -> String? {
+    /// Counts a chunk; says how slow it was, and since when, if the window ended below the limit.
+    mutating func count(_ size: Int) -> (why: String, since: UInt64)? {
         counted += size
         let now = StreamBuffer.monotonicNow()
         guard now - windowStart >= window else { return nil }
         defer { windowStart = now; counted = 0 }
-        if counted < bytes { return "\(counted) bytes in \(Int((Double(now - windowStart) / 1e9).rounded())) s" }
+        if counted < bytes { return ("\(counted) bytes in \(Int((Double(now - windowStart) / 1e9).rounded())) s", windowStart) }
         return nil
     }
 

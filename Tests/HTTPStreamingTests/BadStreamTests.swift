@@ -75,6 +75,30 @@ import TestSupport
         #expect(slow?.hasPrefix("the server sends too slowly") == true, "\(String(describing: slow))")
     }
 
+    /// A server that honours ranges and sends a byte at a time: each reconnection resumes where
+    /// the last one stopped, and gets a few more bytes, but a connection dropped as too slow
+    /// spends the retry budget as any failed one does. The item fails, and the file after it plays.
+    @Test func aTricklingServerThatResumesRangesStillUsesUpTheRetryTime() async throws {
+        let length = 100_000
+        let trickle = try ScriptedHTTPServer { request, connection in
+            var headers = [("Content-Type", "audio/mpeg"), ("Accept-Ranges", "bytes"), ("ETag", "\"v1\"")]
+            let start = request.header("Range").flatMap { Int($0.dropFirst("bytes=".count).dropLast()) } ?? 0
+            if start > 0 {
+                headers += [("Content-Range", "bytes \(start)-\(length - 1)/\(length)"), ("Content-Length", "\(length - start)")]
+                guard connection.writeHead("206 Partial Content", headers) else { return }
+            } else {
+                guard connection.writeHead("200 OK", headers + [("Content-Length", "\(length)")]) else { return }
+            }
+            while connection.isOpen, connection.write(Data([0xFF])) { connection.pause(0.2) }
+        }
+        let slow = try await failure(of: trickle.url("a.mp3"))
+        #expect(slow?.hasPrefix("the server sends too slowly") == true, "\(String(describing: slow))")
+        #expect(slow?.contains("gave up after retrying for 3 s") == true, "\(String(describing: slow))")
+        // Two connections at the low-speed time of 2 s use up a retry time of 3 s.
+        #expect(trickle.requests.count <= 3, "\(trickle.requests.count) connections: \(trickle.requests)")
+        #expect(trickle.requests.dropFirst().allSatisfy { $0.header("Range") != nil }, "the reconnections resume")
+    }
+
     @Test func absurdSizesAndMetadata() async throws {
         let huge = try ScriptedHTTPServer { _, connection in
             connection.writeHead("200 OK", [("Content-Type", "audio/mpeg"), ("Content-Length", "100000000000")])
