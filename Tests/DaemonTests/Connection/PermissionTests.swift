@@ -4,6 +4,7 @@ import MPDProtocol
 import NIOCore
 import NIOEmbedded
 import Testing
+import TestSupport
 @testable import DaemonCore
 
 /// mpd's permissions on a control connection (issue 34): a command the client may not use is
@@ -68,6 +69,26 @@ struct PermissionTests {
         try local.send("config\n")
         let reply = try local.settle()
         #expect(reply.hasPrefix("music_directory: /") && reply.hasSuffix("\nOK\n"), "\(reply)")
+    }
+
+    /// An absolute path names a local file: `readpicture` refuses it to a client that is not on
+    /// the Unix socket, even inside the music directory, as `albumart` and mpd 0.23 do (the
+    /// answer would tell a remote client where the music directory is); a local client and a
+    /// path relative to the music directory are served.
+    @Test func readpictureRefusesAnAbsolutePathToARemoteClient() throws {
+        let fixture = try Fixture()
+        let song = fixture.directory.appendingPathComponent("song.mp3")
+        try FileManager.default.copyItem(at: TestMedia.all[0], to: song)
+        let remote = try connect(fixture, permissions: .all)
+        for uri in [song.path, fixture.directory.path + "/", "/etc/passwd"] {
+            try remote.send("readpicture \"\(uri)\" 0\n")
+            #expect(try remote.settle() == "ACK [4@0] {readpicture} Access denied\n", "\(uri)")
+        }
+        try remote.send("readpicture song.mp3 0\n")
+        #expect(try remote.settle() == "OK\n", "no embedded picture: an empty reply")
+        let local = try connect(fixture, permissions: .all, peer: "local", isLocal: true)
+        try local.send("readpicture \"\(song.path)\" 0\n")
+        #expect(try local.settle() == "OK\n")
     }
 
     @Test func commandsAndNotcommandsSplitTheTableByPermission() throws {
