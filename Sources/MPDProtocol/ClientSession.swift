@@ -130,6 +130,11 @@ public struct ClientSession: Sendable {
         failedCommands.append(FailedCommand(line: Self.loggable(line), ack: String(ack.dropLast())))
     }
 
+    /// How many complete request lines ``step()`` has taken from the input: a connection restarts
+    /// its timeout when this changes (mpd's `connection_timeout` restarts on each whole line,
+    /// not on each byte).
+    public private(set) var linesTaken = 0
+
     /// Whether the client is waiting in `idle`. mpd suspends its connection timeout meanwhile.
     public var isIdle: Bool { idleState.isWaiting }
     /// Whether a command list is being collected.
@@ -227,6 +232,7 @@ public struct ClientSession: Sendable {
         var lines = lineBuffer
         lineBuffer = LineBuffer(maxLineLength: lines.maxLineLength)
         let stop = lines.forEachLine { line in
+            linesTaken &+= 1
             take(line, into: &output, inline: inline)
             return pending == nil && !isClosed && output.textCount < Self.stepOutputLimit
         }

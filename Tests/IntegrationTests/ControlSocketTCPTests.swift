@@ -280,6 +280,50 @@ import Glibc
         #expect(!log.contains(secret) && !log.contains("guess-"), "\(log)")
     }
 
+    /// `--connection-timeout` (mpd's `connection_timeout`): silent TCP clients that hold every
+    /// place of `--max-clients` still leave one to the Unix socket's owner, and are closed after
+    /// the timeout, never before (one that sends a byte every 0.3 s but never a whole line too);
+    /// the owner's client is closed too once it falls silent, and new clients are served.
+    @Test func silentClientsAreClosedAfterTheConnectionTimeoutAndTheOwnerIsServedMeanwhile() throws {
+        let daemon = try TCPDaemon(["--max-clients", "4", "--connection-timeout", "1"])
+        defer { daemon.stop() }
+        let connectedAt = ChildProcess.now()
+        let crowd = try (0..<4).map { _ in try Self.greeted(daemon.host, daemon.port) }
+        let refused = try UnixSocketClient(host: daemon.host, port: daemon.port)
+        let refusal = refused.waitForEndOfFile(timeout: 5)
+        #expect(refusal.closed && refusal.received.isEmpty, "a fifth TCP client got \(refusal)")
+        refused.close()
+        let owner = try daemon.control.client()
+        #expect(try owner.request("ping") == ["OK"], "the owner is served while TCP clients hold every place")
+
+        // The first of the crowd trickles bytes; the others say nothing.
+        let deadline = connectedAt + 15
+        var trickled = 0
+        var trickler = (closed: false, received: [UInt8]())
+        while !trickler.closed && ChildProcess.now() < deadline {
+            if (try? crowd[0].send("p")) != nil { trickled += 1 }
+            trickler = crowd[0].waitForEndOfFile(timeout: 0.3)
+        }
+        let tricklerClosedAt = ChildProcess.now()
+        #expect(trickler.closed && trickler.received.isEmpty, "the trickling client (\(trickled) bytes sent): \(trickler)")
+        #expect(tricklerClosedAt - connectedAt >= 0.9, "closed \(tricklerClosedAt - connectedAt) s after connecting")
+        for (index, client) in crowd.enumerated().dropFirst() {
+            let end = client.waitForEndOfFile(timeout: max(0.1, deadline - ChildProcess.now()))
+            #expect(end.closed && end.received.isEmpty, "silent client \(index): \(end)")
+        }
+        let ownerEnd = owner.waitForEndOfFile(timeout: max(0.1, deadline - ChildProcess.now()))
+        #expect(ownerEnd.closed, "the owner's client, silent since its ping: \(ownerEnd)")
+
+        // Their places are free: new clients are served.
+        var next: UnixSocketClient?
+        #expect(waitUntil(timeout: 5) {
+            next = try? Self.greeted(daemon.host, daemon.port)
+            return next != nil
+        })
+        #expect(try next?.request("ping") == ["OK"])
+        for client in crowd + [owner] { client.close() }
+    }
+
     /// `--max-clients` counts every listener together: with N = 3, a client on each of the
     /// Unix socket, TCP over IPv4 and TCP over IPv6 fills it; a fourth on any is closed at
     /// once without a greeting, and a place given back on one is taken on another.
