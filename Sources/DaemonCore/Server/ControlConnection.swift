@@ -83,6 +83,8 @@ final class ControlConnection: ChannelDuplexHandler {
     private var linesSeen = 0
     /// The pending check of ``timeout``.
     private var timeoutCheck: Scheduled<Void>?
+    /// The lent session held back with a wrong password's answer, until its wait is over.
+    private var heldAnswer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// This handler, for closures that come back to the loop (checked there).
     private var bound: NIOLoopBound<ControlConnection>?
@@ -203,6 +205,7 @@ final class ControlConnection: ChannelDuplexHandler {
             return
         }
         inputEnded = true
+        if heldAnswer != nil { return abandonHeldAnswer() }
         // Lent: the session is pumped when it comes back, and the close waits until then.
         if session != nil { pump() }
     }
@@ -292,16 +295,41 @@ final class ControlConnection: ChannelDuplexHandler {
                     preconditionFailure("\(command.name) needs the partition's queue")
                 }
             }
-            return LentWork(session: session, actions: actions)
+            let delay = placement == .protocolOnly ? nil : partition.access.takeAnswerDelay(client: session.clientID)
+            return LentWork(session: session, actions: actions, delay: delay)
         }, deliver: { done in
-            bound.value.takeBack(done.session, done.actions)
+            bound.value.deliver(done)
         })
     }
 
-    /// A lent session coming back, with what its work answered.
+    /// Takes back a lent session, or holds it back with its answer, a wrong password's
+    /// (``AccessPolicy``): the client waits on a timer, its next command is taken only after
+    /// the answer, and the loop goes on. A client that has shut its sending side is closed at
+    /// once instead: a guesser that sends and goes does not keep its place for the wait.
+    private func deliver(_ done: LentWork) {
+        guard let delay = done.delay else { return takeBack(done.session, done.actions) }
+        guard let context, let bound, !inputEnded else { return abandonHeldAnswer() }
+        heldAnswer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
+            bound.value.heldAnswer = nil
+            bound.value.takeBack(done.session, done.actions)
+        }
+    }
+
+    /// Closes a client whose held answer no one is left to read.
+    private func abandonHeldAnswer() {
+        heldAnswer?.cancel()
+        heldAnswer = nil
+        guard let context, !isClosing else { return }
+        isClosing = true
+        context.close(promise: nil)
+    }
+
+    /// A lent session coming back, with what its work answered and how long that answer is
+    /// to be held back (nil: at once).
     private struct LentWork: Sendable {
         var session: ClientSession
         var actions: [SessionAction]
+        var delay: Double?
     }
 
     /// Runs the requests that follow a cheap command in the session's input, on the partition's
@@ -316,6 +344,9 @@ final class ControlConnection: ChannelDuplexHandler {
         var rest: [SessionAction] = []
         batch: for _ in 1..<batchLimit {
             guard !session.isIdle, !session.isClosed, text.utf8.count < batchOutputLimit else { break }
+            // A wrong password whose answer is held back ends the batch: the commands after it
+            // wait for that answer, and a pipelined guesser gets one guess per wait.
+            guard !executor.access.isHoldingAnswer(client: session.clientID) else { break }
             let more: [SessionAction]
             switch session.step() {
             case .needsInput:
