@@ -69,6 +69,7 @@ extension Daemon {
             web: try webOptions(options),
             environment: environment)
         configuration.maxClients = options.maxClients
+        configuration.connectionTimeout = options.connectionTimeout
         configuration.zeroconfName = options.zeroconf
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         configuration.streamRetryTime = options.streamRetryTime

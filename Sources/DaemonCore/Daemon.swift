@@ -39,6 +39,9 @@ public final class Daemon: @unchecked Sendable {
         var autoEnqueue: Bool
         /// `--max-clients`: the most clients served at once, over every listener.
         var maxClients = ClientLimit.defaultMaximum
+        /// `--connection-timeout`: seconds without a complete command before a client that is
+        /// not idling is disconnected.
+        var connectionTimeout = ControlConnection.defaultTimeout
         /// `--http`: the web page and the WebSocket API; nil: off.
         var web: WebServer.Options? = nil
         /// The process's environment as start-up read it, once (the default state directory,
@@ -115,7 +118,7 @@ public final class Daemon: @unchecked Sendable {
         systemd = SystemdService(environment: configuration.environment)
         server = ControlServer(partition: partition, events: events,
                                clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
-                               access: configuration.access, logger: logger)
+                               access: configuration.access, timeout: configuration.connectionTimeout, logger: logger)
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
                                       queue: partitionQueue)
         lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)

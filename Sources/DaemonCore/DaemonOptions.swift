@@ -58,6 +58,9 @@ public struct DaemonOptions: Sendable {
     public var caFile: String?
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
+    /// `--connection-timeout`, seconds: a client that sends no complete command for this long,
+    /// and is not waiting in `idle`, is disconnected (mpd's `connection_timeout`).
+    public var connectionTimeout = 60.0
     /// `--zeroconf` / `--no-zeroconf`: publish `_mpd._tcp` through Avahi while a TCP listener is open.
     public var zeroconf = true
     /// `--zeroconf-name`: the service's name, `%h` this machine's name (mpd's `zeroconf_name`).

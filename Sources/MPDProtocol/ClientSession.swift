@@ -15,7 +15,8 @@
 /// command lists, `commands`, `notcommands`, `tagtypes`, `binarylimit`) and passes all others
 /// to the executor. It reproduces mpd 0.23's behaviour:
 /// * Input is split into lines however it is chunked; clients pipeline several lines per write.
-/// * A line longer than `maxLineLength` bytes closes the connection (mpd's input buffer is full).
+/// * A line longer than `maxLineLength` bytes closes the connection (mpd's input buffer is full),
+///   as soon as that many bytes without a newline have arrived: a client cannot grow the input.
 /// * Malformed lines (empty, blank, not starting with a lower-case letter) close the connection
 ///   silently; a command name with a bad character gets an ACK and then a close.
 /// * Command lists are buffered until `command_list_end` (at most `maxCommandListSize` bytes:
@@ -51,6 +52,11 @@ public struct ClientSession: Sendable {
 
     /// mpd's default `max_command_list_size` (2048 KiB).
     public static let defaultMaxCommandListSize = 2048 * 1024
+
+    /// mpd 0.23's longest request line: it reads a client's input into a buffer of 8192 bytes
+    /// (`BufferedSocket`) and closes the connection when that buffer is full without a
+    /// newline, so a line of 8191 bytes and its `\n` is answered, and a longer one closes.
+    public static let defaultMaxLineLength = 8192 - 1
 
     /// The longest accepted request line in bytes, not counting its `\n`.
     public var maxLineLength: Int { lineBuffer.maxLineLength }
@@ -124,6 +130,11 @@ public struct ClientSession: Sendable {
         failedCommands.append(FailedCommand(line: Self.loggable(line), ack: String(ack.dropLast())))
     }
 
+    /// How many complete request lines ``step()`` has taken from the input: a connection restarts
+    /// its timeout when this changes (mpd's `connection_timeout` restarts on each whole line,
+    /// not on each byte).
+    public private(set) var linesTaken = 0
+
     /// Whether the client is waiting in `idle`. mpd suspends its connection timeout meanwhile.
     public var isIdle: Bool { idleState.isWaiting }
     /// Whether a command list is being collected.
@@ -185,7 +196,7 @@ public struct ClientSession: Sendable {
     ///   - maxLineLength: the longest request line accepted, in bytes without the `\n`;
     ///     a longer line closes the connection, as when mpd's input buffer fills up.
     ///   - maxCommandListSize: the most bytes a command list may hold before the connection is closed.
-    public init(maxLineLength: Int = 4096, maxCommandListSize: Int = ClientSession.defaultMaxCommandListSize) {
+    public init(maxLineLength: Int = ClientSession.defaultMaxLineLength, maxCommandListSize: Int = ClientSession.defaultMaxCommandListSize) {
         lineBuffer = LineBuffer(maxLineLength: maxLineLength)
         self.maxCommandListSize = maxCommandListSize
     }
@@ -221,6 +232,7 @@ public struct ClientSession: Sendable {
         var lines = lineBuffer
         lineBuffer = LineBuffer(maxLineLength: lines.maxLineLength)
         let stop = lines.forEachLine { line in
+            linesTaken &+= 1
             take(line, into: &output, inline: inline)
             return pending == nil && !isClosed && output.textCount < Self.stepOutputLimit
         }

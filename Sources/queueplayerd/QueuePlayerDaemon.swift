@@ -169,6 +169,9 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most clients served at once (mpd's max_connections); one more is closed at once.\(Self.defaultNote(Self.defaults.maxClients))", valueName: "N"))
     var maxClients: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Disconnect a client that sends no complete command for this long, in seconds, unless it waits in idle (mpd's connection_timeout), so that silent clients do not keep the places of --max-clients.\(Self.defaultNote(Self.defaults.connectionTimeout))", valueName: "SECONDS"))
+    var connectionTimeout: Double?
+
     @Flag(name: .long, inversion: .prefixedNo, help: "Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi (Zeroconf), as mpd does, so that clients on the network find it; a listener on a loopback address is announced to this machine only. Without Avahi the daemon runs as ever, and publishes once Avahi starts. (default: --zeroconf)")
     var zeroconf: Bool?
 
@@ -226,6 +229,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
         settings.streamRetryTime = streamRetryTime
         settings.caFile = caFile
         settings.maxClients = maxClients
+        settings.connectionTimeout = connectionTimeout
         settings.zeroconf = zeroconf
         settings.zeroconfName = zeroconfName
         settings.http = http

@@ -53,6 +53,7 @@ import TestSupport
             stream-retry-time = 45
             ca-file = "private-ca.pem"
             max-clients = 7
+            connection-timeout = 2.5
             bind = ["/run/user/1000/other.sock", "192.168.1.10:6601", "[::1]", "any"]
             password = ["s3cr@t@read,control", "guest@read"]
             default-permissions = "read"
@@ -86,6 +87,7 @@ import TestSupport
         #expect(options.streamRetryTime == 45)
         #expect(options.caFile == "/etc/xdg/queueplayerd/private-ca.pem", "a relative path is the file's directory's")
         #expect(options.maxClients == 7)
+        #expect(options.connectionTimeout == 2.5)
         #expect(options.http?.description == "127.0.0.1:6680")
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
         #expect(options.regions?.hasSuffix("/tour.gpx") == true)

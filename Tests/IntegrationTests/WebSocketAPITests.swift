@@ -162,6 +162,23 @@ import Glibc
         #expect(steps.object("a tick")["elapsed"] is Double)
     }
 
+    /// Guesses over the WebSocket count as the control socket's: past three failures the answer
+    /// to a wrong password comes only after the wait (the client's task waits, nothing else),
+    /// and the right password is never refused: another client from the same loopback address
+    /// gives it meanwhile, the guesser afterwards.
+    @Test func aGuessersWrongAnswerIsHeldBackAndTheRightPasswordIsNeverRefused() throws {
+        let daemon = try WebDaemon(["--password", "s3cret@read,add,player,control,admin", "--default-permissions", ""])
+        defer { daemon.stop() }
+        let steps = try daemon.run("guessing", ["s3cret"])
+        for attempt in 1...3 { #expect(steps.error("guess \(attempt)")["ack"] as? Int == 3, "guess \(attempt)") }
+        _ = steps.ok("owner password")
+        #expect(steps.error("guess 4")["ack"] as? Int == 3)
+        let heldFor = try #require(steps["guess 4 answered after"] as? Double)
+        #expect(heldFor >= 0.9, "the fourth wrong answer came \(heldFor) s after it was sent")
+        _ = steps.ok("guesser password")
+        #expect(daemon.control.process.standardError.contains("(4 failed attempts; answered after 1 s)"))
+    }
+
     /// What a client is sent on connecting (the downloads' counts, with a music directory) comes
     /// once a password lets it read.
     @Test func aClientThatMayReadOnlyAfterItsPasswordIsThenSentWhatItMissedOnConnecting() throws {

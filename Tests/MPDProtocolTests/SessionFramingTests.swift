@@ -155,7 +155,22 @@ import Testing
         let uri = String(repeating: "x", count: 4000)
         _ = FakeDaemon()
         #expect(session.feed("add \"track\(uri)\"\n") == "OK\n")
-        #expect(session.session.maxLineLength == 4096)
-        #expect(session.feed("add \"\(String(repeating: "y", count: 4100))\"\n") == "<close>")
+        #expect(session.session.maxLineLength == 8191)
+        #expect(session.feed("add \"\(String(repeating: "y", count: 8200))\"\n") == "<close>")
+    }
+
+    /// mpd 0.23 reads a client's input into 8192 bytes: a line that fills them with its newline
+    /// is answered (a 4,097-byte one too), one byte more closes the connection, and it closes
+    /// as soon as that many bytes without a newline have arrived, so the input stays bounded.
+    @Test func theDefaultLimitIsMPDsInputBuffer() {
+        /// `add "trackyyy…"`, `length` bytes without the newline.
+        func line(_ length: Int) -> String { "add \"track" + String(repeating: "y", count: length - 11) + "\"" }
+        let session = TestClient()
+        #expect(session.feed(line(4097) + "\n") == "OK\n")
+        #expect(session.feed(line(8191) + "\n") == "OK\n")
+        #expect(session.feed(line(8192) + "\n") == "<close>")
+        let unending = TestClient()
+        #expect(unending.feed(String(repeating: "y", count: 8191)) == "")
+        #expect(unending.feed("y") == "<close>")
     }
 }

@@ -82,7 +82,7 @@ final class TestClient {
     var session: ClientSession
     let daemon: FakeDaemon
 
-    init(maxLineLength: Int = 4096, maxCommandListSize: Int = ClientSession.defaultMaxCommandListSize,
+    init(maxLineLength: Int = ClientSession.defaultMaxLineLength, maxCommandListSize: Int = ClientSession.defaultMaxCommandListSize,
          daemon: FakeDaemon = FakeDaemon()) {
         session = ClientSession(maxLineLength: maxLineLength, maxCommandListSize: maxCommandListSize)
         self.daemon = daemon

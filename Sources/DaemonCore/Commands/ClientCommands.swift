@@ -10,7 +10,7 @@ struct ClientCommands: CommandHandler {
         switch command {
         case .password(let candidate):
             var reply = Reply()
-            reply.grant(try partition.access.check(password: candidate, peer: context.peer))
+            reply.grant(try partition.access.check(password: candidate, peer: context.peer, client: context.clientID))
             return reply
         case .kill:
             partition.kill(context.peer)

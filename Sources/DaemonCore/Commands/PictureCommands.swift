@@ -14,7 +14,9 @@ import QueuePlayer
 /// at most the client's `binarylimit`, from the offset the client asks for.
 ///
 /// Both read only inside the music directory: an absolute path elsewhere, `..`, or a
-/// symbolic link that leads out of it is refused. A client reads a picture with one command
+/// symbolic link that leads out of it is refused. An absolute path is a local file, which
+/// only a client on the Unix socket may name (``refuseLocalFile(_:isLocal:)``), as mpd 0.23
+/// answers both: a remote client must not learn where the music directory is. A client reads a picture with one command
 /// per chunk, so where the last embedded picture lies is kept (while its file is the same
 /// version) rather than looked for again for every chunk; its bytes are not kept: each call
 /// reads its chunk from the file with one `pread`, so a 250 MB picture costs a call no more
@@ -39,7 +41,7 @@ final class PictureCommands: CommandHandler {
         case .albumart(let uri, let offset):
             return try albumArt(uri, offset: offset, limit: context.binaryLimit, isLocal: context.isLocal)
         case .readpicture(let uri, let offset):
-            return try embeddedPicture(uri, offset: offset, limit: context.binaryLimit)
+            return try embeddedPicture(uri, offset: offset, limit: context.binaryLimit, isLocal: context.isLocal)
         default:
             return nil
         }
@@ -71,7 +73,7 @@ final class PictureCommands: CommandHandler {
     /// directory (`..`, `./`, an absolute path elsewhere from a local client) has no cover
     /// (`ACK [50] No file exists`).
     private func coverDirectory(of uri: String, isLocal: Bool) throws(MPDError) -> URL {
-        if uri.hasPrefix("/") && !isLocal { throw MPDError(.permission, "Access denied") }
+        try Self.refuseLocalFile(uri, isLocal: isLocal)
         var named = Substring(uri)
         let isFolder = named.hasSuffix("/")
         while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
@@ -85,7 +87,15 @@ final class PictureCommands: CommandHandler {
         return path.deletingLastPathComponent()
     }
 
-    private func embeddedPicture(_ uri: String, offset: Int, limit: Int) throws(MPDError) -> Reply {
+    /// mpd's `Client::AllowFile`: an absolute path names a local file, which a client that is
+    /// not on the Unix socket may not name, even inside the music directory (`ACK [4] Access
+    /// denied`): the answer would tell it where the music directory is.
+    private static func refuseLocalFile(_ uri: String, isLocal: Bool) throws(MPDError) {
+        if uri.hasPrefix("/") && !isLocal { throw MPDError(.permission, "Access denied") }
+    }
+
+    private func embeddedPicture(_ uri: String, offset: Int, limit: Int, isLocal: Bool) throws(MPDError) -> Reply {
+        try Self.refuseLocalFile(uri, isLocal: isLocal)
         let library = partition.library
         guard let path = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
         let song = path.resolvingSymlinksInPath().standardizedFileURL

@@ -85,11 +85,18 @@ struct QueueCommands: CommandHandler {
             return reply
         case .rangeid(let id, let range):
             try partition.setRange(range, ofID: id)
-        case .addtagid(let id, _, _), .cleartagid(let id, _):
-            // MPD edits the tags of remote songs only (streams whose tags a client knows
-            // better); every song here is a file of the music directory.
-            _ = try partition.position(ofID: id)
-            throw MPDError(.permission, "Cannot edit tags of local file")
+        case .addtagid(let id, let name, let value):
+            // A tag mpd knows but does not enable (`Comment`) is accepted and kept nowhere, as
+            // mpd's `TagBuilder` drops the tags it does not enable; so is an empty value.
+            let type = TagType(rawValue: name)
+            try partition.editTags(ofID: id) { tags in
+                if let type, !value.isEmpty { tags.append(.init(type, value)) }
+            }
+        case .cleartagid(let id, let name):
+            try partition.editTags(ofID: id) { tags in
+                guard let name else { return tags.removeAll() }
+                tags.removeAll { $0.type.rawValue == name }
+            }
         default:
             return nil
         }

@@ -115,6 +115,7 @@ public struct ConfigurationFile: Sendable {
             case .bufferTime: settings.bufferTime = try reader.integer(value, setting)
             case .downloadLimit: settings.downloadLimit = try reader.integer(value, setting)
             case .maxClients: settings.maxClients = try reader.integer(value, setting)
+            case .connectionTimeout: settings.connectionTimeout = try reader.number(value, setting)
             case .zeroconf: settings.zeroconf = try reader.boolean(value, setting)
             case .zeroconfName: settings.zeroconfName = try reader.string(value, setting)
             case .minFreeSpace: settings.minFreeSpace = try Int64(reader.integer(value, setting))

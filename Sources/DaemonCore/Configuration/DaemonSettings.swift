@@ -29,6 +29,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case streamRetryTime = "stream-retry-time"
     case caFile = "ca-file"
     case maxClients = "max-clients"
+    case connectionTimeout = "connection-timeout"
     case zeroconf
     case zeroconfName = "zeroconf-name"
     case http
@@ -70,6 +71,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var streamRetryTime: Double?
     public var caFile: String?
     public var maxClients: Int?
+    public var connectionTimeout: Double?
     public var zeroconf: Bool?
     public var zeroconfName: String?
     public var http: String?
@@ -124,6 +126,7 @@ public struct DaemonSettings: Sendable, Equatable {
             fill(\.streamRetryTime, .streamRetryTime)
             fill(\.caFile, .caFile)
             fill(\.maxClients, .maxClients)
+            fill(\.connectionTimeout, .connectionTimeout)
             fill(\.zeroconf, .zeroconf)
             fill(\.zeroconfName, .zeroconfName)
             fill(\.http, .http)
@@ -253,6 +256,12 @@ public struct DaemonSettings: Sendable, Equatable {
         if let maxClients {
             guard maxClients >= 1 else { throw origin.error(.maxClients, "give a number of clients, 1 or more") }
             options.maxClients = maxClients
+        }
+        if let connectionTimeout {
+            guard connectionTimeout.isFinite, connectionTimeout > 0, connectionTimeout <= 86_400 else {
+                throw origin.error(.connectionTimeout, "give a number of seconds, more than 0 and at most 86400")
+            }
+            options.connectionTimeout = connectionTimeout
         }
         options.zeroconf = zeroconf ?? options.zeroconf
         if let zeroconfName {

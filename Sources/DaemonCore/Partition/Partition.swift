@@ -600,6 +600,19 @@ final class Partition: @unchecked Sendable {
         queueChanged()
     }
 
+    /// `addtagid`, `cleartagid`: changes the tags of the queued stream with `id` (MPD's
+    /// `AddSongIdTag`, `ClearSongIdTag`): clients may know a remote song better than it says
+    /// itself. A file's tags are the file's, and mpd refuses to edit them.
+    func editTags(ofID id: Int, _ body: (inout [SongInfo.Tag]) -> Void) throws(MPDError) {
+        syncWithPlayer()
+        let position = try position(ofID: id)
+        guard playQueue.entries[position].song.isStream else {
+            throw MPDError(.permission, "Cannot edit tags of local file")
+        }
+        playQueue.update(at: position) { body(&$0.editedTags) }
+        queueChanged(renewLookahead: false)
+    }
+
     /// Changes a play mode; the look-ahead follows at once, so it applies from the next boundary.
     func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
         syncWithPlayer()

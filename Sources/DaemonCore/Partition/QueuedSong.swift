@@ -7,8 +7,8 @@ import MPDProtocol
 import QueuePlayer
 
 /// A song in the play queue: its file, its URI in the music directory, and what the file
-/// says about itself (read once, when it was added); or a stream, its URL and nothing more
-/// (its name and title come from the item playing it).
+/// says about itself (read once, when it was added); or a stream, its URL and the tags clients
+/// gave it (`addtagid`; its name and title come from the item playing it).
 struct QueuedSong: Sendable, FilterableSong {
     let url: URL
     let uri: String
@@ -17,6 +17,9 @@ struct QueuedSong: Sendable, FilterableSong {
     let lastModified: Int64?
     /// The part that plays (`rangeid`); the whole song by default.
     var range = SongTimeRange.whole
+    /// A stream's tags as clients edited them (`addtagid`, `cleartagid`); a file's tags are
+    /// the file's own and never edited.
+    var editedTags: [SongInfo.Tag] = []
 
     init(url: URL, library: MusicLibrary, index: SongIndex) {
         self.url = url
@@ -32,7 +35,7 @@ struct QueuedSong: Sendable, FilterableSong {
         lastModified = FileIdentity(path: url.path).map { $0.modified / 1_000_000_000 }
     }
 
-    var tags: [SongInfo.Tag] { details?.tags ?? [] }
+    var tags: [SongInfo.Tag] { details?.tags ?? editedTags }
 
     /// A player item for the song: its range, if it has one, is the item's clip.
     func makeItem() -> PlayerItem {

@@ -14,6 +14,10 @@ import CDispatch
 ///
 /// One per daemon: the control socket's connections take a place each, and so will any
 /// other listener's (the WebSocket clients to come), so one crowd cannot starve another.
+///
+/// The Unix socket (0600: the daemon's owner) always has a place: while no client of it is
+/// connected, one is admitted even when the TCP clients hold every place, one over the
+/// maximum, so that a crowd on the network never shuts the owner out.
 final class ClientLimit: Sendable {
     /// mpd's default `max_connections`.
     static let defaultMaximum = 100
@@ -22,6 +26,8 @@ final class ClientLimit: Sendable {
     private let logger: Logger
     private struct Counts {
         var connected = 0
+        /// Of those, the Unix socket's.
+        var local = 0
         /// Refused since the last log line, and when that line was written (seconds, monotonic).
         var refusedSinceLog = 0
         var lastLog = -Double.infinity
@@ -33,12 +39,13 @@ final class ClientLimit: Sendable {
         self.logger = logger
     }
 
-    /// Takes a place for a new client; false when every place is taken (the client is then
-    /// to be closed without a word, as mpd does).
-    func admit(now: Double = monotonicSeconds()) -> Bool {
+    /// Takes a place for a new client, `local` if it came through the Unix socket; false when
+    /// every place is taken (the client is then to be closed without a word, as mpd does).
+    func admit(local: Bool = false, now: Double = monotonicSeconds()) -> Bool {
         let (admitted, report) = counts.withLock { counts -> (Bool, Int?) in
-            if counts.connected < maximum {
+            if counts.connected < maximum || (local && counts.local == 0) {
                 counts.connected += 1
+                if local { counts.local += 1 }
                 return (true, nil)
             }
             counts.refusedSinceLog += 1
@@ -55,9 +62,12 @@ final class ClientLimit: Sendable {
         return admitted
     }
 
-    /// Gives back the place of a client that went away.
-    func release() {
-        counts.withLock { $0.connected -= 1 }
+    /// Gives back the place of a client that went away (`local` as it was admitted).
+    func release(local: Bool = false) {
+        counts.withLock { counts in
+            counts.connected -= 1
+            if local { counts.local -= 1 }
+        }
     }
 
     /// Clients connected now.

@@ -38,6 +38,12 @@ import QueuePlayer
 ///   complete command read is still answered, in order; the connection is closed once the
 ///   session has no complete line left. A partial line, or a command list left open, is
 ///   dropped, as mpd does.
+/// * Timeout (mpd's `connection_timeout`): a client that sends no complete line for
+///   ``timeout`` is closed, so that silent clients (or ones that trickle bytes and never end a
+///   line) do not keep their places of the ``ClientLimit``. The time restarts with each line the
+///   session takes and each reply of work lent off the loop; it stands still while the client
+///   waits in `idle` and restarts when the idle ends. One timer per client, set again only when
+///   it fires: a client pipelining commands costs a clock read per step, not a timer.
 ///
 /// Its state belongs to the channel's event loop: work that runs elsewhere takes the lent
 /// session with it and comes back through a `NIOLoopBound` reference, which checks the loop.
@@ -60,12 +66,25 @@ final class ControlConnection: ChannelDuplexHandler {
     static let batchLimit = 128
     static let batchOutputLimit = 32 * 1024
 
+    /// mpd's default `connection_timeout`, in seconds (`--connection-timeout`).
+    static let defaultTimeout = 60.0
+
     // Everything below is touched only on the channel's event loop.
     private let partition: Partition
     private let events: ControlEvents
     private let scheduler: any ConnectionScheduler
     private let logger: Logger
     private let outputLimit: Int
+    /// How long the client may send no complete line (``defaultTimeout``).
+    private let timeout: TimeAmount
+    /// When the client's last complete line was taken, or its idle or lent work ended.
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    /// ``ClientSession/linesTaken`` as last seen: a change is activity.
+    private var linesSeen = 0
+    /// The pending check of ``timeout``.
+    private var timeoutCheck: Scheduled<Void>?
+    /// The lent session held back with a wrong password's answer, until its wait is over.
+    private var heldAnswer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// This handler, for closures that come back to the loop (checked there).
     private var bound: NIOLoopBound<ControlConnection>?
@@ -105,9 +124,10 @@ final class ControlConnection: ChannelDuplexHandler {
     ///   - permissions: what the client may do until it sends a password (``AccessPolicy``).
     ///   - peer: its name in the log and in the count of failed passwords (``AccessPolicy/peerName(_:)``).
     ///   - isLocal: the client came through a Unix socket (``ClientSession/isLocal``).
+    ///   - timeout: seconds without a complete line before the client is closed (``defaultTimeout``).
     init(partition: Partition, events: ControlEvents, scheduler: any ConnectionScheduler, logger: Logger,
          outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local",
-         isLocal: Bool = true) {
+         isLocal: Bool = true, timeout: Double = ControlConnection.defaultTimeout) {
         let snapshot = events.statusSnapshot
         answerInline = { command, context in
             snapshot.answer(command, context: context, conditions: { partition.playerConditions },
@@ -118,6 +138,7 @@ final class ControlConnection: ChannelDuplexHandler {
         self.scheduler = scheduler
         self.logger = logger
         self.outputLimit = outputLimit
+        self.timeout = .nanoseconds(Int64(timeout * 1e9))
         session?.clientID = clientID
         session?.permissions = permissions
         session?.peer = peer
@@ -137,10 +158,14 @@ final class ControlConnection: ChannelDuplexHandler {
         }
         write(ClientSession.greeting)
         flush(context)
+        lastActivity = loop.now
+        scheduleTimeoutCheck(at: lastActivity + timeout)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        timeoutCheck?.cancel()
+        timeoutCheck = nil
         events.unsubscribe(self)
         let (partition, client) = (partition, clientID)
         partition.perform { $0.clientDidDisconnect(client) }
@@ -180,6 +205,7 @@ final class ControlConnection: ChannelDuplexHandler {
             return
         }
         inputEnded = true
+        if heldAnswer != nil { return abandonHeldAnswer() }
         // Lent: the session is pumped when it comes back, and the close waits until then.
         if session != nil { pump() }
     }
@@ -204,6 +230,7 @@ final class ControlConnection: ChannelDuplexHandler {
                 return
             }
             guard let step = session?.step(answering: answerInline) else { return }
+            noteLinesTaken()
             switch step {
             case .needsInput:
                 if inputEnded {
@@ -268,16 +295,41 @@ final class ControlConnection: ChannelDuplexHandler {
                     preconditionFailure("\(command.name) needs the partition's queue")
                 }
             }
-            return LentWork(session: session, actions: actions)
+            let delay = placement == .protocolOnly ? nil : partition.access.takeAnswerDelay(client: session.clientID)
+            return LentWork(session: session, actions: actions, delay: delay)
         }, deliver: { done in
-            bound.value.takeBack(done.session, done.actions)
+            bound.value.deliver(done)
         })
     }
 
-    /// A lent session coming back, with what its work answered.
+    /// Takes back a lent session, or holds it back with its answer, a wrong password's
+    /// (``AccessPolicy``): the client waits on a timer, its next command is taken only after
+    /// the answer, and the loop goes on. A client that has shut its sending side is closed at
+    /// once instead: a guesser that sends and goes does not keep its place for the wait.
+    private func deliver(_ done: LentWork) {
+        guard let delay = done.delay else { return takeBack(done.session, done.actions) }
+        guard let context, let bound, !inputEnded else { return abandonHeldAnswer() }
+        heldAnswer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
+            bound.value.heldAnswer = nil
+            bound.value.takeBack(done.session, done.actions)
+        }
+    }
+
+    /// Closes a client whose held answer no one is left to read.
+    private func abandonHeldAnswer() {
+        heldAnswer?.cancel()
+        heldAnswer = nil
+        guard let context, !isClosing else { return }
+        isClosing = true
+        context.close(promise: nil)
+    }
+
+    /// A lent session coming back, with what its work answered and how long that answer is
+    /// to be held back (nil: at once).
     private struct LentWork: Sendable {
         var session: ClientSession
         var actions: [SessionAction]
+        var delay: Double?
     }
 
     /// Runs the requests that follow a cheap command in the session's input, on the partition's
@@ -292,6 +344,9 @@ final class ControlConnection: ChannelDuplexHandler {
         var rest: [SessionAction] = []
         batch: for _ in 1..<batchLimit {
             guard !session.isIdle, !session.isClosed, text.utf8.count < batchOutputLimit else { break }
+            // A wrong password whose answer is held back ends the batch: the commands after it
+            // wait for that answer, and a pipelined guesser gets one guess per wait.
+            guard !executor.access.isHoldingAnswer(client: session.clientID) else { break }
             let more: [SessionAction]
             switch session.step() {
             case .needsInput:
@@ -316,8 +371,10 @@ final class ControlConnection: ChannelDuplexHandler {
 
     private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {
         // The client went away while its work ran: nothing is written, the session is dropped.
-        guard context != nil else { return }
+        guard let context else { return }
         session = returned
+        linesSeen = returned.linesTaken
+        lastActivity = context.eventLoop.now
         perform(actions)
         if let input = inputWhileLent {
             inputWhileLent = nil
@@ -337,7 +394,48 @@ final class ControlConnection: ChannelDuplexHandler {
             return
         }
         perform(actions)
-        if let context, !actions.isEmpty { flush(context) }
+        if let context, !actions.isEmpty {
+            // The idle ended: its time restarts, as mpd schedules its timeout again.
+            lastActivity = context.eventLoop.now
+            flush(context)
+        }
+    }
+
+    // MARK: Timeout
+
+    /// Restarts the timeout if the session took a complete line since the last look.
+    private func noteLinesTaken() {
+        guard let taken = session?.linesTaken, taken != linesSeen, let context else { return }
+        linesSeen = taken
+        lastActivity = context.eventLoop.now
+    }
+
+    private func scheduleTimeoutCheck(at deadline: NIODeadline) {
+        guard let context, let bound else { return }
+        timeoutCheck = context.eventLoop.scheduleTask(deadline: deadline) { bound.value.checkTimeout() }
+    }
+
+    /// Closes the client if it has been silent for ``timeout``; otherwise looks again when it
+    /// could be. A client in `idle`, or whose work runs off the loop, is not silent: its time
+    /// restarts when that ends.
+    private func checkTimeout() {
+        timeoutCheck = nil
+        guard let context, !isClosing else { return }
+        let now = context.eventLoop.now
+        guard let current = session, !current.isIdle else {
+            scheduleTimeoutCheck(at: now + timeout)
+            return
+        }
+        let due = lastActivity + timeout
+        guard now >= due else {
+            scheduleTimeoutCheck(at: due)
+            return
+        }
+        logger.debug("client \(clientID): no command for \(Double(timeout.nanoseconds) / 1e9) s (--connection-timeout); disconnected")
+        // At once, not after the unsent replies: a client that reads nothing would hold them.
+        isClosing = true
+        output = nil
+        context.close(promise: nil)
     }
 
     /// Passes a held-back read on once the session has no complete line left, no work is

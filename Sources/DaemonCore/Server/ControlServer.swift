@@ -32,9 +32,13 @@ final class ControlServer: Sendable {
     /// The socket files this server bound itself, removed at ``shutdown()`` (a socket systemd
     /// passed is systemd's). Written by ``start(_:optional:)``, read by ``shutdown()``.
     private let boundFiles = Mutex<[ListeningSockets.SocketFile]>([])
+    /// Seconds a client may send no complete command (`--connection-timeout`).
+    private let timeout: Double
 
-    init(partition: Partition, events: ControlEvents, clients: ClientLimit, access: AccessPolicy = .open, logger: Logger) {
+    init(partition: Partition, events: ControlEvents, clients: ClientLimit, access: AccessPolicy = .open,
+         timeout: Double = ControlConnection.defaultTimeout, logger: Logger) {
         self.access = access
+        self.timeout = timeout
         self.partition = partition
         self.events = events
         self.clients = clients
@@ -104,17 +108,18 @@ final class ControlServer: Sendable {
             // A client that shuts down its sending side still gets the replies to what it sent
             // (ControlConnection answers them, then closes).
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { [partition, events, scheduler, logger, clients, access] channel in
-                guard clients.admit() else {
+            .childChannelInitializer { [partition, events, scheduler, logger, clients, access, timeout] channel in
+                let local = socket.isUnix
+                guard clients.admit(local: local) else {
                     return channel.close()
                 }
-                channel.closeFuture.whenComplete { _ in clients.release() }
+                channel.closeFuture.whenComplete { _ in clients.release(local: local) }
                 let remote = socket.isUnix ? nil : channel.remoteAddress
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         ControlConnection(partition: partition, events: events, scheduler: scheduler, logger: logger,
                                           permissions: access.permissions(forPeer: remote),
-                                          peer: AccessPolicy.peerName(remote), isLocal: socket.isUnix))
+                                          peer: AccessPolicy.peerName(remote), isLocal: socket.isUnix, timeout: timeout))
                 }
             }
         // Accepting that fails for want of descriptors refuses the waiting clients instead of

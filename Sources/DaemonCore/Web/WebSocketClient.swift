@@ -213,13 +213,15 @@ final class WebSocketClient: Sendable {
     }
 
     /// Runs the session's pending work where `placement` says (the partition's queue, behind the
-    /// expensive-command gate for an expensive one) and hands the session back.
+    /// expensive-command gate for an expensive one) and hands the session back; the answer to a
+    /// wrong password after the wait ``AccessPolicy`` says (the client's task sleeps, its next
+    /// message is read after it).
     private func lend(_ lent: ClientSession, _ placement: ConnectionWorkPlacement) async -> (ClientSession, [SessionAction]) {
         let partition = partition
         // Remote playlists the work names are fetched first, off the partition's queue.
         let remote = lent.pendingPlaylistURLs
         if !remote.isEmpty { await partition.remotePlaylists.fetch(remote, for: lent.clientID) }
-        return await withCheckedContinuation { done in
+        let back = await withCheckedContinuation { done in
             scheduler.run(placement, on: channel.eventLoop, {
                 var session = lent
                 let actions: [SessionAction]
@@ -231,14 +233,18 @@ final class WebSocketClient: Sendable {
                         throw MPDError(.unknown, "\(command.name) needs the partition's queue")
                     }
                 }
-                return LentSession(session: session, actions: actions)
-            }, deliver: { lent in done.resume(returning: (lent.session, lent.actions)) })
+                let delay = placement == .protocolOnly ? nil : partition.access.takeAnswerDelay(client: session.clientID)
+                return LentSession(session: session, actions: actions, delay: delay)
+            }, deliver: { lent in done.resume(returning: lent) })
         }
+        if let delay = back.delay { try? await Task.sleep(for: .seconds(delay)) }
+        return (back.session, back.actions)
     }
 
     private struct LentSession: Sendable {
         var session: ClientSession
         var actions: [SessionAction]
+        var delay: Double?
     }
 
     // MARK: Subscriptions

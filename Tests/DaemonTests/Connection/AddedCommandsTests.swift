@@ -4,6 +4,7 @@ import MPDProtocol
 import NIOEmbedded
 import Synchronization
 import Testing
+import TestSupport
 @testable import DaemonCore
 
 /// The commands issue 34 added, on a control connection: each refused, in mpd's words, to a
@@ -41,6 +42,44 @@ struct AddedCommandsTests {
         let reader = try connect(fixture, permissions: .read)
         try reader.send("playlist\nlistpartitions\npartition default\nreadcomments \"x.mp3\"\n")
         #expect(try reader.settle() == "OK\npartition: default\nOK\nOK\nACK [50@0] {readcomments} No such song\n")
+    }
+
+    /// mpd edits the tags of a remote song (a stream whose tags a client knows better), shows
+    /// them in its song block and tells idle clients the queue changed; a file's tags stay the
+    /// file's (`Cannot edit tags of local file`, transcript 51). A tag mpd does not enable
+    /// (`Comment`) is accepted and shown nowhere, as mpd's `TagBuilder` drops it.
+    @Test func addtagidAndCleartagidEditTheTagsOfAStreamOnly() throws {
+        let fixture = try Fixture()
+        try FileManager.default.copyItem(at: TestMedia.all[0], to: fixture.directory.appendingPathComponent("song.mp3"))
+        let client = try connect(fixture, permissions: .all)
+        func id(_ reply: String) -> Int? {
+            reply.split(separator: "\n").first.flatMap { $0.hasPrefix("Id: ") ? Int($0.dropFirst(4)) : nil }
+        }
+        try client.send("addid \"http://example.invalid/x.mp3\"\n")
+        let addedStream = try client.settle()
+        let stream = try #require(id(addedStream), "\(addedStream)")
+        let idler = try connect(fixture, permissions: .all)
+        try idler.send("idle playlist\n")
+        #expect(try idler.settle() == "")
+        try client.send("addtagid \(stream) artist Someone\naddtagid \(stream) title Live\naddtagid \(stream) comment x\n")
+        #expect(try client.settle() == "OK\nOK\nOK\n")
+        #expect(try idler.settle() == "changed: playlist\nOK\n")
+        try client.send("playlistid \(stream)\n")
+        #expect(try client.settle() == "file: http://example.invalid/x.mp3\nArtist: Someone\nTitle: Live\nPos: 0\nId: \(stream)\nOK\n")
+        try client.send("cleartagid \(stream) ARTIST\nplaylistinfo\n")
+        #expect(try client.settle() == "OK\nfile: http://example.invalid/x.mp3\nTitle: Live\nPos: 0\nId: \(stream)\nOK\n")
+        try client.send("cleartagid \(stream)\nplaylistid \(stream)\n")
+        #expect(try client.settle() == "OK\nfile: http://example.invalid/x.mp3\nPos: 0\nId: \(stream)\nOK\n")
+
+        try client.send("addid song.mp3\n")
+        let addedFile = try client.settle()
+        let file = try #require(id(addedFile), "\(addedFile)")
+        try client.send("addtagid \(file) artist Someone\n")
+        #expect(try client.settle() == "ACK [4@0] {addtagid} Cannot edit tags of local file\n")
+        try client.send("cleartagid \(file)\n")
+        #expect(try client.settle() == "ACK [4@0] {cleartagid} Cannot edit tags of local file\n")
+        try client.send("addtagid 99 artist Someone\n")
+        #expect(try client.settle() == "ACK [50@0] {addtagid} No such song\n")
     }
 
     @Test func clearerrorForgetsTheLastError() throws {

@@ -21,6 +21,30 @@ import TestSupport
         #expect(!limit.admit(now: 10.2))
     }
 
+    /// TCP clients holding every place leave one for the Unix socket's (its owner's): one local
+    /// client is admitted over the maximum while no other is connected; a crowd on the Unix
+    /// socket itself still gets no more than the maximum.
+    @Test func theUnixSocketKeepsAPlaceWhenTCPClientsHoldEveryOther() {
+        let log = RecordingLogHandler.Lines()
+        let limit = ClientLimit(maximum: 2, logger: log.logger())
+        #expect(limit.admit(local: false, now: 0) && limit.admit(local: false, now: 0))
+        #expect(!limit.admit(local: false, now: 0))
+        #expect(limit.admit(local: true, now: 0), "the owner is served when TCP clients fill every place")
+        #expect(limit.connected == 3)
+        #expect(!limit.admit(local: true, now: 0), "one place over the maximum, not more")
+        #expect(!limit.admit(local: false, now: 0))
+        limit.release(local: true)
+        #expect(limit.admit(local: true, now: 0), "the place is the Unix socket's again once given back")
+        limit.release(local: true)
+        limit.release(local: false)
+        limit.release(local: false)
+        #expect(limit.connected == 0)
+        // Unix clients alone: the maximum, as before.
+        #expect(limit.admit(local: true, now: 0) && limit.admit(local: true, now: 0))
+        #expect(!limit.admit(local: true, now: 0))
+        #expect(!limit.admit(local: false, now: 0))
+    }
+
     @Test func refusalsAreLoggedAtMostOnceASecondWithTheirCount() {
         let log = RecordingLogHandler.Lines()
         let limit = ClientLimit(maximum: 1, logger: log.logger())

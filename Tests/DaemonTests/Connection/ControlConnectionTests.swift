@@ -37,13 +37,13 @@ struct ControlConnectionTests {
         }
 
         /// A connected client: the greeting already read.
-        func connect(outputLimit: Int = ControlConnection.maxOutputBufferSize,
+        func connect(outputLimit: Int = ControlConnection.maxOutputBufferSize, timeout: Double = ControlConnection.defaultTimeout,
                      in front: (any ChannelHandler)? = nil) throws -> Client {
             let channel = EmbeddedChannel()
             if let front { try channel.pipeline.syncOperations.addHandler(front) }
             try channel.pipeline.syncOperations.addHandler(
                 ControlConnection(partition: partition, events: events, scheduler: scheduler,
-                                  logger: Logger(label: "test"), outputLimit: outputLimit))
+                                  logger: Logger(label: "test"), outputLimit: outputLimit, timeout: timeout))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6600)).wait()
             let client = Client(channel: channel, scheduler: scheduler)
             // Behind a socket that takes nothing, even the greeting stays unsent.

@@ -4,6 +4,7 @@ import MPDProtocol
 import NIOCore
 import NIOEmbedded
 import Testing
+import TestSupport
 @testable import DaemonCore
 
 /// mpd's permissions on a control connection (issue 34): a command the client may not use is
@@ -70,6 +71,26 @@ struct PermissionTests {
         #expect(reply.hasPrefix("music_directory: /") && reply.hasSuffix("\nOK\n"), "\(reply)")
     }
 
+    /// An absolute path names a local file: `readpicture` refuses it to a client that is not on
+    /// the Unix socket, even inside the music directory, as `albumart` and mpd 0.23 do (the
+    /// answer would tell a remote client where the music directory is); a local client and a
+    /// path relative to the music directory are served.
+    @Test func readpictureRefusesAnAbsolutePathToARemoteClient() throws {
+        let fixture = try Fixture()
+        let song = fixture.directory.appendingPathComponent("song.mp3")
+        try FileManager.default.copyItem(at: TestMedia.all[0], to: song)
+        let remote = try connect(fixture, permissions: .all)
+        for uri in [song.path, fixture.directory.path + "/", "/etc/passwd"] {
+            try remote.send("readpicture \"\(uri)\" 0\n")
+            #expect(try remote.settle() == "ACK [4@0] {readpicture} Access denied\n", "\(uri)")
+        }
+        try remote.send("readpicture song.mp3 0\n")
+        #expect(try remote.settle() == "OK\n", "no embedded picture: an empty reply")
+        let local = try connect(fixture, permissions: .all, peer: "local", isLocal: true)
+        try local.send("readpicture \"\(song.path)\" 0\n")
+        #expect(try local.settle() == "OK\n")
+    }
+
     @Test func commandsAndNotcommandsSplitTheTableByPermission() throws {
         let fixture = try Fixture()
         let client = try connect(fixture, permissions: .read)
@@ -103,6 +124,61 @@ struct PermissionTests {
         try client.send("command_list_begin\npassword all\nupdate\ncommand_list_end\n")
         let list = try client.settle()
         #expect(list.hasPrefix("updating_db: ") && list.hasSuffix("OK\n"))
+    }
+
+    /// A guesser on loopback (every local user is 127.0.0.1) cannot lock the owner out: past
+    /// the free failures the answer to its wrong password comes only once the loop's clock has
+    /// moved on by the wait, its next commands wait behind it (a pipelined batch gets one guess
+    /// per wait), and meanwhile the owner's right password, from the same address, is accepted
+    /// at once.
+    @Test func aGuessersWrongAnswersAreHeldBackAndTheOwnersRightPasswordIsAcceptedAtOnce() throws {
+        let fixture = try Fixture()
+        setPolicy(fixture, AccessPolicy(passwords: [.init(secret: Array("s3cret".utf8), permissions: .all)],
+                                        defaultPermissions: nil, localPermissions: nil, logger: Logger(label: "test")))
+        let refused = "ACK [3@0] {password} incorrect password\n"
+        let guesser = try connect(fixture, permissions: [], peer: "127.0.0.1")
+        let owner = try connect(fixture, permissions: [], peer: "127.0.0.1")
+        let clock = guesser.channel.embeddedEventLoop
+        for attempt in 0..<AccessPolicy.freeFailures {
+            try guesser.send("password guess\(attempt)\n")
+            #expect(try guesser.settle() == refused, "free failure \(attempt + 1)")
+        }
+        try guesser.send("password guess\nping\n")
+        #expect(try guesser.settle() == "")
+        try owner.send("password s3cret\nping\n")
+        #expect(try owner.settle() == "OK\nOK\n", "the owner is answered while the guesser waits")
+        clock.advanceTime(by: .milliseconds(999))
+        #expect(try guesser.settle() == "")
+        clock.advanceTime(by: .milliseconds(1))
+        #expect(try guesser.settle() == refused + "OK\n")
+        // Pipelined guesses: one answer per wait (2 s, then 4 s), not a batch of them.
+        try guesser.send("password a\npassword b\npassword s3cret\nping\n")
+        #expect(try guesser.settle() == "")
+        clock.advanceTime(by: .milliseconds(2_000))
+        #expect(try guesser.settle() == refused)
+        clock.advanceTime(by: .milliseconds(3_999))
+        #expect(try guesser.settle() == "")
+        // After its held answers, the right password: accepted with no wait of its own.
+        clock.advanceTime(by: .milliseconds(1))
+        #expect(try guesser.settle() == refused + "OK\nOK\n")
+
+        // A guesser that sends and shuts its side (while its password is checked, or while the
+        // answer is held) is closed at once: it keeps no place of --max-clients for the wait.
+        for (index, endsWhileChecked) in [true, false].enumerated() {
+            let leaver = try connect(fixture, permissions: [], peer: "192.0.2.\(20 + index)")
+            for _ in 0..<AccessPolicy.freeFailures {
+                try leaver.send("password guess\n")
+                #expect(try leaver.settle() == refused)
+            }
+            try leaver.send("password guess\n")
+            if endsWhileChecked { leaver.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+            #expect(try leaver.settle() == "")
+            if !endsWhileChecked {
+                #expect(leaver.channel.isActive, "held")
+                leaver.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            }
+            #expect(!leaver.channel.isActive, "ends while checked: \(endsWhileChecked)")
+        }
     }
 
     /// The requests of mpd 0.23.12's transcript (`Tests/IntegrationTests/Transcripts/50-raw-password-permissions.txt`,

@@ -276,6 +276,26 @@ async def scenario_permissions(password):
     await b.close()
 
 
+async def scenario_guessing(password):
+    """A guesser on the WebSocket from loopback: its fourth wrong password is answered only after
+    the wait; another client from loopback gives the right one meanwhile, and so does the guesser
+    afterwards. Times are from when the fourth guess was sent."""
+    guesser, owner = await Client.open(), await Client.open()
+    for attempt in range(1, 4):
+        step(f"guess {attempt}", await guesser.request({"command": f"password guess-{attempt}"}))
+    ident = guesser.next_id
+    guesser.next_id += 1
+    sent = time.monotonic()
+    await guesser.ws.send(json.dumps({"command": "password guess-4", "id": ident}))
+    step("owner password", await owner.request({"command": f"password {password}"}))
+    step("owner answered after", time.monotonic() - sent)
+    step("guess 4", await guesser.answer(ident, timeout=10))
+    step("guess 4 answered after", time.monotonic() - sent)
+    step("guesser password", await guesser.request({"command": f"password {password}"}))
+    await guesser.close()
+    await owner.close()
+
+
 async def scenario_late_read(password):
     """A client that may read only after its password is sent what a client gets on connecting
     (here the downloads' counts: the daemon has a music directory) then, and not before."""
