@@ -45,11 +45,6 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     private let dropped = Atomic<Int64>(0)
     // Render thread only:
     private var descriptor: Int32 = -1
-    /// The last write found a reader (it wrote, or the pipe was full): the pipe's content is
-    /// what it has not read.
-    private var readerTakes = false
-    /// Between ``pause()`` and ``resume()`` (or a ``flush()``).
-    private var isPaused = false
     /// The bytes of a frame the pipe took only part of, to go first into the pipe next time,
     /// so the reader's stream stays frame-aligned (a pipe takes writes of up to PIPE_BUF,
     /// 4,096 bytes, whole; a chunk is at most that, so this is a safeguard).
@@ -110,7 +105,6 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         // No `prepare` here: a FIFO that is missing (or cannot be opened) is a pipe with no
         // reader, created or opened again at every write; time goes on meanwhile.
         try pacer.configure(format)
-        isPaused = false
     }
 
     public func write(_ samples: UnsafeRawBufferPointer, frameCount: Int) throws(AudioSinkError) -> Int {
@@ -128,34 +122,11 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// The frames count as in the pipe already: the reader gets the stream's next ones.
     public func joinStream(aheadBy frames: Int) { pacer.joinStream(aheadBy: frames) }
     public func interruptWrite() { pacer.interruptWrite() }
-    /// With a reader, what it has not read yet: the pipe's unread bytes (`FIONREAD`); paused,
-    /// nothing, since a pipe cannot hold audio back and the reader will take what is in it.
-    /// What the pace still counts as ahead of the clock is in the pipe already, and a reader
-    /// such as snapserver takes it at once, so the pace's account would put the audible
-    /// position that far behind what the reader was given (a pause resumed there would give it
-    /// again). With no reader the audio is dropped, and the pace's account is the position.
-    public func delay() -> Int {
-        guard descriptor >= 0, readerTakes else { return pacer.delay() }
-        if isPaused { return 0 }
-        var unread: Int32 = 0
-        guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0 else { return pacer.delay() }
-        return Int(unread) / format.bytesPerFrame
-    }
-    public func pause() -> Bool {
-        isPaused = true
-        return pacer.pause()
-    }
-
-    public func resume() {
-        isPaused = false
-        pacer.resume()
-    }
-
+    public func delay() -> Int { pacer.delay() }
+    public func pause() -> Bool { pacer.pause() }
+    public func resume() { pacer.resume() }
     /// What is in the pipe already is the reader's; only the pace's account is dropped.
-    public func flush() {
-        isPaused = false
-        pacer.flush()
-    }
+    public func flush() { pacer.flush() }
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool { pacer.waitUntilDrained(timeoutNanoseconds: timeoutNanoseconds) }
 
     public func close() {
@@ -183,7 +154,6 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         guard written >= 0 else {
             // EAGAIN: the pipe is full. EPIPE: no reader; the pipe stays open for the next one.
             let reason = errno
-            readerTakes = reason == EAGAIN
             if reason == EPIPE {
                 carryCount = 0
                 checkPathStillNamesPipe()
@@ -193,7 +163,6 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
             dropped.wrappingAdd(Int64(frames), ordering: .relaxed)
             return
         }
-        readerTakes = true
         let whole = written / bytesPerFrame
         let part = written % bytesPerFrame
         if part > 0 {
@@ -265,7 +234,6 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
         descriptor = -1
-        readerTakes = false
         // A new reader starts on a frame boundary.
         carryCount = 0
     }
