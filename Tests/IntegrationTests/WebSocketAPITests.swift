@@ -48,6 +48,22 @@ import Glibc
         #expect((steps.ok("still usable") as? [String: Any])?["state"] as? String == "play")
     }
 
+    /// One message is one command line: a CR or LF inside `command` (a CRLF pair too, which
+    /// Swift counts as one character) is refused, and nothing of the line runs.
+    @Test func aCommandWithALineBreakInsideIsRefusedAndRunsNothing() throws {
+        let daemon = try WebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("line-breaks")
+        #expect(steps["volume before"] as? Int == 100)
+        for step in ["crlf", "cr", "lf", "crlf idle", "crlf list", "crlf close"] {
+            let error = steps.error(step)
+            #expect(error["ack"] as? Int == 2, "\(step): \(error)")
+            #expect((error["message"] as? String ?? "").contains("no CR or LF"), "\(step): \(error)")
+        }
+        #expect(steps["volume after"] as? Int == 100, "no setvol ran")
+        #expect(steps.ok("still usable") != nil)
+    }
+
     /// The figures of the bench, measured here with generous bounds for a loaded 2-core
     /// machine: the spacing of ticks at 10 ms as they arrive, and the pushed `elapsed` against
     /// the audible clock (a line through the ticks: the audible position runs at the wall

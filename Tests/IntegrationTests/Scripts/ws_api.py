@@ -165,6 +165,19 @@ async def scenario_commands():
     await c.close()
 
 
+async def scenario_line_breaks():
+    """Commands with CR or LF inside: each must be refused whole, running nothing."""
+    c = await Client.open()
+    step("volume before", (await c.request({"command": "status"}))["ok"].get("volume"))
+    for name, line in [("crlf", "status\r\nsetvol 5"), ("cr", "status\rsetvol 6"), ("lf", "status\nsetvol 7"),
+                       ("crlf idle", "status\r\nidle"), ("crlf list", "command_list_begin\r\nsetvol 8\r\ncommand_list_end"),
+                       ("crlf close", "ping\r\nclose")]:
+        step(name, await c.request({"command": line}))
+    step("volume after", (await c.request({"command": "status"}))["ok"].get("volume"))
+    step("still usable", await c.request({"command": "ping"}))
+    await c.close()
+
+
 async def scenario_ticks(interval, seconds):
     interval, seconds = float(interval), float(seconds)
     c = await Client.open()
