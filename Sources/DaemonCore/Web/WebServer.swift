@@ -8,6 +8,7 @@ import FeedFetch
 import Logging
 import MPDProtocol
 import NIOCore
+import NIOHTTP1
 import QueuePlayer
 import ServiceLifecycle
 import NIOWebSocket
@@ -26,7 +27,14 @@ final class WebServer: Service, Sendable {
         var address: HTTPListenAddress
         /// The token every request must carry; required for a bind other than loopback.
         var token: String?
+        /// How long a request may take to come in (``HTTPRequestGuard``).
+        var requestTimeout: TimeAmount = WebServer.requestTimeout
     }
+
+    /// How long a request may take to come in, by default: a browser sends its request at once,
+    /// and a connection that sends nothing, or trickles its header, holds one of the
+    /// ``maximumConnections``.
+    static let requestTimeout = TimeAmount.seconds(20)
 
     /// Why the server could not start (a port in use).
     struct SetupError: Error, CustomStringConvertible {
@@ -92,14 +100,19 @@ final class WebServer: Service, Sendable {
                 if let token = observation as? any NSObjectProtocol { application.notificationCenter.removeObserver(token) }
             }
         }
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(120)),
+            ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))
+        let requestTimeout = options.requestTimeout
         let app = Hummingbird.Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .init(idleTimeout: .seconds(120)),
-                    ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)),
-                              closeTimeout: .seconds(2))),
-                shouldUpgrade: { [self] head, channel, logger in shouldUpgrade(head, channel: channel) }),
+            server: HTTPServerBuilder { [self] responder in
+                GuardedUpgradeChannel(
+                    base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, channel, _ in
+                        self.shouldUpgrade(head, channel: channel)
+                    },
+                    makeGuard: { HTTPRequestGuard(requestTimeout: requestTimeout) })
+            },
             configuration: .init(address: .hostname(options.address.host, port: options.address.port),
                                  serverName: "queueplayerd",
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
@@ -151,6 +164,27 @@ final class WebServer: Service, Sendable {
                 logger.notice("web: refused a request for host \(request.head.authority ?? "none")")
                 return WebResources.refusal(.forbidden, "not served to this host name")
             }
+        }
+    }
+
+    /// hummingbird's WebSocket-upgrade channel with an ``HTTPRequestGuard`` put before its upgrade
+    /// handler, in every connection's pipeline from the start (hummingbird's own
+    /// `additionalChannelHandlers` are added only after a first request, and behind the upgrade).
+    private struct GuardedUpgradeChannel: ServerChildChannel {
+        let base: HTTP1WebSocketUpgradeChannel
+        let makeGuard: @Sendable () -> HTTPRequestGuard
+
+        func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
+            base.setup(channel: channel, logger: logger).flatMapThrowing { [makeGuard] value in
+                let pipeline = channel.pipeline.syncOperations
+                let upgrader = try pipeline.handler(type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+                try pipeline.addHandler(makeGuard(), position: .before(upgrader))
+                return value
+            }
+        }
+
+        func handle(value: HTTP1WebSocketUpgradeChannel.Value, logger: Logger) async {
+            await base.handle(value: value, logger: logger)
         }
     }
 
