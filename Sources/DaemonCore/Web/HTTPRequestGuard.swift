@@ -17,6 +17,9 @@ import NIOHTTP1
 ///   upgrade channel sets up the pipeline without NIO's error handler, and without one the decoder
 ///   stops reading and the connection stays open, unanswered.
 /// * A head that is not plain HTTP/1.x is answered 400 and closed.
+/// * Every request's access is checked (``checkAccess``), and a refusal answered with its own
+///   status (401, 403), a WebSocket upgrade's too: hummingbird's upgrade handler would answer
+///   any upgrade it is told not to make with 400.
 ///
 /// An upgrade the check lets through is the connection's last HTTP request: the handler forwards
 /// it and leaves the pipeline (it must not see the WebSocket's bytes). It never blocks: the
@@ -37,6 +40,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// How long a request may take to come in.
     let requestTimeout: TimeAmount
+    /// Checks a request's head, with the peer's address: nil lets it through.
+    private let checkAccess: @Sendable (HTTPRequestHead, SocketAddress?) -> Refusal?
 
     /// Request heads read, and responses written to their end.
     private var requests = 0
@@ -49,8 +54,9 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var isRefusing = false
     private var timer: Scheduled<Void>?
 
-    init(requestTimeout: TimeAmount) {
+    init(requestTimeout: TimeAmount, checkAccess: @escaping @Sendable (HTTPRequestHead, SocketAddress?) -> Refusal? = { _, _ in nil }) {
         self.requestTimeout = requestTimeout
+        self.checkAccess = checkAccess
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -70,7 +76,7 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !isRefusing else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if let refusal = Self.check(head) {
+            if let refusal = Self.check(head) ?? checkAccess(head, context.channel.remoteAddress) {
                 refuse(refusal, context: context)
                 return
             }

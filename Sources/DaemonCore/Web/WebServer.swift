@@ -47,7 +47,7 @@ final class WebServer: Service, Sendable {
     static let maximumConnections = 64
 
     private let options: Options
-    private let access: WebAccess
+    private let gate: WebAccessGate
     /// The control socket's passwords and permissions, which the WebSocket's commands are held to.
     private let policy: AccessPolicy
     private let partition: Partition
@@ -70,7 +70,7 @@ final class WebServer: Service, Sendable {
         self.downloads = downloads.map { [clients] in DownloadProgressPublisher(board: $0, clients: clients) }
         self.location = location
         self.options = options
-        access = WebAccess(address: options.address, token: options.token)
+        gate = WebAccessGate(access: WebAccess(address: options.address, token: options.token), logger: logger)
         self.partition = partition
         self.events = events
         self.player = player
@@ -103,7 +103,7 @@ final class WebServer: Service, Sendable {
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(120)),
             ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))
-        let requestTimeout = options.requestTimeout
+        let (requestTimeout, gate) = (options.requestTimeout, gate)
         let app = Hummingbird.Application(
             router: makeRouter(),
             server: HTTPServerBuilder { [self] responder in
@@ -111,7 +111,7 @@ final class WebServer: Service, Sendable {
                     base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, channel, _ in
                         self.shouldUpgrade(head, channel: channel)
                     },
-                    makeGuard: { HTTPRequestGuard(requestTimeout: requestTimeout) })
+                    makeGuard: { HTTPRequestGuard(requestTimeout: requestTimeout, checkAccess: gate.refusal(for:peer:)) })
             },
             configuration: .init(address: .hostname(options.address.host, port: options.address.port),
                                  serverName: "queueplayerd",
@@ -135,36 +135,16 @@ final class WebServer: Service, Sendable {
 
     // MARK: HTTP
 
+    /// The page's files. Every request's access was checked before it came here, by the
+    /// ``HTTPRequestGuard`` (``WebAccessGate``).
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(AccessMiddleware(access: access, logger: logger))
         for (path, file) in [("/", "index.html"), ("/index.html", "index.html"), ("/app.js", "app.js"), ("/style.css", "style.css")] {
             router.get(RouterPath(path)) { request, _ -> Response in
                 WebResources.response(for: file, settingToken: WebAccess.queryToken(request.uri.query))
             }
         }
         return router
-    }
-
-    /// Checks every request but the upgrades (``shouldUpgrade(_:channel:)`` checks those).
-    private struct AccessMiddleware: RouterMiddleware {
-        typealias Context = BasicRequestContext
-        let access: WebAccess
-        let logger: Logger
-
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-            let verdict = access.check(.init(host: request.head.authority, origin: request.headers[.origin],
-                                             authorization: request.headers[.authorization],
-                                             cookie: request.headers[.cookie], query: request.uri.query,
-                                             isWebSocketUpgrade: false))
-            switch verdict {
-            case .allowed: return try await next(request, context)
-            case .badToken: return WebResources.refusal(.unauthorized, "a token is required (--http-token-file)")
-            case .badHost, .badOrigin:
-                logger.notice("web: refused a request for host \(request.head.authority ?? "none")")
-                return WebResources.refusal(.forbidden, "not served to this host name")
-            }
-        }
     }
 
     /// hummingbird's WebSocket-upgrade channel with an ``HTTPRequestGuard`` put before its upgrade
@@ -191,17 +171,9 @@ final class WebServer: Service, Sendable {
     // MARK: WebSocket
 
     private func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        let target = head.path ?? ""
-        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+        let path = (head.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        // Its access was checked before (``HTTPRequestGuard``), and a refusal answered there.
         guard path == "/ws" else { return .dontUpgrade }
-        let verdict = access.check(.init(host: head.authority, origin: head.headerFields[.origin],
-                                         authorization: head.headerFields[.authorization],
-                                         cookie: head.headerFields[.cookie], query: query, isWebSocketUpgrade: true))
-        guard verdict == .allowed else {
-            logger.notice("web: refused a WebSocket (\(verdict)) from origin \(head.headerFields[.origin] ?? "none")")
-            return .dontUpgrade
-        }
         return .upgrade([:]) { [self] inbound, outbound, _ in
             try await serve(inbound: inbound, outbound: outbound, channel: channel)
         }

@@ -19,9 +19,10 @@ import Testing
             func channelRead(context: ChannelHandlerContext, data: NIOAny) { parts.append(unwrapInboundIn(data)) }
         }
 
-        init(timeout: TimeAmount = .seconds(20)) throws {
+        init(timeout: TimeAmount = .seconds(20),
+             checkAccess: @escaping @Sendable (HTTPRequestHead, SocketAddress?) -> HTTPRequestGuard.Refusal? = { _, _ in nil }) throws {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
-            try channel.pipeline.syncOperations.addHandler(HTTPRequestGuard(requestTimeout: timeout))
+            try channel.pipeline.syncOperations.addHandler(HTTPRequestGuard(requestTimeout: timeout, checkAccess: checkAccess))
             try channel.pipeline.syncOperations.addHandler(passedOn)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6680)).wait()
         }
@@ -114,6 +115,25 @@ import Testing
 
     static let upgrade = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+
+    /// A refused upgrade gets the refusal's own status, as a page does (the upgrade handler
+    /// behind would answer 400), after the refusal's delay; nothing is passed on.
+    @Test func aRefusedUpgradeIsAnsweredWithItsStatusAfterItsDelay() throws {
+        let connection = try Connection { head, peer in
+            #expect(head.uri == "/ws" && peer?.ipAddress == "127.0.0.1")
+            return HTTPRequestGuard.Refusal(status: .unauthorized, reason: "a token is required", delay: .milliseconds(300))
+        }
+        try connection.send(Self.upgrade)
+        connection.advance(.milliseconds(299))
+        #expect(try connection.received() == "")
+        connection.advance(.milliseconds(1))
+        let answer = try connection.received()
+        #expect(answer.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "\(answer.debugDescription)")
+        #expect(answer.hasSuffix("\r\n\r\na token is required\n"))
+        #expect(answer.lowercased().contains("x-content-type-options: nosniff\r\n"))
+        #expect(!connection.channel.isActive)
+        #expect(connection.passedOn.parts.isEmpty)
+    }
 
     /// An upgrade let through is the connection's last request: the guard leaves the pipeline,
     /// which then carries the WebSocket's bytes.

@@ -1,3 +1,6 @@
+import Logging
+import NIOCore
+import NIOHTTP1
 import Testing
 @testable import DaemonCore
 
@@ -53,5 +56,25 @@ import Testing
         for bad in ["", "x", "example.org:80", "1.2.3:80", "::1:80", "127.0.0.1:65536", "127.0.0.1:-1", "[::1]6680"] {
             #expect(throws: DaemonOptionError.self, "\(bad)") { try HTTPListenAddress.parse(bad) }
         }
+    }
+
+    /// The gate: 401 without the right token, the right token let through, 403 for another host.
+    @Test func theGateRefusesWrongTokensAndOtherHosts() throws {
+        let token = "0123456789abcdef"
+        let gate = WebAccessGate(access: WebAccess(address: HTTPListenAddress(host: "0.0.0.0", port: 6680), token: token),
+                                 logger: Logger(label: "test"))
+        func head(_ uri: String, _ headers: [(String, String)] = []) -> HTTPRequestHead {
+            HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: HTTPHeaders([("Host", "192.168.1.2:6680")] + headers))
+        }
+        let wrong = (0..<30).map { gate.refusal(for: head("/?token=guess\($0)"), peer: nil) }
+        #expect(wrong.allSatisfy { $0?.status == .unauthorized })
+        #expect(gate.refusal(for: head("/?token=" + token), peer: nil) == nil)
+        #expect(gate.refusal(for: head("/ws", [("Authorization", "Bearer " + token), ("Upgrade", "websocket")]), peer: nil) == nil)
+        #expect(gate.refusal(for: head("/", [("Cookie", "a=1"), ("Cookie", "queueplayerd_token=" + token)]), peer: nil) == nil)
+        let upgrade = gate.refusal(for: head("/ws", [("Upgrade", "websocket")]), peer: nil)
+        #expect(upgrade?.status == .unauthorized)
+        let loopbackGate = WebAccessGate(access: loopback, logger: Logger(label: "test"))
+        let rebound = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: ["Host": "evil.example", "Upgrade": "websocket"])
+        #expect(loopbackGate.refusal(for: rebound, peer: nil)?.status == .forbidden)
     }
 }
