@@ -99,4 +99,53 @@ import Glibc
         let steps = try daemon.run("commands")
         #expect(steps.ok("still usable") != nil, "the WebSocket is served too")
     }
+
+    /// Guesses of the token, one after another and then many at once: the first ten are answered
+    /// at once, then about four a second, each logged without what it offered; the right token,
+    /// sent while twenty guesses wait, is answered at once.
+    @Test func wrongTokensAreSlowedAndLoggedAndTheRightOneIsNot() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token")
+        let token = "right-token-0123456789"
+        try (token + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
+        let daemon = try WebDaemon(["--http-token-file", tokenFile.path])
+        defer { daemon.stop() }
+        let (host, port) = Self.endpoint(daemon)
+        func request(_ offered: String) -> [UInt8] {
+            Array("GET /?token=\(offered) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n".utf8)
+        }
+        let started = ChildProcess.now()
+        for guess in 0..<30 {
+            let (answer, closed) = try Self.exchange(daemon, request("guess-\(guess)"))
+            #expect(answer.hasPrefix("HTTP/1.1 401 ") && closed, "guess \(guess): \(answer.prefix(100).debugDescription)")
+        }
+        let sequential = ChildProcess.now() - started
+        // 20 past the first ten, each held 0.25 s: 5 s (a bound from below, which load only raises).
+        #expect(sequential >= 4.5, "30 guesses one after another took \(sequential) s")
+
+        let guesses = try (0..<20).map { guess in
+            let client = try Self.connect(daemon)
+            try client.send(String(decoding: request("many-\(guess)"), as: UTF8.self))
+            return client
+        }
+        defer { guesses.forEach { $0.close() } }
+        let rightSent = ChildProcess.now()
+        let right = try Self.exchange(daemon, request(token))
+        let rightSeconds = ChildProcess.now() - rightSent
+        #expect(right.answer.hasPrefix("HTTP/1.1 200 "), "\(right.answer.prefix(100).debugDescription)")
+        #expect(rightSeconds < 2, "the right token waited \(rightSeconds) s")
+        var lastWrong = 0.0
+        for client in guesses {
+            let (closed, received) = client.waitForEndOfFile(timeout: max(rightSent + 20 - ChildProcess.now(), 0.1))
+            #expect(closed && String(decoding: received, as: UTF8.self).hasPrefix("HTTP/1.1 401 "))
+            lastWrong = ChildProcess.now() - rightSent
+        }
+        print("30 guesses one after another: \(String(format: "%.2f", sequential)) s; 20 at once: the last answered after "
+              + "\(String(format: "%.2f", lastWrong)) s; the right token beside them after \(String(format: "%.3f", rightSeconds)) s")
+        #expect(lastWrong >= 3, "20 guesses at once were all answered within \(lastWrong) s")
+        let log = daemon.process.standardError
+        #expect(log.components(separatedBy: "without the right token").count - 1 == 50, "every failure is logged")
+        #expect(!log.contains("guess-") && !log.contains("many-"), "what a guess offered is not logged")
+    }
 }

@@ -214,10 +214,10 @@ import Glibc
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("token")
-        try "s3cret-token\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        try "s3cret-token-0123456789\n".write(to: tokenFile, atomically: true, encoding: .utf8)
         let daemon = try WebDaemon(["--http-token-file", tokenFile.path])
         defer { daemon.stop() }
-        let steps = try daemon.run("token", ["s3cret-token"])
+        let steps = try daemon.run("token", ["s3cret-token-0123456789"])
         // 401, as for the page: no credentials, or wrong ones.
         #expect(steps.object("no token")["refused"] as? Int == 401)
         #expect(steps.object("wrong token")["refused"] as? Int == 401)
@@ -227,7 +227,7 @@ import Glibc
         #expect(steps["page without"] as? Int == 401)
         let page = steps["page with"] as? [Any] ?? []
         #expect(page.first as? Int == 200)
-        #expect((page.last as? String ?? "").contains("queueplayerd_token=s3cret-token; HttpOnly; SameSite=Strict"))
+        #expect((page.last as? String ?? "").contains("queueplayerd_token=s3cret-token-0123456789; HttpOnly; SameSite=Strict"))
         #expect(steps["script without"] as? Int == 401)
     }
 
@@ -237,6 +237,18 @@ import Glibc
         #expect(run.stderr.contains("--http-token-file"), "\(run.stderr)")
         let bad = try ToolRun.run(ChildProcess.daemonPath, ["--http", "example.org:80", "--output", "null", "--no-state"], timeout: 10)
         #expect(bad.status == 64 && bad.stderr.contains("not a host name"), "\(bad)")
+    }
+
+    @Test func aTokenShorterThanSixteenBytesStopsTheDaemonAtStart() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token")
+        try "x\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let run = try ToolRun.run(ChildProcess.daemonPath, ["--http", "0.0.0.0:0", "--http-token-file", tokenFile.path, "--output", "null",
+                                                            "--no-state", "--socket", directory.appendingPathComponent("s.sock").path],
+                                  timeout: 10)
+        #expect(run.status == 64, "\(run)")
+        #expect(run.stderr.contains("the token is 1 bytes long; it must be at least 16"), "\(run.stderr)")
     }
 
     @Test func aPortInUseIsAClearError() throws {

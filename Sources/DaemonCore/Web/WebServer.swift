@@ -80,7 +80,11 @@ final class WebServer: Service, Sendable {
         self.logger = logger
     }
 
-    /// Reads `--http-token-file`: its first line, which must not be empty.
+    /// The shortest token `--http-token-file` may give, in bytes: 16 random characters are more
+    /// than can be guessed at the pace failures are answered (``TokenFailureSchedule``).
+    static let minimumTokenLength = 16
+
+    /// Reads `--http-token-file`: its first line, which must be at least ``minimumTokenLength`` bytes.
     static func readToken(file: String) throws(DaemonOptionError) -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw DaemonOptionError("--http-token-file \(file): cannot read the file.")
@@ -88,6 +92,10 @@ final class WebServer: Service, Sendable {
         let token = text.split(separator: "\n", omittingEmptySubsequences: false).first
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !token.isEmpty else { throw DaemonOptionError("--http-token-file \(file): the file's first line is empty.") }
+        guard token.utf8.count >= minimumTokenLength else {
+            throw DaemonOptionError("--http-token-file \(file): the token is \(token.utf8.count) bytes long; it must be at least "
+                                    + "\(minimumTokenLength) (e.g. the output of `head -c 24 /dev/urandom | base64`).")
+        }
         return token
     }
 
