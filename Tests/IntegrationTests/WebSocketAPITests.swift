@@ -239,6 +239,24 @@ import Glibc
         #expect(bad.status == 64 && bad.stderr.contains("not a host name"), "\(bad)")
     }
 
+    /// RFC 6455: a frame from the client that is not masked closes the connection with 1002, a
+    /// text message that is not UTF-8 with 1007, and neither is answered. RFC 9112: a request
+    /// with two Host headers is answered 400 (the first would have decided).
+    @Test func unmaskedFramesInvalidTextAndTwoHostsAreRefused() throws {
+        let daemon = try WebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("strict")
+        #expect((steps.object("masked")["answers"] as? [String])?.count == 1, "a masked frame is answered")
+        for (step, code) in [("unmasked", 1002), ("unmasked ping", 1002), ("invalid utf-8", 1007)] {
+            let result = steps.object(step)
+            #expect(result["close"] as? Int == code, "\(step): \(result)")
+            #expect((result["answers"] as? [String])?.isEmpty == true, "\(step): \(result)")
+        }
+        #expect(steps["two hosts upgrade"] as? Int == 400)
+        #expect(steps["two hosts page"] as? Int == 400)
+        #expect(steps["one host page"] as? Int == 200)
+    }
+
     @Test func aTokenShorterThanSixteenBytesStopsTheDaemonAtStart() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -16,7 +16,8 @@ import NIOHTTP1
 ///   `Transfer-Encoding` and `Content-Length`, TLS, HTTP/0.9) is answered 4xx and closed: the
 ///   upgrade channel sets up the pipeline without NIO's error handler, and without one the decoder
 ///   stops reading and the connection stays open, unanswered.
-/// * A head that is not plain HTTP/1.x is answered 400 and closed.
+/// * A head that is not plain HTTP/1.x, or that carries two `Host` headers (which could name two
+///   hosts to two readers), is answered 400 and closed.
 /// * Every request's access is checked (``checkAccess``), and a refusal answered with its own
 ///   status (401, 403), a WebSocket upgrade's too: hummingbird's upgrade handler would answer
 ///   any upgrade it is told not to make with 400.
@@ -125,12 +126,15 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Checks
 
-    /// A head refused whatever it asks for: not HTTP/1.x, or both
+    /// A head refused whatever it asks for: not HTTP/1.x, two `Host` headers, or both
     /// `Transfer-Encoding` and `Content-Length` (RFC 9112 6.1: such a request is a smuggling
     /// attempt; the decoder refuses it too).
     static func check(_ head: HTTPRequestHead) -> Refusal? {
         guard head.version.major == 1, head.version.minor <= 1 else {
             return Refusal(status: .badRequest, reason: "only HTTP/1.0 and HTTP/1.1 are served")
+        }
+        if head.headers["host"].count > 1 {
+            return Refusal(status: .badRequest, reason: "more than one Host header")
         }
         if head.headers.contains(name: "transfer-encoding") && head.headers.contains(name: "content-length") {
             return Refusal(status: .badRequest, reason: "both Transfer-Encoding and Content-Length")

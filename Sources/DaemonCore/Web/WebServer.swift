@@ -110,7 +110,9 @@ final class WebServer: Service, Sendable {
         }
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(120)),
-            ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))
+            // Text messages that are not UTF-8 close the connection with 1007 (RFC 6455 8.1).
+            ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2),
+                      validateUTF8: true))
         let (requestTimeout, gate) = (options.requestTimeout, gate)
         let app = Hummingbird.Application(
             router: makeRouter(),
@@ -182,6 +184,11 @@ final class WebServer: Service, Sendable {
         let path = (head.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
         // Its access was checked before (``HTTPRequestGuard``), and a refusal answered there.
         guard path == "/ws" else { return .dontUpgrade }
+        do {
+            try channel.pipeline.syncOperations.addHandler(MaskedFrameCheck.Installer())
+        } catch {
+            return .dontUpgrade
+        }
         return .upgrade([:]) { [self] inbound, outbound, _ in
             try await serve(inbound: inbound, outbound: outbound, channel: channel)
         }

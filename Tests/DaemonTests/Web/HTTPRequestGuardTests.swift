@@ -99,6 +99,7 @@ import Testing
         ("HTTP/0.9", Array("GET /\r\n\r\n".utf8), 400),
         ("HTTP/2.0", Array("GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n".utf8), 400),
         ("a control character in the target", Array("GET /\u{01} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), 400),
+        ("two Host headers", Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n".utf8), 400),
     ]
 
     @Test(arguments: malformed.indices)
