@@ -2,6 +2,7 @@ import FeedFetch
 import Foundation
 import HTTPStreaming
 import MPDProtocol
+import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,7 +67,7 @@ extension Daemon {
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
                                        minimumFreeSpace: options.minFreeSpace),
             autoEnqueue: options.autoEnqueue,
-            web: try webOptions(options),
+            web: try webOptions(options, environment: environment),
             environment: environment)
         configuration.maxClients = options.maxClients
         configuration.connectionTimeout = options.connectionTimeout
@@ -125,13 +126,19 @@ extension Daemon {
     }
 
     /// `--http` and `--http-token-file`: a bind other than loopback needs a token.
-    private static func webOptions(_ options: DaemonOptions) throws(DaemonOptionError) -> WebServer.Options? {
+    /// `QUEUEPLAYERD_HTTP_REQUEST_TIMEOUT` (seconds) replaces how long a request may take to come
+    /// in, for the tests that watch a slow client being closed.
+    private static func webOptions(_ options: DaemonOptions, environment: [String: String]) throws(DaemonOptionError) -> WebServer.Options? {
         guard let address = options.http else { return nil }
         let token = try options.httpTokenFile.map { file throws(DaemonOptionError) in try WebServer.readToken(file: file) }
         if token == nil && !address.isLoopback {
             throw DaemonOptionError("--http \(address) is reachable from other machines: give --http-token-file PATH too.")
         }
-        return WebServer.Options(address: address, token: token)
+        var web = WebServer.Options(address: address, token: token)
+        if let seconds = environment["QUEUEPLAYERD_HTTP_REQUEST_TIMEOUT"].flatMap(Double.init), seconds > 0 {
+            web.requestTimeout = .nanoseconds(Int64(seconds * 1e9))
+        }
+        return web
     }
 
     /// `--location`, `location` in `--background-modes` and `--regions`; nil without `--location`.

@@ -13,9 +13,11 @@ final class WebDaemon {
     let base: String
     var process: ChildProcess { control.process }
 
-    /// `media`: what it plays (`--media DIR`, or `--music-directory DIR` for downloads).
-    init(_ extra: [String] = [], http: String = "127.0.0.1:0", media: [String] = ["--media", TestMedia.directory.path]) throws {
-        control = try ControlDaemon(media + ["--no-state", "--http", http] + extra)
+    /// `media`: what it plays (`--media DIR`, or `--music-directory DIR` for downloads);
+    /// `environment` is added to the daemon's.
+    init(_ extra: [String] = [], http: String = "127.0.0.1:0", media: [String] = ["--media", TestMedia.directory.path],
+         environment: [String: String] = [:]) throws {
+        control = try ControlDaemon(media + ["--no-state", "--http", http] + extra, environment: environment)
         let deadline = ChildProcess.now() + 10
         var found: String?
         while found == nil && ChildProcess.now() < deadline {

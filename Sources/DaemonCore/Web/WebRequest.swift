@@ -61,8 +61,13 @@ struct WebRequest: Sendable, Equatable {
             guard case .string(let line) = command, !line.isEmpty else {
                 throw Refusal(id: id, ack: .argument, message: "\"command\" must be a command line, e.g. \"status\"")
             }
-            guard line.utf8.count <= maximumCommandLength, !line.contains("\n"), !line.contains("\r") else {
+            guard line.utf8.count <= maximumCommandLength else {
                 throw Refusal(id: id, ack: .argument, message: "a command is one line of at most \(maximumCommandLength) bytes")
+            }
+            // Bytes, not characters: "\r\n" is one Character, equal to neither "\r" nor "\n", and
+            // the command layer would split the line there and run what follows as a second command.
+            guard !line.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+                throw Refusal(id: id, ack: .argument, message: "a command is one line: no CR or LF inside \"command\"")
             }
             return WebRequest(id: id, action: .command(line))
         }

@@ -36,10 +36,15 @@ enum WebResources {
     }
 
     static func refusal(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        Response(status: status, headers: refusalHeaders, body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+    }
+
+    /// The headers of a refusal (a line of plain text), also sent by ``HTTPRequestGuard``.
+    static let refusalHeaders: HTTPFields = {
         var headers = securityHeaders
         headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
-    }
+        return headers
+    }()
 }
 
 extension HTTPField.Name {

@@ -8,6 +8,7 @@ import FeedFetch
 import Logging
 import MPDProtocol
 import NIOCore
+import NIOHTTP1
 import QueuePlayer
 import ServiceLifecycle
 import NIOWebSocket
@@ -26,7 +27,14 @@ final class WebServer: Service, Sendable {
         var address: HTTPListenAddress
         /// The token every request must carry; required for a bind other than loopback.
         var token: String?
+        /// How long a request may take to come in (``HTTPRequestGuard``).
+        var requestTimeout: TimeAmount = WebServer.requestTimeout
     }
+
+    /// How long a request may take to come in, by default: a browser sends its request at once,
+    /// and a connection that sends nothing, or trickles its header, holds one of the
+    /// ``maximumConnections``.
+    static let requestTimeout = TimeAmount.seconds(20)
 
     /// Why the server could not start (a port in use).
     struct SetupError: Error, CustomStringConvertible {
@@ -39,7 +47,7 @@ final class WebServer: Service, Sendable {
     static let maximumConnections = 64
 
     private let options: Options
-    private let access: WebAccess
+    private let gate: WebAccessGate
     /// The control socket's passwords and permissions, which the WebSocket's commands are held to.
     private let policy: AccessPolicy
     private let partition: Partition
@@ -62,7 +70,7 @@ final class WebServer: Service, Sendable {
         self.downloads = downloads.map { [clients] in DownloadProgressPublisher(board: $0, clients: clients) }
         self.location = location
         self.options = options
-        access = WebAccess(address: options.address, token: options.token)
+        gate = WebAccessGate(access: WebAccess(address: options.address, token: options.token), logger: logger)
         self.partition = partition
         self.events = events
         self.player = player
@@ -72,7 +80,11 @@ final class WebServer: Service, Sendable {
         self.logger = logger
     }
 
-    /// Reads `--http-token-file`: its first line, which must not be empty.
+    /// The shortest token `--http-token-file` may give, in bytes: 16 random characters are more
+    /// than can be guessed at the pace failures are answered (``TokenFailureSchedule``).
+    static let minimumTokenLength = 16
+
+    /// Reads `--http-token-file`: its first line, which must be at least ``minimumTokenLength`` bytes.
     static func readToken(file: String) throws(DaemonOptionError) -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw DaemonOptionError("--http-token-file \(file): cannot read the file.")
@@ -80,6 +92,10 @@ final class WebServer: Service, Sendable {
         let token = text.split(separator: "\n", omittingEmptySubsequences: false).first
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !token.isEmpty else { throw DaemonOptionError("--http-token-file \(file): the file's first line is empty.") }
+        guard token.utf8.count >= minimumTokenLength else {
+            throw DaemonOptionError("--http-token-file \(file): the token is \(token.utf8.count) bytes long; it must be at least "
+                                    + "\(minimumTokenLength) (e.g. the output of `head -c 24 /dev/urandom | base64`).")
+        }
         return token
     }
 
@@ -92,14 +108,21 @@ final class WebServer: Service, Sendable {
                 if let token = observation as? any NSObjectProtocol { application.notificationCenter.removeObserver(token) }
             }
         }
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(120)),
+            // Text messages that are not UTF-8 close the connection with 1007 (RFC 6455 8.1).
+            ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2),
+                      validateUTF8: true))
+        let (requestTimeout, gate) = (options.requestTimeout, gate)
         let app = Hummingbird.Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .init(idleTimeout: .seconds(120)),
-                    ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)),
-                              closeTimeout: .seconds(2))),
-                shouldUpgrade: { [self] head, channel, logger in shouldUpgrade(head, channel: channel) }),
+            server: HTTPServerBuilder { [self] responder in
+                GuardedUpgradeChannel(
+                    base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, channel, _ in
+                        self.shouldUpgrade(head, channel: channel)
+                    },
+                    makeGuard: { HTTPRequestGuard(requestTimeout: requestTimeout, checkAccess: gate.refusal(for:peer:)) })
+            },
             configuration: .init(address: .hostname(options.address.host, port: options.address.port),
                                  serverName: "queueplayerd",
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
@@ -122,9 +145,10 @@ final class WebServer: Service, Sendable {
 
     // MARK: HTTP
 
+    /// The page's files. Every request's access was checked before it came here, by the
+    /// ``HTTPRequestGuard`` (``WebAccessGate``).
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(AccessMiddleware(access: access, logger: logger))
         for (path, file) in [("/", "index.html"), ("/index.html", "index.html"), ("/app.js", "app.js"), ("/style.css", "style.css")] {
             router.get(RouterPath(path)) { request, _ -> Response in
                 WebResources.response(for: file, settingToken: WebAccess.queryToken(request.uri.query))
@@ -133,39 +157,36 @@ final class WebServer: Service, Sendable {
         return router
     }
 
-    /// Checks every request but the upgrades (``shouldUpgrade(_:channel:)`` checks those).
-    private struct AccessMiddleware: RouterMiddleware {
-        typealias Context = BasicRequestContext
-        let access: WebAccess
-        let logger: Logger
+    /// hummingbird's WebSocket-upgrade channel with an ``HTTPRequestGuard`` put before its upgrade
+    /// handler, in every connection's pipeline from the start (hummingbird's own
+    /// `additionalChannelHandlers` are added only after a first request, and behind the upgrade).
+    private struct GuardedUpgradeChannel: ServerChildChannel {
+        let base: HTTP1WebSocketUpgradeChannel
+        let makeGuard: @Sendable () -> HTTPRequestGuard
 
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-            let verdict = access.check(.init(host: request.head.authority, origin: request.headers[.origin],
-                                             authorization: request.headers[.authorization],
-                                             cookie: request.headers[.cookie], query: request.uri.query,
-                                             isWebSocketUpgrade: false))
-            switch verdict {
-            case .allowed: return try await next(request, context)
-            case .badToken: return WebResources.refusal(.unauthorized, "a token is required (--http-token-file)")
-            case .badHost, .badOrigin:
-                logger.notice("web: refused a request for host \(request.head.authority ?? "none")")
-                return WebResources.refusal(.forbidden, "not served to this host name")
+        func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
+            base.setup(channel: channel, logger: logger).flatMapThrowing { [makeGuard] value in
+                let pipeline = channel.pipeline.syncOperations
+                let upgrader = try pipeline.handler(type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+                try pipeline.addHandler(makeGuard(), position: .before(upgrader))
+                return value
             }
+        }
+
+        func handle(value: HTTP1WebSocketUpgradeChannel.Value, logger: Logger) async {
+            await base.handle(value: value, logger: logger)
         }
     }
 
     // MARK: WebSocket
 
     private func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        let target = head.path ?? ""
-        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+        let path = (head.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        // Its access was checked before (``HTTPRequestGuard``), and a refusal answered there.
         guard path == "/ws" else { return .dontUpgrade }
-        let verdict = access.check(.init(host: head.authority, origin: head.headerFields[.origin],
-                                         authorization: head.headerFields[.authorization],
-                                         cookie: head.headerFields[.cookie], query: query, isWebSocketUpgrade: true))
-        guard verdict == .allowed else {
-            logger.notice("web: refused a WebSocket (\(verdict)) from origin \(head.headerFields[.origin] ?? "none")")
+        do {
+            try channel.pipeline.syncOperations.addHandler(MaskedFrameCheck.Installer())
+        } catch {
             return .dontUpgrade
         }
         return .upgrade([:]) { [self] inbound, outbound, _ in

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DaemonCore
 
@@ -25,6 +26,20 @@ import Testing
     ])
     func refusals(_ text: String) {
         #expect(throws: WebRequest.Refusal.self) { try WebRequest.parse(text) }
+    }
+
+    /// A CRLF pair is one Swift Character, equal to neither "\r" nor "\n": the bytes are checked.
+    @Test(arguments: ["status\r\nsetvol 5", "status\rsetvol 5", "status\nsetvol 5", "status\r\nidle", "ping\r\n",
+                      "command_list_begin\r\nsetvol 5\r\ncommand_list_end"])
+    func aLineBreakInsideACommandIsRefused(_ line: String) throws {
+        let text = String(decoding: try JSONEncoder().encode(["command": line]), as: UTF8.self)
+        do {
+            _ = try WebRequest.parse(text)
+            Issue.record("accepted \(line.debugDescription)")
+        } catch {
+            #expect(error.ack == .argument)
+            #expect(error.message.contains("no CR or LF"), "\(error.message)")
+        }
     }
 
     @Test func aRefusalKeepsTheID() {

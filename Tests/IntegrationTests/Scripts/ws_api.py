@@ -165,6 +165,19 @@ async def scenario_commands():
     await c.close()
 
 
+async def scenario_line_breaks():
+    """Commands with CR or LF inside: each must be refused whole, running nothing."""
+    c = await Client.open()
+    step("volume before", (await c.request({"command": "status"}))["ok"].get("volume"))
+    for name, line in [("crlf", "status\r\nsetvol 5"), ("cr", "status\rsetvol 6"), ("lf", "status\nsetvol 7"),
+                       ("crlf idle", "status\r\nidle"), ("crlf list", "command_list_begin\r\nsetvol 8\r\ncommand_list_end"),
+                       ("crlf close", "ping\r\nclose")]:
+        step(name, await c.request({"command": line}))
+    step("volume after", (await c.request({"command": "status"}))["ok"].get("volume"))
+    step("still usable", await c.request({"command": "ping"}))
+    await c.close()
+
+
 async def scenario_ticks(interval, seconds):
     interval, seconds = float(interval), float(seconds)
     c = await Client.open()
@@ -376,11 +389,75 @@ def raw_websocket(host, port):
 
 def raw_upgrade_status(address, host_header):
     """The status code of an upgrade sent by hand with this Host header."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    return raw_status(address, f"GET /ws HTTP/1.1\r\nHost: {host_header}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def masked_text(text):
+    return frame(1, text.encode())
+
+
+def frame(opcode, payload, masked=True):
+    """One whole client frame, masked unless told not to."""
+    header = bytes([0x80 | opcode])
+    mask_bit = 0x80 if masked else 0
+    if len(payload) < 126:
+        header += bytes([mask_bit | len(payload)])
+    else:
+        header += bytes([mask_bit | 126]) + len(payload).to_bytes(2, "big")
+    if not masked:
+        return header + payload
+    mask = os.urandom(4)
+    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def server_frames(s, timeout=5):
+    """The frames the server sends until it closes the connection (or the deadline): [opcode, payload]."""
+    s.settimeout(timeout)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except (socket.timeout, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    frames = []
+    while len(data) >= 2:
+        length, at = data[1] & 0x7F, 2
+        if length == 126:
+            length, at = int.from_bytes(data[2:4], "big"), 4
+        elif length == 127:
+            length, at = int.from_bytes(data[2:10], "big"), 10
+        frames.append((data[0] & 0x0F, data[at:at + length]))
+        data = data[at + length:]
+    return frames
+
+
+def close_code_after(payload_frame):
+    """Sends one frame on a fresh WebSocket; the close code the server answers with, and the
+    text messages it sent first."""
+    host, port = BASE.split("//", 1)[1].rsplit(":", 1)
+    s = raw_websocket(host, int(port))
+    try:
+        s.sendall(payload_frame)
+        frames = server_frames(s)
+    finally:
+        s.close()
+    texts = [payload.decode(errors="replace") for opcode, payload in frames if opcode == 1]
+    closes = [int.from_bytes(payload[:2], "big") for opcode, payload in frames if opcode == 8 and len(payload) >= 2]
+    # What the server sends on connecting (the starting state) is not an answer: only answers carry an id.
+    return {"close": closes[0] if closes else None, "answers": [t for t in texts if '"id"' in t]}
+
+
+def raw_status(address, request):
+    """The status code the server answers a request sent by hand with, or None."""
     host, port = address.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=5) as s:
-        key = base64.b64encode(os.urandom(16)).decode()
-        s.sendall((f"GET /ws HTTP/1.1\r\nHost: {host_header}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        s.sendall(request.encode())
         head = b""
         while b"\r\n" not in head:
             chunk = s.recv(1)
@@ -390,15 +467,17 @@ def raw_upgrade_status(address, host_header):
         return int(head.split(b" ")[1]) if head.startswith(b"HTTP/") else None
 
 
-def masked_text(text):
-    payload = text.encode()
-    mask = os.urandom(4)
-    header = bytes([0x81])
-    if len(payload) < 126:
-        header += bytes([0x80 | len(payload)])
-    else:
-        header += bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
-    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+async def scenario_strict():
+    """What RFC 6455 and RFC 9112 refuse: unmasked frames, text that is not UTF-8, two Host headers."""
+    address = BASE.split("//", 1)[1]
+    ping = json.dumps({"id": 1, "command": "ping"}).encode()
+    step("masked", close_code_after(frame(1, ping)))
+    step("unmasked", close_code_after(frame(1, ping, masked=False)))
+    step("unmasked ping", close_code_after(frame(9, b"hi", masked=False)))
+    step("invalid utf-8", close_code_after(frame(1, b'{"id": 1, "command": "ping \xff\xfe"}')))
+    step("two hosts upgrade", raw_upgrade_status(address, address + "\r\nHost: evil.example"))
+    step("two hosts page", raw_status(address, f"GET / HTTP/1.1\r\nHost: {address}\r\nHost: evil.example\r\n\r\n"))
+    step("one host page", raw_status(address, f"GET / HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"))
 
 
 async def scenario_slow(seconds):
