@@ -15,7 +15,9 @@ extension Daemon {
 
     /// The control socket's default path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
     /// per-user directory under /tmp when the variable is unset.
-    public static func defaultSocketPath() -> String { ControlServer.defaultPath() }
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        ControlServer.defaultPath(environment: environment)
+    }
 
     /// Installs the daemon's log handler (standard error, or the journal's levels under
     /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:environment:)``.
@@ -50,7 +52,7 @@ extension Daemon {
         }
         let firstFile = options.files.first { !StreamURL.hasScheme($0) }
         let libraryRoot = options.media ?? options.musicDirectory ?? firstFile.map { ($0 as NSString).deletingLastPathComponent }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
+            ?? UserDirectories.home(environment: environment).appendingPathComponent("Music").path
         let root = URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)
         let outputs = try OutputFactory.makeOutputs(for: options.outputs,
                                                     bufferTimeMicroseconds: UInt32(options.bufferTimeMilliseconds) * 1000,
@@ -79,7 +81,7 @@ extension Daemon {
                 throw DaemonOptionError("--ca-file \(error).")
             }
         }
-        (configuration.listeners, configuration.optionalListeners) = listeners(options)
+        (configuration.listeners, configuration.optionalListeners) = listeners(options, environment: environment)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },
             defaultPermissions: options.defaultPermissions, localPermissions: options.localPermissions,
@@ -97,10 +99,11 @@ extension Daemon {
     /// unless a `--bind` names one; the TCP addresses of `--bind`, or `localhost:6600` when no
     /// `--bind` is given, which is optional (taken by another program, say mpd, it is left out
     /// with a warning).
-    static func listeners(_ options: DaemonOptions) -> (all: [ListenAddress], optional: Set<ListenAddress>) {
+    static func listeners(_ options: DaemonOptions,
+                          environment: [String: String] = ProcessInfo.processInfo.environment) -> (all: [ListenAddress], optional: Set<ListenAddress>) {
         let unix = options.binds.filter { if case .unix = $0 { true } else { false } }
         let tcp = options.binds.filter { if case .tcp = $0 { true } else { false } }
-        let socket = unix.isEmpty ? [ListenAddress.unix(options.socket ?? defaultSocketPath())] : unix
+        let socket = unix.isEmpty ? [ListenAddress.unix(options.socket ?? defaultSocketPath(environment: environment))] : unix
         if options.binds.isEmpty {
             return (socket + [.conventionalTCP], [.conventionalTCP])
         }

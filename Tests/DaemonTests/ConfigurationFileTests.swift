@@ -110,8 +110,8 @@ import TestSupport
         let readme = try String(contentsOf: TestMedia.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.firstRange(of: "### The configuration file"))
         let example = try #require(readme[section.upperBound...].firstMatch(of: /```toml\n([\s\S]*?)```/)?.output.1)
-        let file = try Self.read(String(example))
-        #expect(file.settings.musicDirectory == NSString(string: "~/Music").expandingTildeInPath)
+        let file = try ConfigurationFile(path: Self.path, text: String(example), environment: ["HOME": "/home/me"])
+        #expect(file.settings.musicDirectory == "/home/me/Music", "~ is $HOME")
         #expect(file.settings.bufferTime == DaemonOptions().bufferTimeMilliseconds)
         let uncommented = example.replacing(/(?m)^# ([a-z-]+ = )/) { "\($0.output.1)" }
         #expect(Set(try Self.read(String(uncommented)).lines.keys) == Set(Setting.allCases))

@@ -49,11 +49,13 @@ public struct ConfigurationFile: Sendable {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw ConfigurationFileError(path: file, line: nil, problem: "not UTF-8 text")
         }
-        return try ConfigurationFile(path: file, text: text)
+        return try ConfigurationFile(path: file, text: text, environment: environment)
     }
 
-    /// Reads `text` as the contents of the file at `path` (which resolves relative paths in it).
-    public init(path: String, text: String) throws(ConfigurationFileError) {
+    /// Reads `text` as the contents of the file at `path` (which resolves relative paths in it);
+    /// `environment`'s `HOME` is what `~` in a path means.
+    public init(path: String, text: String,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationFileError) {
         self.path = path
         let table: TOMLTable
         do {
@@ -64,7 +66,7 @@ public struct ConfigurationFile: Sendable {
             throw ConfigurationFileError(path: path, line: nil, problem: "\(error)")
         }
         let lines = Self.keyLines(text)
-        var reader = ValueReader(path: path, directory: (path as NSString).deletingLastPathComponent)
+        var reader = ValueReader(path: path, directory: (path as NSString).deletingLastPathComponent, environment: environment)
         var settings = DaemonSettings()
         var found: [Setting: Int] = [:]
         // In the order of the file, so that of two mistakes the first is reported.
@@ -196,6 +198,8 @@ private struct ValueReader {
     let path: String
     /// The file's directory, which relative paths in it are relative to.
     let directory: String
+    /// Whose `HOME` `~` is.
+    let environment: [String: String]
     var line: Int?
 
     func error(_ problem: String) -> ConfigurationFileError {
@@ -259,7 +263,7 @@ private struct ValueReader {
     /// `~/x` is in the home directory and `x` beside the file: the daemon's working directory,
     /// `/` under systemd, says nothing about where the file's author meant.
     func resolve(_ path: String) -> String {
-        if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
+        if path.hasPrefix("~") { return UserDirectories.expandingTilde(path, environment: environment) }
         // A stream URL among `files` is not a path.
         return path.hasPrefix("/") || path.isEmpty || StreamURL.hasScheme(path) ? path : (directory as NSString).appendingPathComponent(path)
     }
