@@ -99,6 +99,7 @@ public final class Daemon: @unchecked Sendable {
         // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
         var streaming = HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime)
         streaming.trustedCertificates = configuration.trustedCertificates
+        streaming.logger = logger
         decoders = HTTPStreamingDecoderFactory(files: MPG123DecoderFactory(outputFormat: outputs.decodeFormat),
                                                outputFormat: outputs.decodeFormat,
                                                configuration: streaming)
