@@ -87,7 +87,7 @@ extension Daemon {
             defaultPermissions: options.defaultPermissions, localPermissions: options.localPermissions,
             logger: logger)
         raiseDescriptorLimit(logger: logger)
-        configuration.location = try locationOptions(options, logger: logger)
+        configuration.location = locationOptions(options)
         configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                                              environment: environment)
         configuration.createsStickerDirectory = options.stickerFile == .besideState
@@ -137,20 +137,10 @@ extension Daemon {
     }
 
     /// `--location`, `location` in `--background-modes` and `--regions`; nil without `--location`.
-    /// A waypoint that is wrong is left out with a warning naming it; a file that cannot be read is an option error.
-    private static func locationOptions(_ options: DaemonOptions, logger: Logger) throws -> LocationService.Options? {
+    /// The regions file is read once the daemon's service group runs (``LocationService/readRegions()``),
+    /// so that SIGTERM during a long read stops it.
+    private static func locationOptions(_ options: DaemonOptions) -> LocationService.Options? {
         guard let source = options.location else { return nil }
-        var waypoints: [RegionWaypoint] = []
-        if let path = options.regions {
-            let read: (waypoints: [RegionWaypoint], problems: [String])
-            do {
-                read = try RegionFile.read(URL(fileURLWithPath: path))
-            } catch {
-                throw DaemonOptionError("--regions \(path): \(error.localizedDescription)")
-            }
-            for problem in read.problems { logger.warning("--regions \(path): \(problem)") }
-            waypoints = read.waypoints
-        }
-        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regions: waypoints)
+        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regionFile: options.regions)
     }
 }
