@@ -16,7 +16,9 @@ extension Daemon {
 
     /// The control socket's default path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
     /// per-user directory under /tmp when the variable is unset.
-    public static func defaultSocketPath() -> String { ControlServer.defaultPath() }
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        ControlServer.defaultPath(environment: environment)
+    }
 
     /// Installs the daemon's log handler (standard error, or the journal's levels under
     /// systemd; `QUEUEPLAYERD_LOG_LEVEL` sets the level). Once per process, before ``run(options:environment:)``.
@@ -51,7 +53,7 @@ extension Daemon {
         }
         let firstFile = options.files.first { !StreamURL.hasScheme($0) }
         let libraryRoot = options.media ?? options.musicDirectory ?? firstFile.map { ($0 as NSString).deletingLastPathComponent }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Music").path
+            ?? UserDirectories.home(environment: environment).appendingPathComponent("Music").path
         let root = URL(fileURLWithPath: libraryRoot.isEmpty ? "." : libraryRoot)
         let outputs = try OutputFactory.makeOutputs(for: options.outputs,
                                                     bufferTimeMicroseconds: UInt32(options.bufferTimeMilliseconds) * 1000,
@@ -81,13 +83,13 @@ extension Daemon {
                 throw DaemonOptionError("--ca-file \(error).")
             }
         }
-        (configuration.listeners, configuration.optionalListeners) = listeners(options)
+        (configuration.listeners, configuration.optionalListeners) = listeners(options, environment: environment)
         configuration.access = AccessPolicy(
             passwords: options.passwords.map { AccessPolicy.Password(secret: Array($0.secret.utf8), permissions: $0.permissions) },
             defaultPermissions: options.defaultPermissions, localPermissions: options.localPermissions,
             logger: logger)
         raiseDescriptorLimit(logger: logger)
-        configuration.location = try locationOptions(options, logger: logger)
+        configuration.location = locationOptions(options)
         configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                                              environment: environment)
         configuration.createsStickerDirectory = options.stickerFile == .besideState
@@ -99,10 +101,11 @@ extension Daemon {
     /// unless a `--bind` names one; the TCP addresses of `--bind`, or `localhost:6600` when no
     /// `--bind` is given, which is optional (taken by another program, say mpd, it is left out
     /// with a warning).
-    static func listeners(_ options: DaemonOptions) -> (all: [ListenAddress], optional: Set<ListenAddress>) {
+    static func listeners(_ options: DaemonOptions,
+                          environment: [String: String] = ProcessInfo.processInfo.environment) -> (all: [ListenAddress], optional: Set<ListenAddress>) {
         let unix = options.binds.filter { if case .unix = $0 { true } else { false } }
         let tcp = options.binds.filter { if case .tcp = $0 { true } else { false } }
-        let socket = unix.isEmpty ? [ListenAddress.unix(options.socket ?? defaultSocketPath())] : unix
+        let socket = unix.isEmpty ? [ListenAddress.unix(options.socket ?? defaultSocketPath(environment: environment))] : unix
         if options.binds.isEmpty {
             return (socket + [.conventionalTCP], [.conventionalTCP])
         }
@@ -142,20 +145,10 @@ extension Daemon {
     }
 
     /// `--location`, `location` in `--background-modes` and `--regions`; nil without `--location`.
-    /// A waypoint that is wrong is left out with a warning naming it; a file that cannot be read is an option error.
-    private static func locationOptions(_ options: DaemonOptions, logger: Logger) throws -> LocationService.Options? {
+    /// The regions file is read once the daemon's service group runs (``LocationService/readRegions()``),
+    /// so that SIGTERM during a long read stops it.
+    private static func locationOptions(_ options: DaemonOptions) -> LocationService.Options? {
         guard let source = options.location else { return nil }
-        var waypoints: [RegionWaypoint] = []
-        if let path = options.regions {
-            let read: (waypoints: [RegionWaypoint], problems: [String])
-            do {
-                read = try RegionFile.read(URL(fileURLWithPath: path))
-            } catch {
-                throw DaemonOptionError("--regions \(path): \(error.localizedDescription)")
-            }
-            for problem in read.problems { logger.warning("--regions \(path): \(problem)") }
-            waypoints = read.waypoints
-        }
-        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regions: waypoints)
+        return LocationService.Options(source: source, backgroundUpdates: options.backgroundLocation, regionFile: options.regions)
     }
 }

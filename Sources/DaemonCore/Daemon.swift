@@ -102,6 +102,7 @@ public final class Daemon: @unchecked Sendable {
         // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
         var streaming = HTTPStreamingConfiguration(retryTime: configuration.streamRetryTime)
         streaming.trustedCertificates = configuration.trustedCertificates
+        streaming.logger = logger
         decoders = HTTPStreamingDecoderFactory(files: MPG123DecoderFactory(outputFormat: outputs.decodeFormat),
                                                outputFormat: outputs.decodeFormat,
                                                configuration: streaming)
@@ -194,12 +195,22 @@ public final class Daemon: @unchecked Sendable {
             queueFinished.end()
             return
         }
+        // The regions file, read here rather than before the group runs: SIGTERM during a long
+        // read cancels it (a graceful shutdown cancels the read's task), and the daemon stops
+        // cleanly without having started anything.
+        let regions: [RegionWaypoint]
+        do {
+            regions = try await cancelWhenGracefulShutdown { [location] in try location?.readRegions() ?? [] }
+        } catch is CancellationError {
+            logger.info("stopped while reading the regions file")
+            return
+        }
         // Ahead of every client's command: the socket does not listen yet.
         let stickers = await StickerAvailability.open(configuration.stickerFile,
                                                       createDirectory: configuration.createsStickerDirectory, logger: logger)
         partition.perform { $0.useStickers(stickers) }
         observePlayer()
-        await connectLifecycle()
+        await connectLifecycle(regions: regions)
         watchSignals()
         // Clients' commands run on the partition's queue, so loading the queue there ahead of
         // them means no client sees it empty (a socket-activated daemon's first client is already
@@ -330,11 +341,11 @@ public final class Daemon: @unchecked Sendable {
         retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks, streams]
     }
 
-    private func connectLifecycle() async {
+    private func connectLifecycle(regions: [RegionWaypoint]) async {
         await partition.run { [self, feeds, location] partition in
             lifecycle.start()
             partition.location = location
-            location?.start()
+            location?.start(regions: regions)
             partition.application = lifecycle
             partition.remoteNotification = { feeds.handleRemoteNotification($0) }
             partition.transferCount = { feeds.transfers?.activeCount ?? 0 }

@@ -11,11 +11,10 @@ public struct FeedSubscriptionList: Sendable, Equatable {
     /// One message per line that was skipped: `line N: why`.
     public var problems: [String]
 
-    /// The file's default place: `$XDG_CONFIG_HOME/queueplayerd/feeds`, else `~/.config/queueplayerd/feeds`.
+    /// The file's default place: `$XDG_CONFIG_HOME/queueplayerd/feeds`, else `~/.config/queueplayerd/feeds`
+    /// (``UserDirectories``: `~` is `$HOME`).
     public static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
-        return URL(fileURLWithPath: config).appendingPathComponent("queueplayerd/feeds")
+        UserDirectories.configHome(environment: environment).appendingPathComponent("queueplayerd/feeds")
     }
 
     /// Reads `text` as the file's contents.

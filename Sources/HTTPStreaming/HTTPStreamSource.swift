@@ -6,6 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LazyHTTP
+import Logging
 import NIOCore
 import NIOHTTP1
 import QueuePlayer
@@ -24,7 +25,9 @@ import Synchronization
 ///   changed under us). A seek asks for its byte offset the same way.
 /// - **Live** (no length, or `icy-metaint`): `Icy-MetaData: 1` is sent; `icy-name` is the
 ///   stream's name and each block's `StreamTitle` its title, announced once the audio before
-///   it has been taken by the decoder. A reconnection plays on from the live edge.
+///   it has been taken by the decoder. A block that is text but not well-formed costs its title,
+///   not the audio: the first of a connection is a warning in the log, later ones debug lines.
+///   A reconnection plays on from the live edge.
 ///
 /// Failures that may pass (a dropped connection, 5xx, timeouts) are tried again after 0.5 s,
 /// doubling to 30 s, until ``HTTPStreamingConfiguration/retryTime`` has passed since audio last
@@ -246,6 +249,7 @@ public final class HTTPStreamSource: StreamSource {
         }
         let isLive = resource?.isLive ?? true
         var parser = metaint.flatMap { $0 }.map(ICYMetadataParser.init(interval:))
+        var warnedOfMetadata = false
         var position: Int64 = isLive ? 0 : start - skip
         var meter = LowSpeedMeter(bytes: configuration.lowSpeedBytes, seconds: configuration.lowSpeedTime)
         do {
@@ -277,6 +281,14 @@ public final class HTTPStreamSource: StreamSource {
                         waited = waited || delivery.waited
                     case .title(let title):
                         state.withLock { $0.pendingTitles.append((buffer.producedBytes, title)) }
+                    case .malformed(let why):
+                        let message: Logger.Message = "\(url.absoluteString): \(why), left out; the audio plays on"
+                        if warnedOfMetadata {
+                            configuration.logger.debug(message)
+                        } else {
+                            configuration.logger.warning(message)
+                            warnedOfMetadata = true
+                        }
                     }
                 }
                 if position > start || isLive { audioArrived = true }

@@ -1,3 +1,5 @@
+import Logging
+
 /// The limits and patience of network items (``HTTPStreamingDecoderFactory``).
 public struct HTTPStreamingConfiguration: Sendable {
     /// How long a stream that keeps failing (a dropped connection, a server that does not
@@ -26,6 +28,8 @@ public struct HTTPStreamingConfiguration: Sendable {
     public var bufferCapacity = 1 << 20
     /// Certificates trusted besides the system's (the daemon's `--ca-file`); nil: the system's only.
     public var trustedCertificates: TrustedCertificates?
+    /// Where a stream's warnings go (a malformed ICY metadata block, dropped while the audio plays on).
+    public var logger = Logger(label: "queueplayer.http-streaming")
 
     public init(retryTime: Double = 300) {
         self.retryTime = retryTime

@@ -127,6 +127,8 @@ public final class LocationManager: Sendable {
 
     public func startMonitoring(for region: CircularRegion) { change { $0.monitor.add(region) } }
     public func stopMonitoring(for region: CircularRegion) { change { $0.monitor.remove(identifier: region.identifier) } }
+    /// Stops monitoring every region at once (one by one, each removal would move the ones after it).
+    public func stopMonitoringAllRegions() { change { $0.monitor.removeAll() } }
 
     // MARK: - Private
 
@@ -163,7 +165,7 @@ public final class LocationManager: Sendable {
         var intervals: [Double] = []
         if state.significant { intervals.append(significantChangeInterval) }
         // A region is looked at often enough that a vehicle at 30 m/s cannot cross it unseen.
-        if let smallest = state.monitor.regions.map(\.radius).min() { intervals.append(min(max(smallest / 30, 1), 10)) }
+        if let smallest = state.monitor.smallestRadius { intervals.append(min(max(smallest / 30, 1), 10)) }
         return intervals.min().map(SamplingPolicy.every)
     }
 

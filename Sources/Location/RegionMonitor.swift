@@ -40,6 +40,11 @@ public struct RegionMonitor: Sendable {
     public var retriggerInterval: Double = 60
 
     public private(set) var states: [RegionState] = []
+    /// Where each identifier is in ``states``: adding a new region costs the same however many
+    /// are monitored (a file of waypoints is added one by one).
+    private var positions: [String: Int] = [:]
+    /// The smallest radius monitored (nil: none), kept as regions come and go.
+    public private(set) var smallestRadius: Double?
 
     public init() {}
 
@@ -49,11 +54,22 @@ public struct RegionMonitor: Sendable {
     /// Starts monitoring `region` (one with the same identifier is replaced, its state forgotten).
     public mutating func add(_ region: CircularRegion) {
         remove(identifier: region.identifier)
+        positions[region.identifier] = states.count
         states.append(RegionState(region: region))
+        smallestRadius = min(smallestRadius ?? region.radius, region.radius)
     }
 
     public mutating func remove(identifier: String) {
-        states.removeAll { $0.region.identifier == identifier }
+        guard let position = positions.removeValue(forKey: identifier) else { return }
+        states.remove(at: position)
+        for index in position..<states.count { positions[states[index].region.identifier] = index }
+        smallestRadius = states.lazy.map(\.region.radius).min()
+    }
+
+    public mutating func removeAll() {
+        states.removeAll()
+        positions.removeAll()
+        smallestRadius = nil
     }
 
     /// Applies a fix; returns the events it causes (exits first, then entries by distance).

@@ -112,8 +112,8 @@ import TestSupport
         let readme = try String(contentsOf: TestMedia.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.firstRange(of: "### The configuration file"))
         let example = try #require(readme[section.upperBound...].firstMatch(of: /```toml\n([\s\S]*?)```/)?.output.1)
-        let file = try Self.read(String(example))
-        #expect(file.settings.musicDirectory == NSString(string: "~/Music").expandingTildeInPath)
+        let file = try ConfigurationFile(path: Self.path, text: String(example), environment: ["HOME": "/home/me"])
+        #expect(file.settings.musicDirectory == "/home/me/Music", "~ is $HOME")
         #expect(file.settings.bufferTime == DaemonOptions().bufferTimeMilliseconds)
         let uncommented = example.replacing(/(?m)^# ([a-z-]+ = )/) { "\($0.output.1)" }
         #expect(Set(try Self.read(String(uncommented)).lines.keys) == Set(Setting.allCases))
@@ -331,6 +331,57 @@ import TestSupport
         try Data([0x6f, 0x6e, 0x63, 0x65, 0x20, 0x3d, 0x20, 0xff]).write(to: URL(fileURLWithPath: missing))
         #expect(throws: ConfigurationFileError(path: missing, line: nil, problem: "not UTF-8 text")) {
             try ConfigurationFile.load(path: missing, environment: environment)
+        }
+    }
+
+    /// The file is parsed once: the time to read it grows with its length, not its square. A list
+    /// of 8,000 files against one of 2,000: a linear reading takes about 4 times as long (8 allowed
+    /// for a loaded machine), a quadratic one 16; and the longer is read in well under 3 s.
+    @Test func aLongFileIsReadInLinearTime() throws {
+        func seconds(files count: Int) throws -> Double {
+            let text = "once = true\nfiles = [\n" + (0..<count).map { "  \"/music/\($0).mp3\",\n" }.joined() + "]\nno-state = true\n"
+            let start = ChildProcess.now()
+            let file = try Self.read(text)
+            let elapsed = ChildProcess.now() - start
+            #expect(file.settings.files?.count == count && file.lines[.noState] == count + 4)
+            return elapsed
+        }
+        _ = try seconds(files: 100)
+        let short = try seconds(files: 2_000)
+        let long = try seconds(files: 8_000)
+        #expect(long < 3, "8,000 files read in \(long) s")
+        #expect(long / max(short, 0.005) < 8, "2,000 files in \(short) s, 8,000 in \(long) s")
+    }
+
+    /// What is read is bounded: the size, the keys, the dotted parts of a key or table name and
+    /// the nesting of values. Beyond each, an error naming the file (and the line), before TOMLKit
+    /// sees the text (a header of many parts overflowed its stack; many keys, its memory).
+    @Test func whatIsReadIsBounded() throws {
+        let keys = (0..<2_000).map { "key\($0) = 1\n" }.joined()
+        #expect(Self.error(keys)?.description == "\(Self.path):1001: more than 1000 keys, which is no configuration file")
+        let tables = (0..<2_000).map { "[table\($0)]\n" }.joined()
+        #expect(Self.error(tables)?.description == "\(Self.path):1001: more than 1000 keys, which is no configuration file")
+        let header = "once = true\n[" + Array(repeating: "a", count: 100).joined(separator: ".") + "]\n"
+        #expect(Self.error(header)?.description == "\(Self.path):2: a table name of more than 8 dotted parts")
+        let hugeHeader = "[" + Array(repeating: "a", count: 400_000).joined(separator: ".") + "]\n"
+        #expect(Self.error(hugeHeader)?.description == "\(Self.path):1: a table name of more than 8 dotted parts")
+        let dotted = "\n\n" + Array(repeating: "\"a\"", count: 9).joined(separator: " . ") + " = 1\n"
+        #expect(Self.error(dotted)?.description == "\(Self.path):3: a key of more than 8 dotted parts")
+        let nested = "files = " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n"
+        #expect(Self.error(nested)?.description == "\(Self.path):1: arrays or inline tables nested more than 32 deep")
+        // Within the bounds, nothing changes: eight parts are a table (no setting), 32 arrays an array.
+        #expect(Self.error("a.b.c.d.e.f.g.h = 1")?.description == "\(Self.path):1: unknown setting 'a'")
+        #expect(Self.error("files = " + String(repeating: "[", count: 32) + String(repeating: "]", count: 32))?.description
+                == "\(Self.path):1: files: expected a string or an array of strings, found an array")
+
+        let large = "# " + String(repeating: "x", count: ConfigurationFile.maximumSize) + "\n"
+        #expect(Self.error(large) == ConfigurationFileError(path: Self.path, line: nil, problem: "larger than 1 MiB, which is no configuration file"))
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("large.toml")
+        try Data(large.utf8).write(to: file)
+        #expect(throws: ConfigurationFileError(path: file.path, line: nil, problem: "larger than 1 MiB, which is no configuration file")) {
+            try ConfigurationFile.load(path: file.path)
         }
     }
 }

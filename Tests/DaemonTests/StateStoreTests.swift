@@ -77,4 +77,32 @@ import Testing
         #expect(StateStore.defaultFile(environment: ["STATE_DIRECTORY": "/s/queueplayerd", "XDG_STATE_HOME": "/x"]).path
                 == "/s/queueplayerd/state.json")
     }
+
+    /// `$HOME` (absolute) is the home directory of every default path, as the XDG base directory
+    /// rules and mpd have it; the passwd entry's only when `HOME` is unset or not a path.
+    @Test func defaultPathsFollowHOME() throws {
+        let environment = ["HOME": "/some/dir"]
+        #expect(StateStore.defaultFile(environment: environment).path == "/some/dir/.local/state/queueplayerd/state.json")
+        #expect(StickerFileChoice.besideState.file(stateDirectory: nil, environment: environment)?.path
+                == "/some/dir/.local/state/queueplayerd/sticker.sql")
+        #expect(ConfigurationFile.defaultPath(environment: environment) == "/some/dir/.config/queueplayerd/queueplayerd.toml")
+        let file = try ConfigurationFile(path: "/etc/q.toml", text: "socket = \"~/q.sock\"\nfiles = [\"~\", \"~/a.mp3\"]\n",
+                                         environment: environment)
+        #expect(file.settings.socket == "/some/dir/q.sock")
+        #expect(file.settings.files == ["/some/dir", "/some/dir/a.mp3"])
+        // The XDG variables still win, and the control socket is under XDG_RUNTIME_DIR, not the home directory.
+        #expect(StateStore.defaultFile(environment: ["HOME": "/some/dir", "XDG_STATE_HOME": "/x"]).path == "/x/queueplayerd/state.json")
+        #expect(Daemon.defaultSocketPath(environment: ["HOME": "/some/dir", "XDG_RUNTIME_DIR": "/run/user/7"]) == "/run/user/7/queueplayerd.sock")
+        #expect(!Daemon.defaultSocketPath(environment: environment).hasPrefix("/some/dir"))
+        // Unset, empty or relative: the passwd entry's home directory.
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        try #require(getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0 && result != nil)
+        let passwdHome = String(cString: entry.pw_dir)
+        for unusable in [[:], ["HOME": ""], ["HOME": "relative/dir"]] {
+            #expect(StateStore.defaultFile(environment: unusable).path
+                    == URL(fileURLWithPath: passwdHome).appendingPathComponent(".local/state/queueplayerd/state.json").path, "\(unusable)")
+        }
+    }
 }

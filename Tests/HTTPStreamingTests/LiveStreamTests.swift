@@ -27,6 +27,12 @@ import TestSupport
     /// after `cut(index)` audio bytes (nil: never); `refuse(index)`: answers 503 instead.
     static func radio(title: @escaping @Sendable (Int, Int) -> String, cut: @escaping @Sendable (Int) -> Int? = { _ in nil },
                       refuse: @escaping @Sendable (Int) -> Bool = { _ in false }) throws -> ScriptedHTTPServer {
+        try radio(metadata: { index, block in "StreamTitle='\(title(index, block))';" }, cut: cut, refuse: refuse)
+    }
+
+    /// ``radio(title:cut:refuse:)`` with each metadata block's whole text given (before its NUL padding).
+    static func radio(metadata: @escaping @Sendable (Int, Int) -> String, cut: @escaping @Sendable (Int) -> Int? = { _ in nil },
+                      refuse: @escaping @Sendable (Int) -> Bool = { _ in false }) throws -> ScriptedHTTPServer {
         let responses = Atomic<Int>(0)
         let counter = UncheckedBox(responses)
         return try ScriptedHTTPServer { request, connection in
@@ -51,7 +57,7 @@ import TestSupport
                     connection.write(chunk.prefix(cut - sent))
                     return
                 }
-                let text = Array("StreamTitle='\(title(index, block))';".utf8)
+                let text = Array(metadata(index, block).utf8)
                 let padded = text + [UInt8](repeating: 0, count: (16 - text.count % 16) % 16)
                 guard connection.write(chunk + Data([UInt8(padded.count / 16)]) + Data(padded)) else { return }
                 sent += interval
@@ -78,6 +84,34 @@ import TestSupport
         let done = Recorder<Bool>()
         playback.player.seek(to: MediaTime(seconds: 1)) { done.append($0) }
         #expect(done.all == [false], "a live stream has nothing to seek in")
+        watch.invalidate()
+        try await playback.shutdown()
+    }
+
+    /// mpd plays on through bad metadata, and so does the stream: a NUL in the title, a quote
+    /// never closed and text after the last `';` each cost the bad part, with a warning, never the audio.
+    @Test func malformedMetadataCostsTheTitleNotTheAudio() async throws {
+        // Every fourth block says something (two seconds of audio apart), the others nothing.
+        let said = ["StreamTitle='Before';", "StreamTitle='Bad\0Title';", "StreamTitle='Never closed",
+                    "StreamTitle='Trailing';junk after it", "StreamTitle='After';"]
+        let server = try Self.radio(metadata: { _, block in block % 4 == 0 ? said[min(block / 4, said.count - 1)] : "" })
+        let log = RecordingLogHandler.Lines()
+        var configuration = StreamPlayback.quick
+        configuration.logger = log.logger()
+        let playback = StreamPlayback([server.url("stream")], configuration: configuration)
+        let item = playback.items[0]
+        let titles = Recorder<String?>()
+        let watch = item.observe(\.streamTitle, options: [.new]) { _, change in titles.append(change.newValue ?? nil) }
+        #expect(playback.run { titles.all.contains("After") || item.status == .failed })
+        #expect(item.status != .failed, "\(String(describing: item.error))")
+        #expect(titles.all == ["Before", "Trailing", "After"])
+        #expect(server.requests.count == 1, "one connection, never dropped")
+        // Past the bad blocks' audio (sixteen intervals of half a second).
+        #expect(Double(playback.sink.capturedFrames) / 44_100 > 7)
+        let url = server.url("stream").absoluteString
+        #expect(log.all.filter { $0.hasPrefix("warning:") }
+                == ["warning: \(url): an ICY metadata block with a NUL in a value, left out; the audio plays on"], "\(log.all)")
+        #expect(log.count(containing: "never closed, left out") == 1 && log.count(containing: "not key='value'; pairs, left out") == 1)
         watch.invalidate()
         try await playback.shutdown()
     }

@@ -35,7 +35,7 @@ struct LocationCommands: CommandHandler {
             service.manager.distanceFilter = metres
         case .regions:
             let inside = Dictionary(service.manager.regionStates.map { ($0.region.identifier, $0.inside == true) }, uniquingKeysWith: { $1 })
-            for waypoint in service.options.regions {
+            for waypoint in service.regions {
                 reply.append("region", waypoint.name)
                 reply.append("lat", Self.degrees(waypoint.region.center.latitude))
                 reply.append("lon", Self.degrees(waypoint.region.center.longitude))

@@ -14,7 +14,9 @@ import TOMLKit
 /// The file is checked whole before the daemon starts: a syntax error, a key that is no
 /// setting (a typo would otherwise be a setting silently not applied) and a value of the wrong
 /// type are each a ``ConfigurationFileError`` naming the file and the line. Ranges are checked
-/// with the command line's, by ``DaemonSettings/options(over:)``.
+/// with the command line's, by ``DaemonSettings/options(over:)``. What is read is bounded: at most
+/// ``maximumSize`` bytes, and the keys, dotted parts and nesting ``TOMLOutline`` allows, each
+/// beyond its bound an error too (the executable exits with status 64, as for any mistake in the file).
 public struct ConfigurationFile: Sendable {
     /// The file, as its messages name it.
     public let path: String
@@ -22,6 +24,9 @@ public struct ConfigurationFile: Sendable {
     public let settings: DaemonSettings
     /// The line each setting the file gives starts on.
     public let lines: [Setting: Int]
+
+    /// The largest file read: a file of every setting, with a long list of `files`, is a few kilobytes.
+    public static let maximumSize = 1 << 20
 
     /// `$XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml`, else `~/.config/queueplayerd/queueplayerd.toml`:
     /// beside the feeds file, in the daemon's one configuration directory.
@@ -43,18 +48,31 @@ public struct ConfigurationFile: Sendable {
         }
         // A FileHandle, not String(contentsOfFile:), which refuses anything but a regular file:
         // `--config /dev/null` is the way to start without the default file's settings.
-        guard let handle = FileHandle(forReadingAtPath: file), let data = try? handle.readToEnd() ?? Data() else {
+        // One byte more than allowed tells a file that is too large, without reading the rest of it.
+        guard let handle = FileHandle(forReadingAtPath: file), let data = try? handle.read(upToCount: maximumSize + 1) ?? Data() else {
             throw ConfigurationFileError(path: file, line: nil, problem: "cannot be read")
         }
+        try? handle.close()
         guard let text = String(validating: data, as: UTF8.self) else {
             throw ConfigurationFileError(path: file, line: nil, problem: "not UTF-8 text")
         }
-        return try ConfigurationFile(path: file, text: text)
+        return try ConfigurationFile(path: file, text: text, environment: environment)
     }
 
-    /// Reads `text` as the contents of the file at `path` (which resolves relative paths in it).
-    public init(path: String, text: String) throws(ConfigurationFileError) {
+    /// Reads `text` as the contents of the file at `path` (which resolves relative paths in it);
+    /// `environment`'s `HOME` is what `~` in a path means.
+    public init(path: String, text: String,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationFileError) {
         self.path = path
+        guard text.utf8.count <= Self.maximumSize else {
+            throw ConfigurationFileError(path: path, line: nil, problem: "larger than \(Self.maximumSize >> 20) MiB, which is no configuration file")
+        }
+        let lines: [String: Int]
+        do throws(TOMLOutline.Refusal) {
+            lines = try TOMLOutline(text).keyLines
+        } catch {
+            throw ConfigurationFileError(path: path, line: error.line, problem: error.problem)
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -63,8 +81,7 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw ConfigurationFileError(path: path, line: nil, problem: "\(error)")
         }
-        let lines = Self.keyLines(text)
-        var reader = ValueReader(path: path, directory: (path as NSString).deletingLastPathComponent)
+        var reader = ValueReader(path: path, directory: (path as NSString).deletingLastPathComponent, environment: environment)
         var settings = DaemonSettings()
         var found: [Setting: Int] = [:]
         // In the order of the file, so that of two mistakes the first is reported.
@@ -148,30 +165,11 @@ public struct ConfigurationFile: Sendable {
         self.lines = found
     }
 
-    /// The line each top-level key of `text`, a valid document, starts on.
-    ///
-    /// TOMLKit (0.6.0) gives a line for a syntax error but not for the values it parsed, and a
-    /// wrong key or value must be reported at its line too. So TOMLKit parses growing prefixes of
-    /// the document: a prefix that ends between two statements parses, one that ends inside a
-    /// multi-line array or string does not. A key starts on the line after the longest prefix
-    /// that parses without it. Quadratic in the lines, which is nothing for a settings file, and
-    /// no second TOML parser to disagree with the first.
+    /// The line each top-level key of `text`, a valid document, starts on (``TOMLOutline``:
+    /// TOMLKit gives a line for a syntax error but not for the values it parsed, and a wrong key
+    /// or value must be reported at its line too); empty for a document the outline refuses.
     static func keyLines(_ text: String) -> [String: Int] {
-        // By scalars: "\r\n" (a file written on Windows) is one Character, which a Character split misses.
-        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { String(String.UnicodeScalarView($0)) }
-        var found: [String: Int] = [:]
-        var lastParsed = 0
-        for count in 1...max(lines.count, 1) {
-            // Each line with its end: a "\r" without the "\n" after it is not TOML.
-            let prefix = lines.prefix(count).joined(separator: "\n") + "\n"
-            guard let table = try? TOMLTable(string: prefix) else { continue }
-            for key in table.keys where found[key] == nil {
-                found[key] = lastParsed + 1
-            }
-            lastParsed = count
-        }
-        return found
+        (try? TOMLOutline(text).keyLines) ?? [:]
     }
 }
 
@@ -197,6 +195,8 @@ private struct ValueReader {
     let path: String
     /// The file's directory, which relative paths in it are relative to.
     let directory: String
+    /// Whose `HOME` `~` is.
+    let environment: [String: String]
     var line: Int?
 
     func error(_ problem: String) -> ConfigurationFileError {
@@ -260,7 +260,7 @@ private struct ValueReader {
     /// `~/x` is in the home directory and `x` beside the file: the daemon's working directory,
     /// `/` under systemd, says nothing about where the file's author meant.
     func resolve(_ path: String) -> String {
-        if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
+        if path.hasPrefix("~") { return UserDirectories.expandingTilde(path, environment: environment) }
         // A stream URL among `files` is not a path.
         return path.hasPrefix("/") || path.isEmpty || StreamURL.hasScheme(path) ? path : (directory as NSString).appendingPathComponent(path)
     }

@@ -21,8 +21,8 @@ final class LocationService: LocationManagerDelegate {
         var source: LocationChoice
         /// `location` in `--background-modes`: standard updates go on in the background.
         var backgroundUpdates: Bool
-        /// `--regions`: the waypoints read from the GPX file.
-        var regions: [RegionWaypoint] = []
+        /// `--regions`: the GPX file of waypoints, read by ``readRegions()`` as the daemon starts.
+        var regionFile: String?
     }
 
     /// What ``listener`` hears.
@@ -41,6 +41,10 @@ final class LocationService: LocationManagerDelegate {
         var fixLost = false
         var saveScheduled = false
         var observers: [any NSObjectProtocol] = []
+        /// The waypoints monitored, in the file's order, and by region identifier.
+        var regions: [RegionWaypoint] = []
+        var waypoints: [String: RegionWaypoint] = [:]
+        var started = false
     }
 
     let manager: LocationManager
@@ -62,14 +66,34 @@ final class LocationService: LocationManagerDelegate {
         state = partition.bound(State())
     }
 
-    /// The waypoints by region identifier.
-    private var waypoints: [String: RegionWaypoint] {
-        Dictionary(options.regions.map { ($0.region.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+    /// The waypoints monitored (`regions`), on the partition's queue.
+    var regions: [RegionWaypoint] { state.value.regions }
+
+    /// Reads `--regions` (none without it): each waypoint left out is a warning. A file that
+    /// cannot be used is a ``DaemonOptionError``; a cancelled task ends the read with `CancellationError`.
+    func readRegions() throws -> [RegionWaypoint] {
+        guard let path = options.regionFile else { return [] }
+        let read: (waypoints: [RegionWaypoint], problems: [String])
+        do {
+            read = try RegionFile.read(URL(fileURLWithPath: path))
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as RegionFile.Refusal {
+            throw DaemonOptionError("--regions \(path): \(error.description).")
+        } catch {
+            throw DaemonOptionError("--regions \(path): \(error.localizedDescription)")
+        }
+        for problem in read.problems { logger.warning("--regions \(path): \(problem)") }
+        return read.waypoints
     }
 
-    /// On the partition's queue: restores the fixes kept, follows the app's state, starts updates and regions.
-    func start() {
+    /// On the partition's queue: restores the fixes kept, follows the app's state, starts updates
+    /// and monitors `regions` (``readRegions()``'s).
+    func start(regions: [RegionWaypoint]) {
         partition.assertOwned()
+        state.value.started = true
+        state.value.regions = regions
+        state.value.waypoints = Dictionary(regions.map { ($0.region.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         state.value.fixes = store?.load() ?? []
         let logger = logger
         manager.log = { level, message in
@@ -100,18 +124,19 @@ final class LocationService: LocationManagerDelegate {
         // With the location mode, standard updates keep a backgrounded daemon from being
         // suspended, as on iOS (``setMode(_:)`` tells the application when that changes).
         application.isUpdatingLocationInBackground = { allowed && manager.isUpdatingLocation }
-        for waypoint in options.regions { manager.startMonitoring(for: waypoint.region) }
+        for waypoint in regions { manager.startMonitoring(for: waypoint.region) }
         manager.startUpdatingLocation()
-        logger.info("location: updates from \(options.source.description)\(options.regions.isEmpty ? "" : ", \(options.regions.count) regions")")
+        logger.info("location: updates from \(options.source.description)\(regions.isEmpty ? "" : ", \(regions.count) regions")")
     }
 
     /// Stops the source and writes the fixes kept (at shutdown); returns once written.
     func stop() async {
         manager.stopUpdatingLocation()
         manager.stopMonitoringSignificantLocationChanges()
-        for region in manager.monitoredRegions { manager.stopMonitoring(for: region) }
-        let fixes = await partition.run { [state] _ in state.value.fixes }
-        guard let store else { return }
+        manager.stopMonitoringAllRegions()
+        // A daemon stopped before it started (while reading the regions file) loaded no fixes: it keeps the file's.
+        let fixes = await partition.run { [state] _ in state.value.started ? state.value.fixes : nil }
+        guard let store, let fixes else { return }
         await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
             store.save(fixes) { written.resume() }
         }
@@ -192,7 +217,7 @@ final class LocationService: LocationManagerDelegate {
             logger.info("location: entered region \(region.identifier)")
             partition.events.post([.region])
             state.value.listener?(.region(region.identifier, entered: true))
-            if let waypoint = waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
+            if let waypoint = state.value.waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
         }
     }
 

@@ -48,8 +48,8 @@ final class ControlServer: Sendable {
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
     /// per-user directory under /tmp when the variable is unset.
-    static func defaultPath() -> String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return runtime + "/queueplayerd.sock"
         }
         return "/tmp/queueplayerd-\(getuid())/queueplayerd.sock"

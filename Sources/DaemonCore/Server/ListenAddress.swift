@@ -1,3 +1,4 @@
+import FeedFetch
 import Foundation
 
 /// Where the control server listens (`--bind`, repeatable, and `bind` in the configuration
@@ -25,7 +26,7 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// expanded); anything else is `HOST[:PORT]`.
     public static func parse(_ text: String) throws(DaemonOptionError) -> ListenAddress {
         if text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix(".") {
-            let path = (text as NSString).expandingTildeInPath
+            let path = UserDirectories.expandingTilde(text, environment: ProcessInfo.processInfo.environment)
             guard path.utf8.count <= 100 else { throw DaemonOptionError("--bind \(text): a socket path must be at most 100 bytes long.") }
             return .unix(path)
         }

@@ -1,4 +1,5 @@
 import DaemonState
+import FeedFetch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -23,14 +24,13 @@ struct StateStore: Sendable {
     let file: URL
 
     /// The default location: `$STATE_DIRECTORY/state.json` under systemd (`StateDirectory=`),
-    /// else `$XDG_STATE_HOME/queueplayerd/state.json`, or `~/.local/state/queueplayerd/state.json`.
+    /// else `$XDG_STATE_HOME/queueplayerd/state.json`, or `~/.local/state/queueplayerd/state.json`
+    /// (``UserDirectories``: `~` is `$HOME`). The sticker database and the stored playlists are beside it.
     static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let directories = environment["STATE_DIRECTORY"], let first = directories.split(separator: ":").first {
             return URL(fileURLWithPath: String(first)).appendingPathComponent("state.json")
         }
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
-        return base.appendingPathComponent("queueplayerd/state.json")
+        return UserDirectories.stateHome(environment: environment).appendingPathComponent("queueplayerd/state.json")
     }
 
     func load() -> LoadResult {
