@@ -472,7 +472,8 @@ final class Partition: @unchecked Sendable {
         syncWithPlayer()
         var resume: (id: Int, seconds: Double, paused: Bool)?
         if let playing = nowPlaying, playQueue.position(ofID: playing.id) != nil {
-            resume = (playing.id, player.currentTime().seconds, playState == .pause)
+            // Where the listener stops hearing the song: all that was written, with a FIFO output.
+            resume = (playing.id, player.interruptionTime().seconds, playState == .pause)
         }
         startAnnouncement(Announcement(item: PlayerItem(url: file), resume: resume))
         logger.info("announcing \(name): \(file.lastPathComponent)\(resume.map { String(format: " (the queue resumes at %.3f s)", $0.seconds) } ?? "")")

@@ -66,6 +66,12 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Drops everything buffered, at once.
     func flush()
 
+    /// Whether ``flush()`` takes back what was written and not yet heard (a device's buffer):
+    /// playback interrupted now stops where it is audible. False for an output whose reader
+    /// has what was written as soon as it is written (a FIFO): what was written will be heard,
+    /// and playback interrupted now stops at its end. Any thread.
+    var flushTakesBackWrittenAudio: Bool { get }
+
     /// Waits at most `timeoutNanoseconds` for buffered audio to play out;
     /// returns true once nothing is left.
     func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool
@@ -106,6 +112,8 @@ extension AudioSink {
     public func playedFrames() -> PlayedFrames? { nil }
 
     public var positionPeriod: UInt64 { 0 }
+
+    public var flushTakesBackWrittenAudio: Bool { true }
 
     /// A sink that cannot run dry has no underruns.
     public var underruns: Int { 0 }

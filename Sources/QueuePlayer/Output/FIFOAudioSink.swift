@@ -127,6 +127,8 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     public func resume() { pacer.resume() }
     /// What is in the pipe already is the reader's; only the pace's account is dropped.
     public func flush() { pacer.flush() }
+    /// The pipe's reader takes what is written at once (snapserver does): a flush takes nothing back.
+    public var flushTakesBackWrittenAudio: Bool { false }
     public func waitUntilDrained(timeoutNanoseconds: UInt64) -> Bool { pacer.waitUntilDrained(timeoutNanoseconds: timeoutNanoseconds) }
 
     public func close() {

@@ -159,6 +159,13 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         return Self.tagged(played, pace: pace)
     }
 
+    /// Whether a flush takes back what the output the render thread last published as pacing
+    /// holds (the null sink's, while it paces: yes).
+    public var flushTakesBackWrittenAudio: Bool {
+        let slot = Int(publishedPace.load(ordering: .acquiring) & 0xFF)
+        return slot > 0 ? outputs[slot - 1].flushTakesBackWrittenAudio : true
+    }
+
     /// The period of the output the render thread last published as pacing (0 while the null sink paces).
     public var positionPeriod: UInt64 {
         let slot = Int(publishedPace.load(ordering: .acquiring) & 0xFF)

@@ -300,6 +300,27 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         }
     }
 
+    /// Where playback of the current item stops if it is interrupted now (a removal, a
+    /// replacement): the audible time for an output whose flush takes back what it holds (a
+    /// device's buffer), the end of what was written for one whose reader already has it (a
+    /// FIFO's, ``AudioSink/flushTakesBackWrittenAudio``), so that playing on from there later
+    /// gives its listener nothing twice. Zero without a current item.
+    public func interruptionTime() -> MediaTime {
+        onControlQueue {
+            updateTimeline()
+            var reading = readPosition()
+            if !sink.flushTakesBackWrittenAudio, reading.position.generation == control.state.timeline.generation {
+                // Everything written counts as heard: no delay, nothing to bring forward.
+                reading.position.delay = 0
+                reading.position.played = nil
+                reading.position.isRunning = false
+                reading.position.measuredAt = reading.now
+            }
+            guard let position = audiblePosition(reading) else { return .zero }
+            return MediaTime(seconds: position)
+        }
+    }
+
     /// The audible position in `item` while it plays, read on the calling thread without a
     /// trip to the player's queue: from where the player last saw the item in the stream and
     /// the render thread's latest measurement, brought forward by the device's last answer

@@ -12,10 +12,13 @@ final class PartitionFixture {
     let partition: Partition
     let directory: URL
 
-    init() throws {
+    /// `sink` makes the player's output on the fixture's clock (a null sink by default);
+    /// `decoders` opens its items.
+    init(sink: (VirtualClock) -> any AudioSink = { NullAudioSink(clock: $0) },
+         decoders: any DecoderFactory = MPG123DecoderFactory()) throws {
         directory = try TestMedia.scratchDirectory()
         let queue = DispatchQueue(label: "test.partition")
-        let player = QueuePlayer(sink: NullAudioSink(clock: clock))
+        let player = QueuePlayer(sink: sink(clock), decoderFactory: decoders)
         partition = Partition(queue: queue, player: player, library: MusicLibrary(root: TestMedia.directory),
                               events: ControlEvents(queue: queue),
                               outputs: AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil),
