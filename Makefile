@@ -10,10 +10,10 @@ BINDIR       ?= $(PREFIX)/bin
 UNITDIR      ?= $(HOME)/.config/systemd/user
 # A binary to install instead of a fresh release build (e.g. BINARY=.build/debug/queueplayerd).
 BINARY       ?=
-# Extra arguments for `swift test` (e.g. TESTFLAGS="--filter StateRestoreTests").
+# Extra arguments for scripts/run-tests (e.g. TESTFLAGS="--filter StateRestoreTests", "--jobs 1").
 TESTFLAGS    ?=
 
-.PHONY: all bootstrap build run test bench clean
+.PHONY: all bootstrap build run test test-fast bench clean
 
 all: build
 
@@ -28,27 +28,20 @@ build: bootstrap
 run: build
 	$(SWIFT) run queueplayerd --media $(MEDIA) --output $(OUTPUT) --http $(HTTP)
 
-## Installs what is missing, builds, and runs every test (unit and integration).
-## On failure, what failed is repeated at the end (CI shows only the tail of a long log).
-## The tests run with a scratch HOME and XDG directories (made here, removed after): nothing
-## they do reads or writes the user's own saved state, control socket or settings.
+## Installs what is missing, builds, and runs every test (unit and integration), four test
+## processes at once, each serial inside (scripts/run-tests deals the suites between them by
+## their durations, scripts/test-durations.tsv). Each process runs with a scratch HOME and XDG
+## directories (made by the script, removed after): nothing the tests do reads or writes the
+## user's own saved state, control socket or settings. On failure, what failed is repeated at
+## the end (CI shows only the tail of a long log). TESTFLAGS="--filter REGEX" runs part of it;
+## `make test-fast` runs the in-process targets only (the edit loop, about a minute).
 test: bootstrap
 	$(SWIFT) build --build-tests
-	@scratch=$$(mktemp -d -t queueplayerd-test.XXXXXX) || exit 1; \
-	  trap 'rm -rf "$$scratch"' EXIT; \
-	  mkdir -m 0700 "$$scratch/home" "$$scratch/state" "$$scratch/runtime" "$$scratch/config"; \
-	  echo "HOME=$$scratch/home XDG_STATE_HOME=$$scratch/state XDG_RUNTIME_DIR=$$scratch/runtime XDG_CONFIG_HOME=$$scratch/config"; \
-	  { HOME="$$scratch/home" XDG_STATE_HOME="$$scratch/state" XDG_RUNTIME_DIR="$$scratch/runtime" \
-	    XDG_CONFIG_HOME="$$scratch/config" $(SWIFT) test --skip-build --no-parallel $(TESTFLAGS); \
-	    echo $$? > "$$scratch/status"; } 2>&1 | tee "$$scratch/test.log"; \
-	  status=$$(cat "$$scratch/status"); \
-	  if [ "$$status" != 0 ]; then \
-	    echo; echo "== make test: what failed (the whole output is above) =="; \
-	    awk '/recorded an issue|: error: /{n=6} /^(◇|✔|✘ Test .* failed after)/&&!/recorded/{n=0} n-->0' \
-	      "$$scratch/test.log" | head -80; \
-	    grep -E '^✘ Test .* failed after' "$$scratch/test.log" | grep -v '^✘ Test run with' | head -20; \
-	  fi; \
-	  exit $$status
+	scripts/run-tests $(TESTFLAGS)
+
+test-fast: bootstrap
+	$(SWIFT) build --build-tests
+	scripts/run-tests --fast $(TESTFLAGS)
 
 clean:
 	rm -rf .build
