@@ -122,7 +122,7 @@ public struct ClientSession: Sendable {
     /// A request line as it may be logged: a `password` line keeps only its command name.
     static func loggable(_ line: some Collection<UInt8>) -> String {
         let name = line.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-        if name.elementsEqual("password".utf8) && name.count < line.count { return "password ***" }
+        if name.elementsEqual(Command.Kind.password.name.utf8) && name.count < line.count { return "password ***" }
         return String(decoding: line, as: UTF8.self)
     }
 
@@ -157,7 +157,7 @@ public struct ClientSession: Sendable {
     /// it runs the work, off the queue the work runs on.
     public var pendingPlaylistURLs: [String] {
         func url(_ request: Request) -> String? {
-            guard ["load", "listplaylist", "listplaylistinfo"].contains(request.name),
+            guard CommandTable.entries[request.name]?.traits.contains(.namesPlaylists) == true,
                   let name = request.arguments.first, name.contains("://") else { return nil }
             return name
         }
@@ -516,11 +516,17 @@ public struct ClientSession: Sendable {
     }
 
     private enum Keyword {
-        static let noidle = Array("noidle".utf8)
-        static let listBegin = Array("command_list_begin".utf8)
-        static let listOKBegin = Array("command_list_ok_begin".utf8)
-        static let listEnd = Array("command_list_end".utf8)
+        static let noidle = Array(Command.Kind.noidle.name.utf8)
+        static let listBegin = Array(listBeginName.utf8)
+        static let listOKBegin = Array(listOKBeginName.utf8)
+        static let listEnd = Array(listEndName.utf8)
+        static let listBeginName = "command_list_begin"
+        static let listOKBeginName = "command_list_ok_begin"
+        static let listEndName = "command_list_end"
     }
+
+    /// The lines that begin and end a command list: the connection's framing, not commands.
+    static let commandListKeywords = [Keyword.listBeginName, Keyword.listOKBeginName, Keyword.listEndName]
 
     /// Collects outgoing text, merging consecutive writes into one action.
     private struct Output {

@@ -1,6 +1,8 @@
 /// A request that has been checked against the command table and whose arguments are typed.
 ///
-/// Cases marked *session* are answered by ``ClientSession`` itself and never reach a
+/// Each case is one row of the command table (``CommandTable``), through its ``Kind``: the row
+/// declares its name, argument counts, permission and traits. Cases marked *session* (their
+/// rows say so) are answered by ``ClientSession`` itself and never reach a
 /// ``CommandExecutor``; all other cases are the executor's job. Argument errors (counts,
 /// numbers, names) have already been turned into mpd's exact ACK texts by
 /// ``Command/init(_:)``, so the executor only deals with state (`Bad song index`,
@@ -257,149 +259,133 @@ public enum Command: Hashable, Sendable {
     /// *session* `binarylimit SIZE`: the most payload bytes of one binary reply (`albumart`, `readpicture`).
     case binarylimit(Int)
 
-    /// The command name as it appears on the wire and in `{command}` of an ACK.
-    public var name: String {
+    /// Which command this is, without its arguments: the key of its row in the command table
+    /// (``CommandTable``) and of its handler in a daemon.
+    public var kind: Kind {
         switch self {
-        case .play: "play"
-        case .pause: "pause"
-        case .next: "next"
-        case .previous: "previous"
-        case .stop: "stop"
-        case .seekcur: "seekcur"
-        case .playid: "playid"
-        case .seek: "seek"
-        case .seekid: "seekid"
-        case .status: "status"
-        case .currentsong: "currentsong"
-        case .playlistinfo: "playlistinfo"
-        case .add: "add"
-        case .addid: "addid"
-        case .clear: "clear"
-        case .delete: "delete"
-        case .deleteid: "deleteid"
-        case .move: "move"
-        case .moveid: "moveid"
-        case .swap: "swap"
-        case .swapid: "swapid"
-        case .shuffle: "shuffle"
-        case .prio: "prio"
-        case .prioid: "prioid"
-        case .playlistid: "playlistid"
-        case .plchanges: "plchanges"
-        case .plchangesposid: "plchangesposid"
-        case .playlistfind: "playlistfind"
-        case .playlistsearch: "playlistsearch"
-        case .playlist: "playlist"
-        case .rangeid: "rangeid"
-        case .addtagid: "addtagid"
-        case .cleartagid: "cleartagid"
-        case .setvol: "setvol"
-        case .repeat: "repeat"
-        case .random: "random"
-        case .single: "single"
-        case .consume: "consume"
-        case .volume: "volume"
-        case .getvol: "getvol"
-        case .crossfade: "crossfade"
-        case .mixrampdb: "mixrampdb"
-        case .mixrampdelay: "mixrampdelay"
-        case .replayGainMode: "replay_gain_mode"
-        case .replayGainStatus: "replay_gain_status"
-        case .clearerror: "clearerror"
-        case .listpartitions: "listpartitions"
-        case .partition: "partition"
-        case .newpartition: "newpartition"
-        case .delpartition: "delpartition"
-        case .moveoutput: "moveoutput"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .channels: "channels"
-        case .sendmessage: "sendmessage"
-        case .readmessages: "readmessages"
-        case .save: "save"
-        case .load: "load"
-        case .listplaylists: "listplaylists"
-        case .listplaylist: "listplaylist"
-        case .listplaylistinfo: "listplaylistinfo"
-        case .playlistadd: "playlistadd"
-        case .playlistclear: "playlistclear"
-        case .playlistdelete: "playlistdelete"
-        case .playlistmove: "playlistmove"
-        case .rename: "rename"
-        case .rm: "rm"
-        case .outputs: "outputs"
-        case .enableoutput: "enableoutput"
-        case .disableoutput: "disableoutput"
-        case .toggleoutput: "toggleoutput"
-        case .outputset: "outputset"
-        case .update: "update"
-        case .config: "config"
-        case .rescan: "rescan"
-        case .lsinfo: "lsinfo"
-        case .listall: "listall"
-        case .listallinfo: "listallinfo"
-        case .listfiles: "listfiles"
-        case .list: "list"
-        case .find: "find"
-        case .search: "search"
-        case .findadd: "findadd"
-        case .searchadd: "searchadd"
-        case .searchaddpl: "searchaddpl"
-        case .readcomments: "readcomments"
-        case .count: "count"
-        case .stats: "stats"
-        case .urlhandlers: "urlhandlers"
-        case .decoders: "decoders"
-        case .albumart: "albumart"
-        case .readpicture: "readpicture"
-        case .password: "password"
-        case .sticker: "sticker"
-        case .kill: "kill"
-
-        case .location: "location"
-        case .locations: "locations"
-        case .locationupdates: "locationupdates"
-        case .locationaccuracy: "locationaccuracy"
-        case .locationdistance: "locationdistance"
-        case .regions: "regions"
-        case .ping: "ping"
-        case .close: "close"
-        case .commands: "commands"
-        case .notcommands: "notcommands"
-        case .tagtypes: "tagtypes"
-        case .idle: "idle"
-        case .noidle: "noidle"
-        case .binarylimit: "binarylimit"
+        case .play: .play
+        case .pause: .pause
+        case .next: .next
+        case .previous: .previous
+        case .stop: .stop
+        case .seekcur: .seekcur
+        case .playid: .playid
+        case .seek: .seek
+        case .seekid: .seekid
+        case .status: .status
+        case .currentsong: .currentsong
+        case .playlistinfo: .playlistinfo
+        case .add: .add
+        case .addid: .addid
+        case .clear: .clear
+        case .delete: .delete
+        case .deleteid: .deleteid
+        case .move: .move
+        case .moveid: .moveid
+        case .swap: .swap
+        case .swapid: .swapid
+        case .shuffle: .shuffle
+        case .prio: .prio
+        case .prioid: .prioid
+        case .playlistid: .playlistid
+        case .plchanges: .plchanges
+        case .plchangesposid: .plchangesposid
+        case .playlistfind: .playlistfind
+        case .playlistsearch: .playlistsearch
+        case .playlist: .playlist
+        case .rangeid: .rangeid
+        case .addtagid: .addtagid
+        case .cleartagid: .cleartagid
+        case .setvol: .setvol
+        case .repeat: .repeat
+        case .random: .random
+        case .single: .single
+        case .consume: .consume
+        case .volume: .volume
+        case .getvol: .getvol
+        case .crossfade: .crossfade
+        case .mixrampdb: .mixrampdb
+        case .mixrampdelay: .mixrampdelay
+        case .replayGainMode: .replayGainMode
+        case .replayGainStatus: .replayGainStatus
+        case .clearerror: .clearerror
+        case .listpartitions: .listpartitions
+        case .partition: .partition
+        case .newpartition: .newpartition
+        case .delpartition: .delpartition
+        case .moveoutput: .moveoutput
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .channels: .channels
+        case .sendmessage: .sendmessage
+        case .readmessages: .readmessages
+        case .save: .save
+        case .load: .load
+        case .listplaylists: .listplaylists
+        case .listplaylist: .listplaylist
+        case .listplaylistinfo: .listplaylistinfo
+        case .playlistadd: .playlistadd
+        case .playlistclear: .playlistclear
+        case .playlistdelete: .playlistdelete
+        case .playlistmove: .playlistmove
+        case .rename: .rename
+        case .rm: .rm
+        case .outputs: .outputs
+        case .enableoutput: .enableoutput
+        case .disableoutput: .disableoutput
+        case .toggleoutput: .toggleoutput
+        case .outputset: .outputset
+        case .update: .update
+        case .config: .config
+        case .rescan: .rescan
+        case .lsinfo: .lsinfo
+        case .listall: .listall
+        case .listallinfo: .listallinfo
+        case .listfiles: .listfiles
+        case .list: .list
+        case .find: .find
+        case .search: .search
+        case .findadd: .findadd
+        case .searchadd: .searchadd
+        case .searchaddpl: .searchaddpl
+        case .count: .count
+        case .stats: .stats
+        case .urlhandlers: .urlhandlers
+        case .decoders: .decoders
+        case .albumart: .albumart
+        case .readcomments: .readcomments
+        case .readpicture: .readpicture
+        case .sticker: .sticker
+        case .password: .password
+        case .kill: .kill
+        case .location: .location
+        case .locations: .locations
+        case .locationupdates: .locationupdates
+        case .locationaccuracy: .locationaccuracy
+        case .locationdistance: .locationdistance
+        case .regions: .regions
+        case .ping: .ping
+        case .close: .close
+        case .commands: .commands
+        case .notcommands: .notcommands
+        case .tagtypes: .tagtypes
+        case .idle: .idle
+        case .noidle: .noidle
+        case .binarylimit: .binarylimit
         }
     }
+
+    /// The command name as it appears on the wire and in `{command}` of an ACK: its row's.
+    public var name: String { kind.name }
 
     /// Whether the command's work or reply grows with the queue or the library (`playlistinfo`,
     /// `add`, `update`), or reads a file (`albumart`, `readpicture`: up to `binarylimit` bytes,
     /// 8 MiB at most; `sticker`: the SQLite database): a daemon may keep such commands from
-    /// piling up ahead of cheap ones.
-    public var isExpensive: Bool {
-        switch self {
-        case .playlistinfo, .add, .update, .rescan, .playlistid, .plchanges, .playlistfind, .playlistsearch,
-             .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search, .findadd, .searchadd, .count,
-             .stats, .load, .listplaylistinfo, .albumart, .readpicture, .playlist, .searchaddpl, .readcomments, .sticker:
-            true
-        default: false
-        }
-    }
-
-    /// The names of the commands ``isExpensive`` marks.
-    static let expensiveNames = ["playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind",
-                                 "playlistsearch", "lsinfo", "listall", "listallinfo", "listfiles", "list", "find",
-                                 "search", "findadd", "searchadd", "count", "stats", "load", "listplaylistinfo",
-                                 "albumart", "readpicture", "playlist", "searchaddpl", "readcomments", "sticker"]
+    /// piling up ahead of cheap ones. Its row says so.
+    public var isExpensive: Bool { kind.isExpensive }
 
     /// Whether ``ClientSession`` answers this command itself instead of calling the executor.
-    public var isHandledBySession: Bool {
-        switch self {
-        case .ping, .close, .commands, .notcommands, .tagtypes, .idle, .noidle, .binarylimit: true
-        default: false
-        }
-    }
+    public var isHandledBySession: Bool { kind.isHandledBySession }
 
     /// The names `commands` lists, sorted as mpd sorts them. `noidle` and the
     /// `command_list_*` lines are not commands in mpd's table, so they are not listed.
@@ -412,4 +398,143 @@ public enum Command: Hashable, Sendable {
     public init(_ request: Request) throws(MPDError) {
         self = try CommandTable.command(for: request)
     }
+}
+
+extension Command {
+    /// A command without its arguments: one case per case of ``Command``. Its name, its
+    /// permission and its traits are its row's in the command table, the only place they are
+    /// declared.
+    public enum Kind: Int, CaseIterable, Sendable {
+        case play
+        case pause
+        case next
+        case previous
+        case stop
+        case seekcur
+        case playid
+        case seek
+        case seekid
+        case status
+        case currentsong
+        case playlistinfo
+        case add
+        case addid
+        case clear
+        case delete
+        case deleteid
+        case move
+        case moveid
+        case swap
+        case swapid
+        case shuffle
+        case prio
+        case prioid
+        case playlistid
+        case plchanges
+        case plchangesposid
+        case playlistfind
+        case playlistsearch
+        case playlist
+        case rangeid
+        case addtagid
+        case cleartagid
+        case setvol
+        case `repeat`
+        case random
+        case single
+        case consume
+        case volume
+        case getvol
+        case crossfade
+        case mixrampdb
+        case mixrampdelay
+        case replayGainMode
+        case replayGainStatus
+        case clearerror
+        case listpartitions
+        case partition
+        case newpartition
+        case delpartition
+        case moveoutput
+        case subscribe
+        case unsubscribe
+        case channels
+        case sendmessage
+        case readmessages
+        case save
+        case load
+        case listplaylists
+        case listplaylist
+        case listplaylistinfo
+        case playlistadd
+        case playlistclear
+        case playlistdelete
+        case playlistmove
+        case rename
+        case rm
+        case outputs
+        case enableoutput
+        case disableoutput
+        case toggleoutput
+        case outputset
+        case update
+        case config
+        case rescan
+        case lsinfo
+        case listall
+        case listallinfo
+        case listfiles
+        case list
+        case find
+        case search
+        case findadd
+        case searchadd
+        case searchaddpl
+        case count
+        case stats
+        case urlhandlers
+        case decoders
+        case albumart
+        case readcomments
+        case readpicture
+        case sticker
+        case password
+        case kill
+        case location
+        case locations
+        case locationupdates
+        case locationaccuracy
+        case locationdistance
+        case regions
+        case ping
+        case close
+        case commands
+        case notcommands
+        case tagtypes
+        case idle
+        case noidle
+        case binarylimit
+
+        /// The name as it appears on the wire, in `commands` and in `{command}` of an ACK.
+        public var name: String { CommandTable.row(self).name }
+        /// What a client needs to run it (mpd's table's second column).
+        public var permission: Permission { CommandTable.row(self).permission }
+        /// See ``Command/isExpensive``.
+        public var isExpensive: Bool { CommandTable.row(self).traits.contains(.expensive) }
+        /// See ``Command/isHandledBySession``.
+        public var isHandledBySession: Bool { CommandTable.row(self).traits.contains(.session) }
+    }
+
+    /// Whether the reply of the command `name` is a list of entries (songs, outputs, names)
+    /// rather than one set of fields; false for a name that is not a command.
+    public static func repliesWithList(named name: String) -> Bool {
+        CommandTable.entries[name]?.traits.contains(.listReply) ?? false
+    }
+
+    /// The lines a WebSocket client may not send (docs/websocket.md): the commands whose row
+    /// says so (`idle`, `noidle`: events come unasked; `close`), and the command-list lines,
+    /// which the connection's framing is and JSON messages replace.
+    public static let namesNotTakenOverWebSocket: Set<String> =
+        Set(CommandTable.rows.filter { $0.traits.contains(.notOverWebSocket) }.map(\.name))
+            .union(ClientSession.commandListKeywords)
 }

@@ -17,8 +17,8 @@ struct CommandListBuffer: Sendable {
     private(set) var needsExecutor = false
     /// Whether a line is a command ``Command/isExpensive`` marks (by its first word).
     private(set) var isExpensive = false
-    /// Whether a line's first word is `load`, `listplaylist` or `listplaylistinfo`, the commands
-    /// that may name a remote playlist, which the daemon fetches before the list runs
+    /// Whether a line's first word names a command that may name a remote playlist (`load`,
+    /// `listplaylist`, `listplaylistinfo`: their rows say so), which the daemon fetches before the list runs
     /// (``ClientSession/pendingPlaylistURLs``): a list without one is not parsed for them on the
     /// event loop (a list of 64k `ping`s was, line by line, holding up other clients' `status`).
     private(set) var mayNamePlaylists = false
@@ -47,21 +47,8 @@ struct CommandListBuffer: Sendable {
         if repeated { return true }
         if !needsExecutor { needsExecutor = !CommandTable.isProtocolLevelName(name) }
         if needsExecutor && !isExpensive { isExpensive = CommandTable.isExpensiveName(name) }
-        if !mayNamePlaylists { mayNamePlaylists = Self.readsPlaylists(name) }
+        if !mayNamePlaylists { mayNamePlaylists = CommandTable.isPlaylistNamingName(name) }
         return true
-    }
-
-    private static let playlistReaders: [[UInt8]] = ["load", "listplaylist", "listplaylistinfo"].map { Array($0.utf8) }
-
-    /// `name` is one of ``playlistReaders``.
-    private static func readsPlaylists(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count == 4 || name.count == 12 || name.count == 16 else { return false }
-        var index = 0
-        while index < playlistReaders.count {
-            if Bytes.equal(name, playlistReaders[index]) { return true }
-            index += 1
-        }
-        return false
     }
 
     /// Calls `body` with each line's index and bytes (valid during the call), in order,

@@ -1,42 +1,42 @@
 extension CommandTable {
     /// The music database (MPD's `DatabaseCommands.cxx`, `FileCommands.cxx`, `OtherCommands.cxx`).
     static let databaseEntries: [Entry] = [
-        entry("rescan", .between(0, 1)) { arguments, _ throws(MPDError) in
+        entry(.rescan, "rescan", .between(0, 1), .control, [.expensive]) { arguments, parse throws(MPDError) in
             guard let uri = arguments.first, !uri.isEmpty, uri != "/" else { return .rescan(uri: nil) }
-            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: "rescan") }
+            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: parse.command) }
             return .rescan(uri: uri)
         },
-        entry("lsinfo", .between(0, 1)) { arguments, _ throws(MPDError) in .lsinfo(arguments.first ?? "") },
-        entry("listall", .between(0, 1)) { arguments, _ throws(MPDError) in .listall(arguments.first ?? "") },
-        entry("listallinfo", .between(0, 1)) { arguments, _ throws(MPDError) in .listallinfo(arguments.first ?? "") },
-        entry("listfiles", .between(0, 1)) { arguments, _ throws(MPDError) in .listfiles(arguments.first ?? "") },
-        entry("list", .between(1, nil)) { arguments, _ throws(MPDError) in try list(arguments) },
-        entry("find", .between(1, nil)) { arguments, parse throws(MPDError) in
-            let (filter, sort, window) = try query(arguments, foldCase: false, command: "find", parse)
+        entry(.lsinfo, "lsinfo", .between(0, 1), .read, [.expensive, .listReply]) { arguments, _ throws(MPDError) in .lsinfo(arguments.first ?? "") },
+        entry(.listall, "listall", .between(0, 1), .read, [.expensive, .listReply]) { arguments, _ throws(MPDError) in .listall(arguments.first ?? "") },
+        entry(.listallinfo, "listallinfo", .between(0, 1), .read, [.expensive, .listReply]) { arguments, _ throws(MPDError) in .listallinfo(arguments.first ?? "") },
+        entry(.listfiles, "listfiles", .between(0, 1), .read, [.expensive, .listReply]) { arguments, _ throws(MPDError) in .listfiles(arguments.first ?? "") },
+        entry(.list, "list", .between(1, nil), .read, [.expensive, .listReply]) { arguments, parse throws(MPDError) in try list(arguments, parse) },
+        entry(.find, "find", .between(1, nil), .read, [.expensive, .listReply]) { arguments, parse throws(MPDError) in
+            let (filter, sort, window) = try query(arguments, foldCase: false, command: parse.command, parse)
             return .find(filter, sort: sort, window: window)
         },
-        entry("search", .between(1, nil)) { arguments, parse throws(MPDError) in
-            let (filter, sort, window) = try query(arguments, foldCase: true, command: "search", parse)
+        entry(.search, "search", .between(1, nil), .read, [.expensive, .listReply]) { arguments, parse throws(MPDError) in
+            let (filter, sort, window) = try query(arguments, foldCase: true, command: parse.command, parse)
             return .search(filter, sort: sort, window: window)
         },
-        entry("findadd", .between(1, nil)) { arguments, parse throws(MPDError) in
+        entry(.findadd, "findadd", .between(1, nil), .add, [.expensive]) { arguments, parse throws(MPDError) in
             let (rest, position) = try trailingPosition(arguments, parse)
-            return .findadd(try filter(rest, foldCase: false, command: "findadd"), position: position)
+            return .findadd(try filter(rest, foldCase: false, command: parse.command), position: position)
         },
-        entry("searchadd", .between(1, nil)) { arguments, parse throws(MPDError) in
+        entry(.searchadd, "searchadd", .between(1, nil), .add, [.expensive]) { arguments, parse throws(MPDError) in
             let (rest, position) = try trailingPosition(arguments, parse)
-            return .searchadd(try filter(rest, foldCase: true, command: "searchadd"), position: position)
+            return .searchadd(try filter(rest, foldCase: true, command: parse.command), position: position)
         },
-        entry("count", .between(1, nil)) { arguments, _ throws(MPDError) in
+        entry(.count, "count", .between(1, nil), .read, [.expensive]) { arguments, parse throws(MPDError) in
             var rest = arguments
             var group: FilterKey?
             if rest.count >= 2, rest[rest.count - 2] == "group" {
-                group = try groupKey(rest[rest.count - 1], command: "count")
+                group = try groupKey(rest[rest.count - 1], command: parse.command)
                 rest.removeLast(2)
             }
-            return .count(rest.isEmpty ? nil : try filter(rest, foldCase: false, command: "count"), group: group)
+            return .count(rest.isEmpty ? nil : try filter(rest, foldCase: false, command: parse.command), group: group)
         },
-        entry("searchaddpl", .between(2, nil)) { arguments, parse throws(MPDError) in
+        entry(.searchaddpl, "searchaddpl", .between(2, nil), .control, [.expensive]) { arguments, parse throws(MPDError) in
             // MPD's order: the name, a trailing `position N`, then `window`, `sort` and the filter.
             var rest = Array(arguments.dropFirst())
             var position: Int?
@@ -44,36 +44,36 @@ extension CommandTable {
                 position = try parse.unsigned(rest[rest.count - 1])
                 rest.removeLast(2)
             }
-            let (filter, sort, window) = try query(rest, foldCase: true, command: "searchaddpl", parse)
+            let (filter, sort, window) = try query(rest, foldCase: true, command: parse.command, parse)
             return .searchaddpl(arguments[0], filter, sort: sort, window: window, position: position)
         },
-        simple("stats", .stats),
-        simple("urlhandlers", .urlhandlers),
-        simple("decoders", .decoders),
-        entry("albumart", .exactly(2)) { arguments, parse throws(MPDError) in
+        simple("stats", .read, .stats, [.expensive]),
+        simple("urlhandlers", .read, .urlhandlers, [.listReply]),
+        simple("decoders", .read, .decoders, [.listReply]),
+        entry(.albumart, "albumart", .exactly(2), .read, [.expensive]) { arguments, parse throws(MPDError) in
             .albumart(uri: arguments[0], offset: try parse.unsigned(arguments[1]))
         },
-        entry("readcomments", .exactly(1)) { arguments, _ throws(MPDError) in .readcomments(uri: arguments[0]) },
-        entry("readpicture", .exactly(2)) { arguments, parse throws(MPDError) in
+        entry(.readcomments, "readcomments", .exactly(1), .read, [.expensive]) { arguments, _ throws(MPDError) in .readcomments(uri: arguments[0]) },
+        entry(.readpicture, "readpicture", .exactly(2), .read, [.expensive]) { arguments, parse throws(MPDError) in
             .readpicture(uri: arguments[0], offset: try parse.unsigned(arguments[1]))
         },
     ]
 
     /// `list TAG [FILTER] [group TAG...]`, with MPD 0.20's `list album ARTIST` as well.
-    private static func list(_ arguments: [String]) throws(MPDError) -> Command {
+    private static func list(_ arguments: [String], _ parse: ArgumentParsing) throws(MPDError) -> Command {
         guard let key = FilterKey(arguments[0]), key != .any, key != .base, key != .modifiedSince else {
-            throw MPDError(.argument, "Unknown tag type: \(arguments[0])", command: "list")
+            throw MPDError(.argument, "Unknown tag type: \(arguments[0])", command: parse.command)
         }
         var rest = Array(arguments.dropFirst())
         var groups: [FilterKey] = []
         while rest.count >= 2, rest[rest.count - 2] == "group" {
-            groups.insert(try groupKey(rest[rest.count - 1], command: "list"), at: 0)
+            groups.insert(try groupKey(rest[rest.count - 1], command: parse.command), at: 0)
             rest.removeLast(2)
         }
         if key == .tag(.album), rest.count == 1, !rest[0].hasPrefix("(") {
             rest = ["Artist", rest[0]]  // `list album ARTIST`
         }
-        let songFilter = rest.isEmpty ? nil : try filter(rest, foldCase: false, command: "list")
+        let songFilter = rest.isEmpty ? nil : try filter(rest, foldCase: false, command: parse.command)
         return .list(key, songFilter, groups: groups)
     }
 

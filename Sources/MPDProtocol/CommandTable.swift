@@ -1,8 +1,13 @@
-/// mpd's command table, restricted to what this daemon supports: name, argument count
-/// limits, and how to type the arguments.
+/// mpd's command table (`src/command/AllCommands.cxx`), for the commands this daemon supports:
+/// one row per command, the only place its name, argument counts, permission and traits are
+/// declared, with how its arguments are typed. What else depends on a command is read from the
+/// rows: `commands` and `notcommands`, permission checks (``Permission/required(forCommandNamed:)``),
+/// ``Command/Kind``'s name and traits, the byte-level name tests of command lists, the
+/// WebSocket's refusals (``Command/namesNotTakenOverWebSocket``), and a daemon's dispatch, keyed
+/// by ``Command/Kind``.
 enum CommandTable {
     /// How many arguments a command takes; mirrors `min`/`max` in mpd's `AllCommands.cxx`.
-    enum Arity {
+    enum Arity: Sendable {
         /// mpd's `-1, -1`: any number, not checked (`close`).
         case unchecked
         /// At least `min`, at most `max` (`nil`: no upper limit).
@@ -11,48 +16,136 @@ enum CommandTable {
         static func exactly(_ count: Int) -> Arity { .between(count, count) }
     }
 
-    struct Entry: Sendable {
+    /// What a row says of its command besides its arguments and permission.
+    struct Traits: OptionSet, Sendable {
+        let rawValue: UInt8
+
+        /// Its work or reply grows with the queue or the library, or it reads a file
+        /// (``Command/isExpensive``).
+        static let expensive = Traits(rawValue: 1 << 0)
+        /// ``ClientSession`` answers it itself (``Command/isHandledBySession``).
+        static let session = Traits(rawValue: 1 << 1)
+        /// `commands` does not list it (mpd's table has no `noidle`).
+        static let unlisted = Traits(rawValue: 1 << 2)
+        /// The WebSocket does not take it (``Command/namesNotTakenOverWebSocket``).
+        static let notOverWebSocket = Traits(rawValue: 1 << 3)
+        /// Its first argument may name a remote playlist, which the daemon fetches before the
+        /// command runs (``ClientSession/pendingPlaylistURLs``).
+        static let namesPlaylists = Traits(rawValue: 1 << 4)
+        /// Its reply is a list of entries (songs, outputs, names), which the WebSocket answers as an
+        /// array (``Command/repliesWithList(named:)``).
+        static let listReply = Traits(rawValue: 1 << 5)
+    }
+
+    /// One row of the table.
+    final class Entry: Sendable {
+        let kind: Command.Kind
         let name: String
         let arity: Arity
-        /// Whether `commands` lists it (mpd's table has no `noidle`).
-        let isListed: Bool
+        /// What a client needs to run it (mpd's second column).
+        let permission: Permission
+        let traits: Traits
         let build: @Sendable (_ arguments: [String], _ parse: ArgumentParsing) throws(MPDError) -> Command
+
+        init(kind: Command.Kind, name: String, arity: Arity, permission: Permission, traits: Traits,
+             build: @escaping @Sendable (_ arguments: [String], _ parse: ArgumentParsing) throws(MPDError) -> Command) {
+            self.kind = kind
+            self.name = name
+            self.arity = arity
+            self.permission = permission
+            self.traits = traits
+            self.build = build
+        }
     }
 
     static func command(for request: Request) throws(MPDError) -> Command {
         guard let entry = entries[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"")
         }
-        try check(entry, count: request.arguments.count)
-        return try entry.build(request.arguments, ArgumentParsing(command: entry.name))
+        return try command(entry, request.arguments)
     }
 
-    static let listedNames: [String] = entries.values.filter(\.isListed).map(\.name).sorted()
+    /// The command `entry` makes of `arguments`, after mpd's count check.
+    static func command(_ entry: Entry, _ arguments: [String]) throws(MPDError) -> Command {
+        try check(entry, count: arguments.count)
+        return try entry.build(arguments, ArgumentParsing(command: entry.name))
+    }
+
+    /// Every row, as declared.
+    static let rows: [Entry] = coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries
+        + databaseEntries + clientEntries + locationEntries + stickerEntries
+
+    /// The rows by name.
+    static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: rows.map { ($0.name, $0) })
+
+    /// The rows by ``Command/Kind``'s raw value: every kind has exactly one row.
+    private static let rowsByKind: [Entry] = {
+        var byKind = [Entry?](repeating: nil, count: Command.Kind.allCases.count)
+        for row in rows {
+            precondition(byKind[row.kind.rawValue] == nil, "two rows for the command kind \(row.kind)")
+            byKind[row.kind.rawValue] = row
+        }
+        return Command.Kind.allCases.map { kind in
+            guard let row = byKind[kind.rawValue] else { preconditionFailure("no row for the command kind \(kind)") }
+            return row
+        }
+    }()
+
+    /// The row of the commands of one kind.
+    static func row(_ kind: Command.Kind) -> Entry { rowsByKind[kind.rawValue] }
+
+    /// What the command `name` needs: its row's permission; for a command of mpd's table this
+    /// daemon does not implement, mpd's (``unimplementedPermissions``); ``Permission/admin`` for
+    /// any other name (nothing unknown is let through by a missing row).
+    static func permission(named name: String) -> Permission {
+        entries[name]?.permission ?? unimplementedPermissions[name] ?? .admin
+    }
+
+    static let listedNames: [String] = rows.filter { !$0.traits.contains(.unlisted) }.map(\.name).sorted()
+
+    /// A command a line of just its name stands for, and what it needs.
+    struct Argumentless: Sendable {
+        let command: Command
+        let permission: Permission
+    }
 
     /// The commands a line of just their name stands for (`ping`, `status`, ...): such a
     /// line needs no tokenizing, no strings and no table lookup by string. Clients send them
     /// by the thousand (keep-alive pings, polling), in lists up to 2 MiB long.
-    private static let argumentless: [CommandName: Command] = Dictionary(uniqueKeysWithValues: entries.values.compactMap { entry in
+    private static let argumentless: [CommandName: Argumentless] = Dictionary(uniqueKeysWithValues: rows.compactMap { entry in
         do throws(MPDError) {
-            try check(entry, count: 0)
-            let command = try entry.build([], ArgumentParsing(command: entry.name))
-            return CommandName(entry.name).map { ($0, command) }
+            let command = try command(entry, [])
+            return CommandName(entry.name).map { ($0, Argumentless(command: command, permission: entry.permission)) }
         } catch {
             return nil
         }
     })
 
-    /// The names of the commands ``Command/isHandledBySession`` marks, by length: a command
-    /// list whose lines all start with one of them never needs the daemon.
-    private static let protocolLevelNames: [Int: [[UInt8]]] = Dictionary(grouping:
-        ["ping", "close", "commands", "notcommands", "tagtypes", "idle", "noidle", "binarylimit"].map { Array($0.utf8) },
-        by: \.count)
-    private static let protocolLevelNamesByLength: [[[UInt8]]] = (0...16).map { protocolLevelNames[$0] ?? [] }
+    /// The names of the rows with `trait`, by length (the index): a name is looked for among
+    /// those of its length only.
+    private static func namesByLength(with trait: Traits) -> [[[UInt8]]] {
+        let names = Dictionary(grouping: rows.filter { $0.traits.contains(trait) }.map { Array($0.name.utf8) }, by: \.count)
+        return (0...16).map { names[$0] ?? [] }
+    }
+
+    private static let protocolLevelNamesByLength = namesByLength(with: .session)
+    private static let expensiveNamesByLength = namesByLength(with: .expensive)
+    private static let playlistNamingNamesByLength = namesByLength(with: .namesPlaylists)
 
     /// Whether `name` is the name of a command the session answers itself (checked for
     /// every line of a list: no hashing, at most two comparisons of names of its length).
     static func isProtocolLevelName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         contains(name, in: protocolLevelNamesByLength)
+    }
+
+    /// Whether `name` is the name of a command ``Command/isExpensive`` marks.
+    static func isExpensiveName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        contains(name, in: expensiveNamesByLength)
+    }
+
+    /// Whether `name` is the name of a command whose first argument may name a remote playlist.
+    static func isPlaylistNamingName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        contains(name, in: playlistNamingNamesByLength)
     }
 
     private static func contains(_ name: UnsafeBufferPointer<UInt8>, in namesByLength: [[[UInt8]]]) -> Bool {
@@ -66,18 +159,8 @@ enum CommandTable {
         return false
     }
 
-    private static let expensiveNamesByLength: [[[UInt8]]] = {
-        let names = Dictionary(grouping: Command.expensiveNames.map { Array($0.utf8) }, by: \.count)
-        return (0...16).map { names[$0] ?? [] }
-    }()
-
-    /// Whether `name` is the name of a command ``Command/isExpensive`` marks.
-    static func isExpensiveName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        contains(name, in: expensiveNamesByLength)
-    }
-
     /// The command a line consisting of exactly `name` stands for, if it takes no arguments.
-    static func argumentlessCommand(named name: UnsafeBufferPointer<UInt8>) -> Command? {
+    static func argumentlessCommand(named name: UnsafeBufferPointer<UInt8>) -> Argumentless? {
         guard let key = CommandName(name) else { return nil }
         return argumentless[key]
     }
@@ -98,38 +181,37 @@ enum CommandTable {
         throw MPDError(.argument, message, command: entry.name)
     }
 
-    static func simple(_ name: String, _ command: Command) -> Entry {
-        Entry(name: name, arity: .exactly(0), isListed: true) { _, _ throws(MPDError) in command }
+    /// A row for a command without arguments, which is always `command`.
+    static func simple(_ name: String, _ permission: Permission, _ command: Command, _ traits: Traits = []) -> Entry {
+        Entry(kind: command.kind, name: name, arity: .exactly(0), permission: permission, traits: traits) { _, _ throws(MPDError) in
+            command
+        }
     }
 
     static func entry(
-        _ name: String, _ arity: Arity,
+        _ kind: Command.Kind, _ name: String, _ arity: Arity, _ permission: Permission, _ traits: Traits = [],
         _ build: @escaping @Sendable ([String], ArgumentParsing) throws(MPDError) -> Command
     ) -> Entry {
-        Entry(name: name, arity: arity, isListed: true, build: build)
+        Entry(kind: kind, name: name, arity: arity, permission: permission, traits: traits, build: build)
     }
-
-    static let entries: [String: Entry] = Dictionary(
-        uniqueKeysWithValues: (coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries + databaseEntries
-                              + clientEntries + locationEntries + stickerEntries).map { ($0.name, $0) })
 
     /// The commands of the first protocol subset: transport, status, the basic queue and the session.
     private static let coreEntries: [Entry] = [
         // Playback
-        entry("play", .between(0, 1)) { arguments, parse throws(MPDError) in
+        entry(.play, "play", .between(0, 1), .player) { arguments, parse throws(MPDError) in
             guard let text = arguments.first else { return .play(position: nil) }
             let position = try parse.integer(text)
             if position == -1 { return .play(position: nil) }  // mpd: -1 means "no position"
-            guard position >= 0 else { throw MPDError.badSongIndex.attributed(to: "play") }
+            guard position >= 0 else { throw MPDError.badSongIndex.attributed(to: parse.command) }
             return .play(position: position)
         },
-        entry("pause", .between(0, 1)) { arguments, parse throws(MPDError) in
+        entry(.pause, "pause", .between(0, 1), .player) { arguments, parse throws(MPDError) in
             .pause(try arguments.first.map { text throws(MPDError) in try parse.boolean(text) })
         },
-        simple("next", .next),
-        simple("previous", .previous),
-        simple("stop", .stop),
-        entry("seekcur", .exactly(1)) { arguments, parse throws(MPDError) in
+        simple("next", .player, .next),
+        simple("previous", .player, .previous),
+        simple("stop", .player, .stop),
+        entry(.seekcur, "seekcur", .exactly(1), .player) { arguments, parse throws(MPDError) in
             let text = arguments[0]
             let seconds = try parse.float(text)
             if text.hasPrefix("+") || text.hasPrefix("-") {
@@ -139,83 +221,83 @@ enum CommandTable {
         },
 
         // Status
-        simple("status", .status),
-        simple("currentsong", .currentsong),
+        simple("status", .read, .status),
+        simple("currentsong", .read, .currentsong),
 
         // Queue
-        entry("playlistinfo", .between(0, 1)) { arguments, parse throws(MPDError) in
+        entry(.playlistinfo, "playlistinfo", .between(0, 1), .read, [.expensive, .listReply]) { arguments, parse throws(MPDError) in
             .playlistinfo(try arguments.first.map { text throws(MPDError) in try parse.range(text) } ?? .all)
         },
-        entry("add", .between(1, 2)) { arguments, parse throws(MPDError) in
+        entry(.add, "add", .between(1, 2), .add, [.expensive]) { arguments, parse throws(MPDError) in
             .add(uri: arguments[0] == "/" ? "" : arguments[0], position: try position(arguments.dropFirst().first, parse))
         },
-        simple("clear", .clear),
-        entry("delete", .exactly(1)) { arguments, parse throws(MPDError) in
+        simple("clear", .player, .clear),
+        entry(.delete, "delete", .exactly(1), .player) { arguments, parse throws(MPDError) in
             .delete(try parse.range(arguments[0]))
         },
 
         // Options and volume
-        entry("setvol", .exactly(1)) { arguments, parse throws(MPDError) in
+        entry(.setvol, "setvol", .exactly(1), .player) { arguments, parse throws(MPDError) in
             .setvol(try parse.unsigned(arguments[0], maximum: 100))
         },
-        entry("repeat", .exactly(1)) { arguments, parse throws(MPDError) in .repeat(try parse.boolean(arguments[0])) },
-        entry("random", .exactly(1)) { arguments, parse throws(MPDError) in .random(try parse.boolean(arguments[0])) },
-        entry("consume", .exactly(1)) { arguments, _ throws(MPDError) in
+        entry(.repeat, "repeat", .exactly(1), .player) { arguments, parse throws(MPDError) in .repeat(try parse.boolean(arguments[0])) },
+        entry(.random, "random", .exactly(1), .player) { arguments, parse throws(MPDError) in .random(try parse.boolean(arguments[0])) },
+        entry(.consume, "consume", .exactly(1), .player) { arguments, parse throws(MPDError) in
             guard let mode = ConsumeMode(rawValue: arguments[0]) else {
-                throw MPDError(.argument, "Unrecognized consume mode, expected 0, 1, or oneshot", command: "consume")
+                throw MPDError(.argument, "Unrecognized consume mode, expected 0, 1, or oneshot", command: parse.command)
             }
             return .consume(mode)
         },
-        entry("single", .exactly(1)) { arguments, _ throws(MPDError) in
+        entry(.single, "single", .exactly(1), .player) { arguments, parse throws(MPDError) in
             guard let mode = SingleMode(rawValue: arguments[0]) else {
-                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot", command: "single")
+                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot", command: parse.command)
             }
             return .single(mode)
         },
 
         // Outputs and library
-        simple("outputs", .outputs),
-        entry("enableoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+        simple("outputs", .read, .outputs, [.listReply]),
+        entry(.enableoutput, "enableoutput", .exactly(1), .admin) { arguments, parse throws(MPDError) in
             .enableoutput(try parse.unsigned(arguments[0]))
         },
-        entry("disableoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+        entry(.disableoutput, "disableoutput", .exactly(1), .admin) { arguments, parse throws(MPDError) in
             .disableoutput(try parse.unsigned(arguments[0]))
         },
-        entry("toggleoutput", .exactly(1)) { arguments, parse throws(MPDError) in
+        entry(.toggleoutput, "toggleoutput", .exactly(1), .admin) { arguments, parse throws(MPDError) in
             .toggleoutput(try parse.unsigned(arguments[0]))
         },
-        entry("update", .between(0, 1)) { arguments, _ throws(MPDError) in
+        entry(.update, "update", .between(0, 1), .control, [.expensive]) { arguments, parse throws(MPDError) in
             guard let uri = arguments.first, !uri.isEmpty, uri != "/" else { return .update(uri: nil) }
-            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: "update") }
+            guard LocalURI.isSafe(uri) else { throw MPDError(.argument, "Malformed path", command: parse.command) }
             return .update(uri: uri)
         },
-        simple("config", .config),
+        simple("config", .admin, .config),
 
         // Session
-        simple("ping", .ping),
-        Entry(name: "close", arity: .unchecked, isListed: true) { _, _ throws(MPDError) in .close },
-        simple("commands", .commands),
-        simple("notcommands", .notcommands),
-        entry("tagtypes", .between(0, nil)) { arguments, _ throws(MPDError) in
-            .tagtypes(try TagTypesParsing.request(arguments))
+        simple("ping", [], .ping, [.session]),
+        entry(.close, "close", .unchecked, [], [.session, .notOverWebSocket]) { _, _ throws(MPDError) in .close },
+        simple("commands", [], .commands, [.session, .listReply]),
+        simple("notcommands", [], .notcommands, [.session, .listReply]),
+        entry(.tagtypes, "tagtypes", .between(0, nil), [], [.session, .listReply]) { arguments, parse throws(MPDError) in
+            .tagtypes(try TagTypesParsing.request(arguments, parse))
         },
-        entry("idle", .between(0, nil)) { arguments, _ throws(MPDError) in
+        entry(.idle, "idle", .between(0, nil), .read, [.session, .notOverWebSocket]) { arguments, parse throws(MPDError) in
             .idle(try arguments.map { name throws(MPDError) in
                 guard let subsystem = Subsystem(protocolName: name) else {
-                    throw MPDError(.argument, "Unrecognized idle event: \(name)", command: "idle")
+                    throw MPDError(.argument, "Unrecognized idle event: \(name)", command: parse.command)
                 }
                 return subsystem
             })
         },
         // Not in mpd's table: mpd only knows the exact line `noidle`, so `noidle x` is unknown.
-        Entry(name: "noidle", arity: .unchecked, isListed: false) { arguments, _ throws(MPDError) in
+        entry(.noidle, "noidle", .unchecked, [], [.session, .unlisted, .notOverWebSocket]) { arguments, _ throws(MPDError) in
             guard arguments.isEmpty else { throw MPDError(.unknown, "unknown command \"noidle\"") }
             return .noidle
         },
-        entry("binarylimit", .exactly(1)) { arguments, parse throws(MPDError) in
+        entry(.binarylimit, "binarylimit", .exactly(1), [], [.session]) { arguments, parse throws(MPDError) in
             // mpd: at most the output buffer (8 MiB by default) minus 4 KiB, at least 64.
             let limit = try parse.unsigned(arguments[0], maximum: 8 * 1024 * 1024 - 4096)
-            guard limit >= 64 else { throw MPDError(.argument, "Value too small", command: "binarylimit") }
+            guard limit >= 64 else { throw MPDError(.argument, "Value too small", command: parse.command) }
             return .binarylimit(limit)
         },
     ]
@@ -259,7 +341,8 @@ enum LocalURI {
 
 /// The sub-commands of `tagtypes`, with mpd's error texts.
 enum TagTypesParsing {
-    static func request(_ arguments: [String]) throws(MPDError) -> TagTypesRequest {
+    static func request(_ arguments: [String], _ parse: ArgumentParsing) throws(MPDError) -> TagTypesRequest {
+        let error = { (message: String) in MPDError(.argument, message, command: parse.command) }
         guard let sub = arguments.first else { return .list }
         let names = arguments.dropFirst()
         switch sub {
@@ -267,15 +350,15 @@ enum TagTypesParsing {
             guard names.isEmpty else { throw error("Too many arguments") }
             return sub == "all" ? .all : .clear
         case "enable":
-            return .enable(try tags(names))
+            return .enable(try tags(names, error))
         case "disable":
-            return .disable(try tags(names))
+            return .disable(try tags(names, error))
         default:
             throw error("Unknown sub command")
         }
     }
 
-    private static func tags(_ names: ArraySlice<String>) throws(MPDError) -> Set<TagType> {
+    private static func tags(_ names: ArraySlice<String>, _ error: (String) -> MPDError) throws(MPDError) -> Set<TagType> {
         guard !names.isEmpty else { throw error("Not enough arguments") }
         var result = Set<TagType>()
         for name in names {
@@ -286,9 +369,5 @@ enum TagTypesParsing {
             }
         }
         return result
-    }
-
-    private static func error(_ message: String) -> MPDError {
-        MPDError(.argument, message, command: "tagtypes")
     }
 }

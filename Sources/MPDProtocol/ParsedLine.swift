@@ -11,12 +11,12 @@ enum ParsedLine: Sendable {
     /// - Parameter permissions: what the client may do; a command of the table it may not use
     ///   is refused before its arguments are checked, as mpd's `command_check_request` does.
     init(_ line: UnsafeBufferPointer<UInt8>, permissions: Permission = .all) {
-        if let command = CommandTable.argumentlessCommand(named: line) {
-            if permissions != .all, !permissions.allows(commandNamed: command.name) {
-                self = .failure(Permission.refusal(of: command.name))
+        if let argumentless = CommandTable.argumentlessCommand(named: line) {
+            if permissions != .all, !permissions.isSuperset(of: argumentless.permission) {
+                self = .failure(Permission.refusal(of: argumentless.command.name))
                 return
             }
-            self = .command(command)
+            self = .command(argumentless.command)
             return
         }
         let request: Request
@@ -30,13 +30,16 @@ enum ParsedLine: Sendable {
             }
             return
         }
-        if permissions != .all, CommandTable.entries[request.name] != nil,
-           !permissions.allows(commandNamed: request.name) {
-            self = .failure(Permission.refusal(of: request.name))
+        guard let entry = CommandTable.entries[request.name] else {
+            self = .failure(MPDError(.unknown, "unknown command \"\(request.name)\""))
+            return
+        }
+        if permissions != .all, !permissions.isSuperset(of: entry.permission) {
+            self = .failure(Permission.refusal(of: entry.name))
             return
         }
         do {
-            self = .command(try Command(request))
+            self = .command(try CommandTable.command(entry, request.arguments))
         } catch {
             self = .failure(error)
         }

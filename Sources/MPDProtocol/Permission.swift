@@ -55,7 +55,7 @@ public struct Permission: OptionSet, Hashable, Sendable, CustomStringConvertible
     /// `name`; a name the table lacks asks for ``admin`` (nothing unknown is let through
     /// by a missing entry).
     public static func required(forCommandNamed name: String) -> Permission {
-        CommandPermissions.table[name] ?? .admin
+        CommandTable.permission(named: name)
     }
 
     /// Whether these permissions allow the command `name` (mpd's

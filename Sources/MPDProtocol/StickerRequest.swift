@@ -45,7 +45,7 @@ public enum StickerRequest: Hashable, Sendable {
         var arguments = arguments[...]
         var window: PositionRange?
         if arguments.count >= 6, arguments[arguments.endIndex - 2] == "window" {
-            window = try ArgumentParsing(command: "sticker").range(arguments[arguments.endIndex - 1])
+            window = try ArgumentParsing(command: Command.Kind.sticker.name).range(arguments[arguments.endIndex - 1])
             arguments = arguments.dropLast(2)
         }
         var sort: StickerQuery.Sort?
@@ -74,7 +74,7 @@ public enum StickerRequest: Hashable, Sendable {
     }
 
     private static func error(_ code: ACKCode, _ message: String) -> MPDError {
-        MPDError(code, message, command: "sticker")
+        MPDError(code, message, command: Command.Kind.sticker.name)
     }
 }
 

@@ -182,9 +182,9 @@ import Testing
     }
 }
 
-/// ``Command/isExpensive`` (a single command, typed) and the list check by name
-/// (``CommandTable``'s byte comparison, so a 2 MiB list is never parsed twice) are two
-/// statements of one rule: they must agree on every command the daemon executes.
+/// ``Command/isExpensive`` (a single command, typed, through its kind) and the list check by
+/// name (``CommandTable``'s byte comparison, so a 2 MiB list is never parsed twice) read the
+/// same rows by two paths: they must agree on every command the daemon executes.
 @Suite struct ExpensiveMarkAgreementTests {
     /// One valid line per command the daemon executes; a new command needs one here.
     static let examples: [String: String] = [

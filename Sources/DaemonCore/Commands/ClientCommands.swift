@@ -4,6 +4,10 @@ import MPDProtocol
 /// `OtherCommands.cxx`, admin only), which stops the daemon on SIGTERM's path (the state
 /// saved, the audio played out) and closes the connection without a reply, as MPD does.
 struct ClientCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .password, .kill,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

@@ -13,6 +13,10 @@ import QueuePlayer
 /// As MPD, the song must be in the database (`No such song` otherwise) and its file is read
 /// for each request: the pairs are not kept in the database.
 struct FileCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .readcomments,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

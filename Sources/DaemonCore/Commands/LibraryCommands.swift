@@ -5,6 +5,11 @@ import MPDProtocol
 /// browsing, searching (and `searchaddpl`: what is found into a stored playlist), listing tag
 /// values, counting, and keeping it up to date.
 struct LibraryCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .update, .rescan, .config, .lsinfo, .listall, .listallinfo, .listfiles, .list, .find, .search,
+        .searchaddpl, .findadd, .searchadd, .count, .stats, .urlhandlers, .decoders,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

@@ -6,6 +6,10 @@ import MPDProtocol
 /// `locations`, `locationupdates`, `locationaccuracy`, `locationdistance`, `regions`.
 /// Without `--location` each is `ACK [50@0] {NAME} location updates are off (start with --location)`.
 struct LocationCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .location, .locations, .locationupdates, .locationaccuracy, .locationdistance, .regions,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

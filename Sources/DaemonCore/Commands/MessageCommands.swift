@@ -11,6 +11,10 @@ import MPDProtocol
 /// A reference type: the hub is the daemon's one set of channels. Confined to the
 /// partition's queue, like every handler.
 final class MessageCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .subscribe, .unsubscribe, .channels, .sendmessage, .readmessages,
+    ]
+
     /// The daemon's own place in the hub.
     static let daemonClient: MessageHub.ClientID = 0
     /// The channel the daemon listens on.

@@ -5,6 +5,11 @@ import QueuePlayer
 /// the outputs `--output` gave, one partition, `default`, which cannot be added to or deleted,
 /// answered with MPD's errors.
 struct OutputCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .outputs, .enableoutput, .disableoutput, .toggleoutput, .listpartitions, .partition, .outputset,
+        .moveoutput, .newpartition, .delpartition,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

@@ -24,6 +24,10 @@ import QueuePlayer
 ///
 /// Confined to the partition's queue, as every handler is.
 final class PictureCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .albumart, .readpicture,
+    ]
+
     private unowned let partition: Partition
     /// The last file looked in, by version, and where its picture lies (nil: it has none).
     private var lastPicture: (path: String, version: FileIdentity, picture: ID3Picture?)?

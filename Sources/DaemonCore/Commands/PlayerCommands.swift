@@ -7,6 +7,12 @@ import QueuePlayer
 /// Commands that act on the player wake a suspended daemon once their arguments and the
 /// player's state allow them, as a remote command wakes a suspended app.
 struct PlayerCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .play, .playid, .pause, .next, .previous, .stop, .seekcur, .clearerror, .seek, .seekid, .status,
+        .currentsong, .repeat, .random, .single, .consume, .crossfade, .mixrampdb, .mixrampdelay,
+        .replayGainMode, .replayGainStatus, .setvol, .volume, .getvol,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

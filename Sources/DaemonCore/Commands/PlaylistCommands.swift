@@ -7,6 +7,11 @@ import MPDProtocol
 
 /// Stored playlists (MPD's `PlaylistCommands.cxx`) over ``StoredPlaylists``.
 struct PlaylistCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .save, .load, .listplaylists, .listplaylist, .listplaylistinfo, .playlistadd, .playlistclear,
+        .playlistdelete, .playlistmove, .rename, .rm,
+    ]
+
     unowned let partition: Partition
     let playlists: StoredPlaylists
 

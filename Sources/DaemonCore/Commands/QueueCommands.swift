@@ -8,6 +8,12 @@ import MPDProtocol
 /// The queue: adding, removing, moving, priorities, ranges, and reading it back by position,
 /// id or version (MPD's `QueueCommands.cxx`), and its songs' tags (`TagCommands.cxx`).
 struct QueueCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .add, .addid, .clear, .delete, .deleteid, .move, .moveid, .swap, .swapid, .shuffle, .prio, .prioid,
+        .playlistinfo, .playlistid, .plchanges, .plchangesposid, .playlistfind, .playlistsearch, .playlist,
+        .rangeid, .addtagid, .cleartagid,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

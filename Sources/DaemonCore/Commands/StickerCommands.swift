@@ -17,6 +17,10 @@ import MPDProtocol
 /// queue waits for it (``StickerStore``); a failure there is logged and answered with code 5
 /// and SQLite's words, and the daemon runs on.
 struct StickerCommands: CommandHandler {
+    static let kinds: [Command.Kind] = [
+        .sticker,
+    ]
+
     unowned let partition: Partition
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

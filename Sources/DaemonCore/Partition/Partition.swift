@@ -125,7 +125,7 @@ final class Partition: @unchecked Sendable {
     /// thread: the event loop makes the sessions.
     private let stickersOpen = Atomic<Bool>(false)
     /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
-    var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : ["sticker"] }
+    var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : [Command.Kind.sticker.name] }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {
         get { state.value.playQueue }

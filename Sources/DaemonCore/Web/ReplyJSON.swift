@@ -11,7 +11,7 @@ import MPDProtocol
 /// command in its ACK. The text is mpd's, which is regular: one `key: value` per line.
 ///
 /// The shape (docs/websocket.md, "Replies"):
-/// * a command that lists things (``listCommands``) answers an array: of objects, one per
+/// * a command that lists things (the command table's list replies, ``MPDProtocol/Command/repliesWithList(named:)``) answers an array: of objects, one per
 ///   entry (a new entry starts where the reply's first key comes again, or at `file`,
 ///   `directory` or `playlist`), or of strings when every entry is one field of the same key
 ///   (`commands`, `list artist`);
@@ -21,14 +21,6 @@ import MPDProtocol
 ///   stays a string);
 /// * a binary reply's payload (`albumart`) is `binary` in base64.
 enum ReplyJSON {
-    /// Commands whose reply is a list, answered as an array.
-    static let listCommands: Set<String> = [
-        "playlistinfo", "playlistid", "playlistfind", "playlistsearch", "plchanges", "plchangesposid",
-        "outputs", "listplaylists", "listplaylist", "listplaylistinfo", "lsinfo", "listall", "listallinfo",
-        "listfiles", "find", "search", "list", "commands", "notcommands", "tagtypes", "decoders",
-        "urlhandlers", "channels", "readmessages", "listmounts", "listneighbors", "playlist",
-    ]
-
     /// Fields whose values are numbers (when they parse as one).
     static let numericKeys: Set<String> = [
         "volume", "repeat", "random", "consume", "playlist", "playlistlength", "song", "songid",
@@ -62,12 +54,12 @@ enum ReplyJSON {
             }
             pairs.append((String(line[..<colon.lowerBound]), String(line[colon.upperBound...])))
         }
-        if command == "playlist" { pairs = pairs.map { (positionless($0.0), $0.1) } }
+        if command == Command.Kind.playlist.name { pairs = pairs.map { (positionless($0.0), $0.1) } }
         if let binary {
             pairs.removeAll { $0.0 == "binary" }
             pairs.append(("binary", Data(binary).base64EncodedString()))
         }
-        let body = listCommands.contains(command) ? list(pairs) : object(pairs)
+        let body = Command.repliesWithList(named: command) ? list(pairs) : object(pairs)
         return .object([("ok", body)])
     }
 

@@ -61,7 +61,7 @@ final class WebClients: Sendable {
         } catch {
             reply = Reply()
         }
-        guard case .object(let fields) = ReplyJSON.answer(command: "currentsong", actions: [.send(reply.rendered())]),
+        guard case .object(let fields) = ReplyJSON.answer(command: Command.currentsong.name, actions: [.send(reply.rendered())]),
               case .object(let song)? = fields.first(where: { $0.0 == "ok" })?.1 else {
             return .object([("event", .string("currentItem")), ("song", .null)])
         }

@@ -177,16 +177,12 @@ final class WebSocketClient: Sendable {
         return .object([("id", id)] + fields)
     }
 
-    /// Commands the WebSocket does not take: the events come unasked, and a command list or a
-    /// close is the connection's framing, which JSON messages replace.
-    private static let refused: Set<String> = [
-        "idle", "noidle", "close", "command_list_begin", "command_list_ok_begin", "command_list_end",
-    ]
-
     /// Runs one MPD command line as the control socket would, and answers it as JSON.
     func run(commandLine line: String, session: inout ClientSession) async -> JSONValue {
         let name = String(line.prefix { $0 != " " && $0 != "\t" })
-        if Self.refused.contains(name) {
+        // The events come unasked, and a command list or a close is the connection's framing,
+        // which JSON messages replace (the command table says which lines these are).
+        if Command.namesNotTakenOverWebSocket.contains(name) {
             return .object([("error", ReplyJSON.error(ack: .unknown, command: name,
                                                       message: "\(name) is not taken over the WebSocket (docs/websocket.md)"))])
         }
