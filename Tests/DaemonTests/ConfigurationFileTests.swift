@@ -347,8 +347,9 @@ import TestSupport
             return elapsed
         }
         _ = try seconds(files: 100)
-        let short = try seconds(files: 2_000)
-        let long = try seconds(files: 8_000)
+        // The best of three of each: a read the scheduler interrupted says nothing of the growth.
+        let short = try (0..<3).map { _ in try seconds(files: 2_000) }.min()!
+        let long = try (0..<3).map { _ in try seconds(files: 8_000) }.min()!
         #expect(long < 3, "8,000 files read in \(long) s")
         #expect(long / max(short, 0.005) < 8, "2,000 files in \(short) s, 8,000 in \(long) s")
     }

@@ -82,9 +82,11 @@ struct LocationOptionsTests {
         let (small, large) = (Self.waypoints(10_000), Self.waypoints(40_000))
         var read: (waypoints: [RegionWaypoint], problems: [String]) = ([], [])
         _ = try RegionFile.parse(Self.waypoints(1_000), relativeTo: directory)
-        let short = try Self.seconds { read = try RegionFile.parse(small, relativeTo: directory) }
+        // The best of three reads of each: a read that the scheduler interrupted says nothing of
+        // the parser's growth (one interrupted read made a linear ratio 8.2).
+        let short = try (0..<3).map { _ in try Self.seconds { read = try RegionFile.parse(small, relativeTo: directory) } }.min()!
         #expect(read.waypoints.count == 10_000 && read.problems.isEmpty)
-        let long = try Self.seconds { read = try RegionFile.parse(large, relativeTo: directory) }
+        let long = try (0..<3).map { _ in try Self.seconds { read = try RegionFile.parse(large, relativeTo: directory) } }.min()!
         #expect(read.waypoints.count == 40_000 && read.problems.isEmpty, "\(read.problems.prefix(3))")
         #expect(long < 5, "40,000 waypoints read in \(long) s")
         #expect(long / max(short, 0.01) < 8, "10,000 waypoints in \(short) s, 40,000 in \(long) s")

@@ -25,8 +25,9 @@ struct RegionMonitorTests {
             return elapsed
         }
         _ = seconds(1_000)
-        let short = seconds(10_000)
-        let long = seconds(40_000)
+        // The best of three of each: a run the scheduler interrupted says nothing of the growth.
+        let short = (0..<3).map { _ in seconds(10_000) }.min()!
+        let long = (0..<3).map { _ in seconds(40_000) }.min()!
         #expect(long < 3, "40,000 regions monitored in \(long) s")
         #expect(long / max(short, 0.01) < 8, "10,000 regions in \(short) s, 40,000 in \(long) s")
 
