@@ -142,9 +142,9 @@ COMPLETIONS    = .build/completions
 completions:
 	@if [ -z "$(BINARY)" ]; then $(MAKE) --no-print-directory release || exit 1; fi
 	@mkdir -p $(COMPLETIONS)
-	"$(INSTALLED_BINARY)" --generate-completion-script bash > $(COMPLETIONS)/queueplayerd
-	"$(INSTALLED_BINARY)" --generate-completion-script zsh > $(COMPLETIONS)/_queueplayerd
-	"$(INSTALLED_BINARY)" --generate-completion-script fish > $(COMPLETIONS)/queueplayerd.fish
+	@for shell in bash:queueplayerd zsh:_queueplayerd fish:queueplayerd.fish; do \
+	  file=$(COMPLETIONS)/$${shell#*:}; echo "$(INSTALLED_BINARY) --generate-completion-script $${shell%%:*} > $$file"; \
+	  "$(INSTALLED_BINARY)" --generate-completion-script $${shell%%:*} > $$file.$$$$ && mv $$file.$$$$ $$file || exit 1; done
 
 ## Builds for release and installs the daemon in $(BINDIR), its systemd user units in $(UNITDIR),
 ## the man pages, the shell completions, the documentation with the licence and the example
