@@ -161,7 +161,8 @@ install: completions
 	  echo "install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$$section/"; \
 	  install -d -m 0755 "$(DESTDIR)$(MANDIR)/man$$section" && \
 	  install -m 0644 "$$page" "$(DESTDIR)$(MANDIR)/man$$section/" || exit 1; done
-	install -m 0644 $(COMPLETIONS)/queueplayerd "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd"
+	sed '1{/^#!/d}' $(COMPLETIONS)/queueplayerd > "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd"   # sourced, not run: no #! line
+	chmod 0644 "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd"
 	install -m 0644 $(COMPLETIONS)/_queueplayerd "$(DESTDIR)$(ZSHCOMPDIR)/_queueplayerd"
 	install -m 0644 $(COMPLETIONS)/queueplayerd.fish "$(DESTDIR)$(FISHCOMPDIR)/queueplayerd.fish"
 	install -m 0644 README.md LICENSE "$(DESTDIR)$(DOCDIR)/"
