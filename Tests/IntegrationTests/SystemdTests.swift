@@ -220,11 +220,11 @@ import Glibc
 
         // The completions, each made from the installed binary for its shell.
         let share = destination + "/usr/local/share"
-        for (path, mark) in [("/bash-completion/completions/queueplayerd", "complete -F"),
-                             ("/zsh/site-functions/_queueplayerd", "#compdef queueplayerd"),
-                             ("/fish/vendor_completions.d/queueplayerd.fish", "complete -c queueplayerd")] {
+        for (path, marks) in [("/bash-completion/completions/queueplayerd", ["-F _queueplayerd queueplayerd", "--output"]),
+                              ("/zsh/site-functions/_queueplayerd", ["#compdef queueplayerd", "--output"]),
+                              ("/fish/vendor_completions.d/queueplayerd.fish", ["complete -c 'queueplayerd'", "-l 'output'"])] {
             let text = (try? String(contentsOfFile: share + path, encoding: .utf8)) ?? ""
-            #expect(text.contains(mark) && text.contains("--output"), "\(path): \(text.prefix(300))")
+            #expect(marks.allSatisfy(text.contains), "\(path): \(text.prefix(300))")
         }
         let pages = ((try? FileManager.default.contentsOfDirectory(atPath: TestMedia.repository.appendingPathComponent("docs/man").path)) ?? [])
             .filter { $0.firstMatch(of: /\.[1-8]$/) != nil }
