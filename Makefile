@@ -12,8 +12,9 @@ DATADIR      ?= $(PREFIX)/share
 MANDIR       ?= $(DATADIR)/man
 DOCDIR       ?= $(DATADIR)/doc/queueplayerd
 # Where each shell looks for completions: bash-completion's completionsdir (it also looks under
-# $XDG_DATA_HOME, ~/.local/share), zsh's site-functions (Debian's zsh: vendor-completions), fish's
-# vendor_completions.d (it also looks under $XDG_DATA_HOME).
+# $XDG_DATA_HOME, ~/.local/share), zsh's site-functions (in zsh's fpath under /usr/local; under
+# ~/.local add ~/.local/share/zsh/site-functions to fpath; Debian's zsh package: vendor-completions),
+# fish's vendor_completions.d (it also looks under $XDG_DATA_HOME).
 BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR   ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR  ?= $(DATADIR)/fish/vendor_completions.d
@@ -131,7 +132,6 @@ text-order: bootstrap
 # (docs/man, generated from the settings), the documentation, the licence and the example
 # configuration.
 MANPAGES       = $(wildcard docs/man/*.[1-8])
-DOCS           = README.md $(wildcard docs/*.md)
 DOCIMAGES      = $(wildcard docs/images/*.png)
 EXAMPLE_CONFIG = docs/examples/queueplayerd.toml
 INSTALLED_BINARY = $(or $(BINARY),.build/release/queueplayerd)
