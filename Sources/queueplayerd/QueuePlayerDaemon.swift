@@ -21,21 +21,21 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     /// An `async` main would hand the main thread to `dispatchMain()`, which ends it with
     /// `pthread_exit`: glibc's forced unwind of its stack reads the executable's unwind tables
     /// (`.eh_frame_hdr`, `.eh_frame`, `.gcc_except_table`), and the kernel maps them in large
-    /// page-cache blocks, about 1 MiB resident for the daemon's whole life (issue 32). The main
+    /// page-cache blocks, resident for the daemon's whole life. The main
     /// thread therefore does not serve the main dispatch queue: nothing in the daemon uses it
     /// (every time observer and every queue of its own is named), and nothing may.
     static func main() {
         // glibc gives each thread that meets contention a malloc arena of its own (up to eight a
         // core), each keeping freed memory resident; the daemon's threads allocate little and the
-        // render thread nothing per buffer, so two are enough (issue 32: 0.3 MiB less resident).
+        // render thread nothing per buffer, so two are enough, and fewer arenas keep less resident.
         cshims_limit_malloc_arenas(2)
         // ArgumentParser writes its errors to C's stderr a byte at a time (`putc`), and stderr is
-        // unbuffered: a bad argument's three lines were 127 write(2) calls. Line-buffered, they
+        // unbuffered: a write(2) call per byte of a bad argument's message. Line-buffered, they
         // are one per line. The daemon's own log does not go through stdio (it writes fd 2).
         cshims_line_buffer_stderr()
         let arguments = LocationChoice.completingBareOption(Array(CommandLine.arguments.dropFirst()))
         // The ALSA device is opened at start; alsa-lib's configuration, most of that open's
-        // cost, loads on another core while the arguments are parsed (issue 32).
+        // cost, loads on another core while the arguments are parsed, shortening the launch.
         if OutputChoice.commandLineMayOpenALSA(arguments) { ALSAConfiguration.loadInBackground() }
         // ArgumentParser's main exits itself on an error (with its status); on success it returns.
         let finished = DispatchSemaphore(value: 0)
@@ -260,7 +260,7 @@ struct QueuePlayerDaemon: AsyncParsableCommand {
     // the same way (with the usage, status 64); the options are read once, not twice.
     func run() async throws {
         // Read once for the whole start-up: `ProcessInfo.processInfo.environment` builds the
-        // dictionary afresh at each call (issue 32: 10 calls were 4 % of a launch's instructions).
+        // dictionary afresh at each call, a noticeable part of a launch's work.
         let environment = ProcessInfo.processInfo.environment
         let options = try options(environment: environment)
         Daemon.bootstrapLogging(environment: environment)

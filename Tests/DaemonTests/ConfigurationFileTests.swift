@@ -107,11 +107,11 @@ import TestSupport
         #expect(fileOptions.fetchInterval == nil)
     }
 
-    /// The README's example reads, and names every setting (some commented out).
-    @Test func theReadmeExampleNamesEverySetting() throws {
-        let readme = try String(contentsOf: TestMedia.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.firstRange(of: "### The configuration file"))
-        let example = try #require(readme[section.upperBound...].firstMatch(of: /```toml\n([\s\S]*?)```/)?.output.1)
+    /// The example configuration (docs/examples/queueplayerd.toml, installed with the docs)
+    /// reads, and names every setting (some commented out).
+    @Test func theExampleConfigurationNamesEverySetting() throws {
+        let example = try String(contentsOf: TestMedia.repository.appendingPathComponent("docs/examples/queueplayerd.toml"),
+                                 encoding: .utf8)
         let file = try ConfigurationFile(path: Self.path, text: String(example), environment: ["HOME": "/home/me"])
         #expect(file.settings.musicDirectory == "/home/me/Music", "~ is $HOME")
         #expect(file.settings.bufferTime == DaemonOptions().bufferTimeMilliseconds)
