@@ -11,7 +11,7 @@ struct LibraryCommands: CommandHandler {
     ]
 
     /// The partition's queue (`findadd`, `searchadd`) and its times (`stats`).
-    let partition: any QueueEditing & PlayStatistics
+    let partition: any QueueInserting & PlayStatistics
     let library: MusicLibrary
     let updater: LibraryUpdater
     let storedPlaylists: StoredPlaylists

@@ -13,7 +13,7 @@ struct OutputCommands: CommandHandler {
     /// The outputs and their switches.
     let outputs: AudioOutputs
     /// The player, held or let go as outputs come and go.
-    let partition: any PlaybackControl
+    let partition: any PlayerHolding
     let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {

@@ -13,7 +13,7 @@ struct PlaylistCommands: CommandHandler {
     ]
 
     /// The partition's queue (`save`, `load`).
-    let partition: any QueueEditing
+    let partition: any QueueInserting
     let playlists: StoredPlaylists
     /// Playlists named by URL, fetched before the command ran.
     let remotePlaylists: RemotePlaylists

@@ -17,10 +17,15 @@ protocol QueueReading: AnyObject {
     func songInfo(at position: Int) -> SongInfo
 }
 
-/// The queue, changed: what `add`, `delete`, `move`, `load`, `searchadd`... do.
-protocol QueueEditing: QueueReading {
+/// The queue, added to: what `load`, `findadd`, `searchadd` do.
+protocol QueueInserting: QueueReading {
+    /// Inserts `urls` at `position` (the end when nil); returns their ids.
     @discardableResult
     func insert(_ urls: [URL], at position: Int?) -> [Int]
+}
+
+/// The queue, changed: what `add`, `delete`, `move`, `prio`, `rangeid`... do.
+protocol QueueEditing: QueueInserting {
     func remove(_ range: Range<Int>)
     func clear()
     func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError)
@@ -28,12 +33,17 @@ protocol QueueEditing: QueueReading {
     func editTags(ofID id: Int, _ body: (inout [SongInfo.Tag]) -> Void) throws(MPDError)
 }
 
-/// The player and what plays: transport, modes, mixer, the kept `status`.
-protocol PlaybackControl: QueueReading {
+/// The player, held or let go as the outputs come and go (`enableoutput`...).
+protocol PlayerHolding: AnyObject {
     var player: QueuePlayer { get }
     var playState: Partition.PlayState { get }
-    var currentPosition: Int? { get }
+    /// True while some output is enabled.
     var outputEnabled: Bool { get }
+}
+
+/// The player and what plays: transport, modes, mixer, the kept `status`.
+protocol PlaybackControl: QueueReading, PlayerHolding {
+    var currentPosition: Int? { get }
     var lastError: String? { get set }
     var volume: Int { get }
     var mixrampdb: Double { get set }
