@@ -189,6 +189,9 @@ let package = Package(
         .testTarget(name: "LocationTests", dependencies: ["Location", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
+        // The whole daemon inside the test process (Support/InProcessDaemon.swift): what needs no process boundary.
+        .testTarget(name: "DaemonInProcessTests", dependencies: ["DaemonCore", "MPDProtocol", "QueuePlayer", "TestSupport",
+                                                               .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport", "Location"], exclude: ["Scripts", "Transcripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.

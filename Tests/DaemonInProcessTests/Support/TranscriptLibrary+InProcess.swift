@@ -1,0 +1,22 @@
+import DaemonCore
+import Foundation
+import TestSupport
+
+extension TranscriptLibrary {
+    /// A daemon over the music directory, configured by `configure` besides, once `listall` lists the five songs.
+    func daemon(_ configure: (inout DaemonOptions) throws -> Void = { _ in }) throws -> InProcessDaemon {
+        let daemon = try InProcessDaemon { options in
+            options.musicDirectory = music.path
+            try configure(&options)
+        }
+        do {
+            let probe = try daemon.client()
+            defer { probe.close() }
+            try Self.waitUntilListed(probe)
+        } catch {
+            daemon.stop()
+            throw error
+        }
+        return daemon
+    }
+}
