@@ -162,6 +162,37 @@ final class InProcessDaemon: Sendable {
         return try poll(timeout: timeout, { try client.request("status") }, until: condition)
     }
 
+    /// Sends one command on a connection of its own and returns its reply as key/value pairs
+    /// (throws on `ACK`).
+    @discardableResult
+    func request(_ command: String) throws -> [String: String] {
+        let client = try client()
+        defer { client.close() }
+        let lines = try client.request(command)
+        guard lines.last == "OK" else { throw UnixSocketError("\(command): \(lines)") }
+        var fields: [String: String] = [:]
+        for line in lines.dropLast() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+        }
+        return fields
+    }
+
+    func status() throws -> [String: String] { try request("status") }
+
+    /// Polls `status` (a connection each time) until `predicate` holds, up to `timeout` seconds;
+    /// returns the last status.
+    @discardableResult
+    func waitForStatus(timeout: Double, _ predicate: ([String: String]) -> Bool) throws -> [String: String] {
+        try poll(timeout: timeout, every: 0.01, status, until: predicate)
+    }
+
+    /// Waits up to `timeout` seconds for the log to satisfy `predicate`.
+    @discardableResult
+    func waitForStandardError(timeout: Double = 2, _ predicate: (String) -> Bool) -> Bool {
+        waitUntil(timeout: timeout) { predicate(standardError) }
+    }
+
     /// Waits until the current song has played for at least `seconds` (by `status`'s `elapsed`).
     func waitForElapsed(atLeast seconds: Double, timeout: Double = 5) throws {
         let reply = try waitForStatus(timeout: timeout) { (replyValue($0, "elapsed").flatMap(Double.init) ?? -1) >= seconds }

@@ -6,27 +6,12 @@ import Glibc
 #endif
 
 /// The socket file's safety, and `add` paths that try to leave the music directory.
+/// (A stale socket file replaced: DaemonInProcessTests' suite of the same name.)
 @Suite(.serialized) struct ControlSocketSafetyTests {
-    /// `lstat`'s file type and permission bits of `path`.
-    static func mode(_ path: String) -> (isSocket: Bool, permissions: UInt32)? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        let mode = UInt32(info.st_mode)
-        return (mode & 0o170000 == 0o140000, mode & 0o7777)
-    }
-
-    static func expectPrivateSocket(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let mode = Self.mode(path)
-        #expect(mode?.isSocket == true, "\(path) is not a socket", sourceLocation: sourceLocation)
-        #expect(mode?.permissions == 0o600,
-                "\(path) has mode \(mode.map { String($0.permissions, radix: 8) } ?? "(missing)"), not 600",
-                sourceLocation: sourceLocation)
-    }
-
     @Test func theSocketIsPrivateAndASecondDaemonOnItIsRefused() throws {
         let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
         defer { daemon.stop() }
-        Self.expectPrivateSocket(daemon.socket)
+        SocketFile.expectPrivate(daemon.socket)
 
         let second = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null",
                                        "--socket", daemon.socket])
@@ -37,27 +22,11 @@ import Glibc
 
         // The first daemon still owns the path: new clients reach it.
         #expect(daemon.process.isRunning)
-        Self.expectPrivateSocket(daemon.socket)
+        SocketFile.expectPrivate(daemon.socket)
         let client = try daemon.client()
         #expect(try client.request("ping") == ["OK"])
         let mpc = try daemon.mpc()
         expectSuccess(mpc, stdout: [ControlSocketExpectations.volumeLine])
-    }
-
-    @Test func aStaleSocketFileIsReplaced() throws {
-        let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("stale.sock").path
-        try UnixSocketClient.makeStaleSocketFile(at: path)
-        try #require(Self.mode(path)?.isSocket == true, "the stale socket file was not made")
-        #expect((try? UnixSocketClient(path: path)) == nil, "nothing listens on the stale socket")
-
-        let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path], socket: path)
-        defer { daemon.stop() }
-        Self.expectPrivateSocket(path)
-        let client = try daemon.client()
-        #expect(try client.request("ping") == ["OK"])
-        #expect(daemon.process.isRunning, "stderr: \(daemon.process.standardError)")
     }
 
     /// A clean exit (SIGTERM, or `--once` at the queue's end) removes the socket file it bound:
@@ -65,16 +34,16 @@ import Glibc
     @Test func aCleanExitRemovesTheSocketFile() throws {
         let daemon = try ControlDaemon(["--music-directory", TestMedia.directory.path])
         defer { daemon.stop() }
-        Self.expectPrivateSocket(daemon.socket)
+        SocketFile.expectPrivate(daemon.socket)
         daemon.process.send(SIGTERM)
         #expect(daemon.process.wait(timeout: 10) == 0, "stderr: \(daemon.process.standardError)")
-        #expect(Self.mode(daemon.socket) == nil, "\(daemon.socket) is still there after SIGTERM")
+        #expect(SocketFile.mode(daemon.socket) == nil, "\(daemon.socket) is still there after SIGTERM")
 
         let socket = daemon.directory.appendingPathComponent("once.sock").path
         let tone = try TestMedia.makeTone(seconds: 0.5, in: daemon.directory, name: "short")
         let once = try ChildProcess(["--once", "--output", "null", "--socket", socket, tone.path])
         #expect(once.wait(timeout: 30) == 0, "stderr: \(once.standardError)")
-        #expect(Self.mode(socket) == nil, "\(socket) is still there after --once")
+        #expect(SocketFile.mode(socket) == nil, "\(socket) is still there after --once")
     }
 
     /// A daemon refused at start (another one answers on the path) leaves the other's socket alone,
@@ -85,7 +54,7 @@ import Glibc
         let second = try ChildProcess(["--music-directory", TestMedia.directory.path, "--output", "null",
                                        "--socket", daemon.socket])
         #expect(second.wait(timeout: 10) != 0)
-        Self.expectPrivateSocket(daemon.socket)
+        SocketFile.expectPrivate(daemon.socket)
         let client = try daemon.client()
         #expect(try client.request("ping") == ["OK"])
 
@@ -94,7 +63,7 @@ import Glibc
         try UnixSocketClient.makeStaleSocketFile(at: daemon.socket)
         daemon.process.send(SIGTERM)
         #expect(daemon.process.wait(timeout: 10) == 0, "stderr: \(daemon.process.standardError)")
-        #expect(Self.mode(daemon.socket)?.isSocket == true, "the daemon removed a socket file it did not bind")
+        #expect(SocketFile.mode(daemon.socket)?.isSocket == true, "the daemon removed a socket file it did not bind")
     }
 
     /// `add` resolves inside the music directory only: no `..`, no absolute paths, no

@@ -5,7 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// The saved state across restarts: a stop, a crash, a corrupt file, a vanished file.
+/// The saved state across restarts: a stop, a crash, a vanished file. (A corrupt file:
+/// DaemonInProcessTests' suite of the same name.)
 @Suite(.serialized) struct StateRestoreTests {
     static func elapsed(_ status: [String: String]) -> Double { status["elapsed"].flatMap(Double.init) ?? -1 }
 
@@ -61,26 +62,6 @@ import Glibc
         // Log lines come through their own pipe: they may arrive after the socket's reply.
         let restored = "restored the queue (4 items) at item \(Int(before["song"]!)! + 1)"
         #expect(daemon.waitForStandardError { $0.contains(restored) }, "\(daemon.process.standardError)")
-    }
-
-    @Test func aCorruptOrFutureStateIsMovedAsideAndTheDaemonStarts() throws {
-        for content in ["{\"version\": 1, \"queue\": [", "{\"version\": 99, \"queue\": [], \"position\": 0, \"paused\": true}", "\u{0}\u{1}binary"] {
-            let stateHome = try TestMedia.scratchDirectory()
-            defer { try? FileManager.default.removeItem(at: stateHome) }
-            let directory = stateHome.appendingPathComponent("queueplayerd")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try content.write(to: directory.appendingPathComponent("state.json"), atomically: true, encoding: .utf8)
-
-            let daemon = try LifecycleDaemon(["--music-directory", TestMedia.directory.path, "--output", "null"], stateHome: stateHome)
-            let status = try daemon.status()
-            #expect(status["state"] == "stop" && status["playlistlength"] == "0", "it starts as if nothing was saved")
-            // The state's own warning: not one about something else (a TCP port taken, say).
-            #expect(daemon.waitForStandardError { $0.contains("was not used") && $0.contains("it was moved to") },
-                    "\(daemon.process.standardError)")
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            let aside = try #require(names.first { $0.hasPrefix("state.json.unusable-") }, "\(names)")
-            #expect(try String(contentsOf: directory.appendingPathComponent(aside), encoding: .utf8) == content, "kept as it was")
-        }
     }
 
     @Test func filesThatVanishedAreDroppedWithAWarning() throws {
