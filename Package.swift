@@ -171,8 +171,9 @@ let package = Package(
             path: "bench/floor"
         ),
 
-        // Fixtures shared by the test targets: the sample media, tone synthesis, processes.
-        .target(name: "TestSupport", dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")],
+        // Fixtures shared by the test targets: the sample media, tone synthesis, a reference decoder
+        // (libmpg123 called directly), processes, raw MPD clients and their polls.
+        .target(name: "TestSupport", dependencies: ["QueuePlayer", "CMPG123", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TestSupport"),
         // Counts each thread's calls of malloc in the test process (it defines malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

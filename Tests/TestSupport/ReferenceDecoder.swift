@@ -4,16 +4,16 @@ import Foundation
 /// What libmpg123 itself decodes for a file: gapless, signed 16-bit, native rate
 /// and channels. Written directly against the C API, independently of the
 /// engine's decoder, so the engine's output can be checked against it.
-enum ReferenceDecoder {
-    struct Output {
-        var sampleRate: Int
-        var channels: Int
-        var pcm: Data
+public enum ReferenceDecoder {
+    public struct Output {
+        public var sampleRate: Int
+        public var channels: Int
+        public var pcm: Data
     }
 
     /// Decodes `url`; with `rate` and `channels`, to that format only (libmpg123 resamples
     /// and maps channels itself), as a FIFO output's items are.
-    static func decode(_ url: URL, rate forcedRate: Int? = nil, channels forcedChannels: Int? = nil) throws -> Output {
+    public static func decode(_ url: URL, rate forcedRate: Int? = nil, channels forcedChannels: Int? = nil) throws -> Output {
         mpg123_init()
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else { throw failure("mpg123_new failed") }
