@@ -28,10 +28,10 @@ final class InProcessDaemon: Sendable {
     /// The environment the daemon was given (its default places).
     let environment: [String: String]
     private let daemon: Daemon
-    private let output = Mutex<[ChildProcess.Line]>([])
-    private let log = Mutex<String>("")
-    /// Set once the daemon's `run()` has returned: nil if it returned, else what it threw.
-    private let ended = Mutex<Result<Void, any Error>?>(nil)
+    private let output = Recorder<ChildProcess.Line>()
+    private let log = Recorder<String>()
+    /// What the daemon's `run()` did, once it has returned: returned, or threw.
+    private let ended = Recorder<Result<Void, any Error>>()
     private let endedSignal = DispatchSemaphore(value: 0)
     private let ownsDirectory: Bool
     /// Whether this daemon still holds ``running`` (given back once, at its end).
@@ -71,12 +71,12 @@ final class InProcessDaemon: Sendable {
         let makeHandler = StandardErrorLogHandler.factory(environment: environment)
         let logger = Logger(label: "queueplayerd") { [log] label in
             var handler = makeHandler(label)
-            handler.write = { text in log.withLock { $0 += text } }
+            handler.write = { text in log.append(text) }
             return handler
         }
         daemon = try Daemon.make(options: options, environment: environment, logger: logger) { [output] configuration in
             configuration.handlesSignals = false
-            configuration.printLine = { text in output.withLock { $0.append(ChildProcess.Line(text: text, time: ChildProcess.now())) } }
+            configuration.printLine = { text in output.append(ChildProcess.Line(text: text, time: ChildProcess.now())) }
         }
         turn = nil
         let (daemon, ended, endedSignal) = (daemon, ended, endedSignal)
@@ -88,24 +88,28 @@ final class InProcessDaemon: Sendable {
             } catch {
                 result = .failure(error)
             }
-            ended.withLock { $0 = result }
+            ended.append(result)
             endedSignal.signal()
         }
         let socketPath = self.socket
         // Ready once it accepts; or ended cleanly already (`once` with a short queue).
         guard waitUntil(timeout: 10, { !isRunning || UnixSocketClient.waitUntilAccepting(socketPath, timeout: 0.05) }),
-              isRunning || ended.withLock({ if case .success = $0 { true } else { false } }) else {
+              isRunning || endedCleanly else {
             stop()
-            throw UnixSocketError("the daemon did not accept connections on \(socketPath) within 10 s (ended: \(String(describing: ended.withLock { $0 }))); log: \(standardError)")
+            throw UnixSocketError("the daemon did not accept connections on \(socketPath) within 10 s (ended: \(String(describing: ended.all.first))); log: \(standardError)")
         }
     }
 
     /// The log so far, as the daemon's process would have written it to stderr.
-    var standardError: String { log.withLock { $0 } }
+    var standardError: String { log.all.joined() }
     /// The daemon's own output lines so far (what the process writes to stdout).
-    var lines: [ChildProcess.Line] { output.withLock { $0 } }
+    var lines: [ChildProcess.Line] { output.all }
     /// True until the daemon's `run()` has returned.
-    var isRunning: Bool { ended.withLock { $0 == nil } }
+    var isRunning: Bool { ended.all.isEmpty }
+    /// True once the daemon's `run()` has returned without an error (the process's status 0).
+    private var endedCleanly: Bool {
+        if case .success = ended.all.first { true } else { false }
+    }
 
     /// Waits up to `timeout` seconds for an output line that satisfies `predicate`.
     func waitForLine(timeout: Double, _ predicate: (String) -> Bool) -> ChildProcess.Line? {
@@ -144,9 +148,7 @@ final class InProcessDaemon: Sendable {
     func waitForEnd(timeout: Double) -> Bool? {
         if isRunning, endedSignal.wait(timeout: .now() + timeout) == .timedOut { return nil }
         endedSignal.signal()
-        return ended.withLock { state in
-            if case .success = state { true } else { false }
-        }
+        return endedCleanly
     }
 
     /// A raw client that has read, and checked, the greeting.
