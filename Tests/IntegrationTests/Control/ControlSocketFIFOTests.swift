@@ -37,6 +37,7 @@ import Glibc
         } while ChildProcess.now() < deadline
         return reply
     }
+
     @Test func aFIFOInTheMediaDirectoryIsNotQueued() throws {
         let media = try Self.directoryWithAFIFO()
         defer { try? FileManager.default.removeItem(at: media) }

@@ -19,6 +19,7 @@ import Glibc
 /// build), the bound is on the median, and the worst round trip is bounded by one of them.
 @Suite(.serialized) struct ControlSocketLoadTests {
     static let latencyBound = 0.050
+
     /// What the daemon sends first on every connection.
     static let greeting = "OK MPD 0.23.5\n"
 
