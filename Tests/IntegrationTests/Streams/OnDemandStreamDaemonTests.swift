@@ -77,7 +77,7 @@ import Glibc
         let fifo = directory.appendingPathComponent("audio.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let capture = directory.appendingPathComponent("capture.raw")
-        let reader = try FIFOOutputTests.reader(fifo, into: capture)
+        let reader = try FIFOCapture.reader(fifo, into: capture)
         defer { reader.terminate() }
         let url = server.url(path).absoluteString
         let daemon = try ChildProcess((local.map { [$0.path] } ?? []) + [url, "--once", "--output", "fifo:\(fifo)",

@@ -62,31 +62,6 @@ final class ControlDaemon {
     }
 }
 
-/// What a finished program printed and how it exited (nil: it did not finish and was killed).
-struct ToolRun: CustomStringConvertible {
-    let command: String
-    let stdout: [String]
-    let stderr: String
-    let status: Int32?
-
-    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Double) throws -> ToolRun {
-        let child = try ChildProcess(program: program, arguments, environment: environment)
-        return finish(child, command: ([program] + arguments).joined(separator: " "), timeout: timeout)
-    }
-
-    /// Waits for a started child (terminating it after `timeout` seconds).
-    static func finish(_ child: ChildProcess, command: String, timeout: Double) -> ToolRun {
-        let status = child.wait(timeout: timeout)
-        if status == nil { child.terminate() }
-        return ToolRun(command: command, stdout: child.lines.map(\.text), stderr: child.standardError, status: status)
-    }
-
-    var description: String {
-        "`\(command)` exited \(status.map(String.init) ?? "(killed: no exit within the timeout)"); stdout: \(stdout); stderr: \(stderr.debugDescription)"
-    }
-}
-
 /// Checks an mpc run that mpd would answer with exactly `stdout`, nothing on stderr and status 0.
 func expectSuccess(_ run: ToolRun, stdout: [String], sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(run.status == 0, "\(run)", sourceLocation: sourceLocation)
