@@ -38,6 +38,22 @@ public func poll<Reply>(timeout: Double, every interval: Double = 0.02, _ reques
     return reply
 }
 
+/// Sends one command on a connection of its own to the control socket at `path` (its greeting
+/// read) and returns the reply as key/value pairs; throws on `ACK`.
+public func requestFields(_ path: String, _ command: String) throws -> [String: String] {
+    let client = try UnixSocketClient(path: path)
+    defer { client.close() }
+    _ = try client.readLine(timeout: 5)
+    let lines = try client.request(command)
+    guard lines.last == "OK" else { throw UnixSocketError("\(command): \(lines)") }
+    var fields: [String: String] = [:]
+    for line in lines.dropLast() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+    }
+    return fields
+}
+
 /// A client of the control socket at `path` that has read, and checked, mpd's greeting.
 public func greetedClient(_ path: String) throws -> UnixSocketClient {
     let client = try UnixSocketClient(path: path)

@@ -25,8 +25,20 @@ public struct TranscriptLibrary {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// Waits until `listall` (a `read` command) on `client` lists the five songs.
-    public static func waitUntilListed(_ client: UnixSocketClient) throws {
+    /// Waits until `listall` (a `read` command) on a client from `connect` lists the five songs;
+    /// calls `stop` (the daemon's) before it throws.
+    public static func waitUntilListed(_ connect: () throws -> UnixSocketClient, otherwise stop: () -> Void) throws {
+        do {
+            let probe = try connect()
+            defer { probe.close() }
+            try waitUntilListed(probe)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    private static func waitUntilListed(_ client: UnixSocketClient) throws {
         let deadline = ChildProcess.now() + 20
         while try client.request("listall").filter({ $0.hasPrefix("file: ") }).count < 5 {
             guard ChildProcess.now() < deadline else { throw UnixSocketError("the database did not list the 5 songs within 20 s") }

@@ -9,6 +9,17 @@ public func webAddress(in log: String) -> String? {
     return "http://" + rest[..<slash]
 }
 
+/// The web address a daemon's log names once it serves the page (`log` read every 20 ms for
+/// up to `timeout` seconds); nil if it named none.
+public func waitForWebAddress(timeout: Double = 10, log: () -> String) -> String? {
+    var found: String?
+    _ = waitUntil(timeout: timeout) {
+        found = webAddress(in: log())
+        return found != nil
+    }
+    return found
+}
+
 /// The JSON steps a script printed (`{"step": ..., "ok": ...}` or `{"step": ..., "error": ...}`).
 public struct WebSteps {
     private var values: [String: Any] = [:]

@@ -168,16 +168,7 @@ final class InProcessDaemon: Sendable {
     /// (throws on `ACK`).
     @discardableResult
     func request(_ command: String) throws -> [String: String] {
-        let client = try client()
-        defer { client.close() }
-        let lines = try client.request(command)
-        guard lines.last == "OK" else { throw UnixSocketError("\(command): \(lines)") }
-        var fields: [String: String] = [:]
-        for line in lines.dropLast() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
-        }
-        return fields
+        try requestFields(socket, command)
     }
 
     func status() throws -> [String: String] { try request("status") }

@@ -22,12 +22,7 @@ final class InProcessWebDaemon: Sendable {
             options.http = HTTPListenAddress(host: "127.0.0.1", port: 0)
             try configure(&options)
         }
-        var found: String?
-        _ = waitUntil(timeout: 10) { [daemon] in
-            found = webAddress(in: daemon.standardError)
-            return found != nil
-        }
-        guard let found else {
+        guard let found = waitForWebAddress(log: { [daemon] in daemon.standardError }) else {
             let log = daemon.standardError
             daemon.stop()
             throw UnixSocketError("the daemon named no web address within 10 s; log: \(log)")

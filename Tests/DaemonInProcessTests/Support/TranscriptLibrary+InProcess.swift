@@ -9,14 +9,7 @@ extension TranscriptLibrary {
             options.musicDirectory = music.path
             try configure(&options)
         }
-        do {
-            let probe = try daemon.client()
-            defer { probe.close() }
-            try Self.waitUntilListed(probe)
-        } catch {
-            daemon.stop()
-            throw error
-        }
+        try Self.waitUntilListed(daemon.client, otherwise: { daemon.stop() })
         return daemon
     }
 }

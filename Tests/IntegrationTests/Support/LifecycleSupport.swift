@@ -41,17 +41,7 @@ final class LifecycleDaemon {
     /// Sends one command and returns its reply as key/value pairs (throws on `ACK`).
     @discardableResult
     func request(_ command: String) throws -> [String: String] {
-        let client = try UnixSocketClient(path: socket)
-        defer { client.close() }
-        _ = try client.readLine(timeout: 5)
-        let lines = try client.request(command)
-        guard lines.last == "OK" else { throw UnixSocketError("\(command): \(lines)") }
-        var fields: [String: String] = [:]
-        for line in lines.dropLast() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
-        }
-        return fields
+        try requestFields(socket, command)
     }
 
     func status() throws -> [String: String] { try request("status") }

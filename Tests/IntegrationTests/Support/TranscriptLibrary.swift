@@ -5,14 +5,7 @@ extension TranscriptLibrary {
     /// A daemon over the music directory with `arguments` besides, once `listall` lists the five songs.
     func daemon(_ arguments: [String] = []) throws -> ControlDaemon {
         let daemon = try ControlDaemon(["--music-directory", music.path] + arguments)
-        do {
-            let probe = try daemon.client()
-            defer { probe.close() }
-            try Self.waitUntilListed(probe)
-        } catch {
-            daemon.stop()
-            throw error
-        }
+        try Self.waitUntilListed(daemon.client, otherwise: daemon.stop)
         return daemon
     }
 }

@@ -18,13 +18,7 @@ final class WebDaemon {
     init(_ extra: [String] = [], http: String = "127.0.0.1:0", media: [String] = ["--media", TestMedia.directory.path],
          environment: [String: String] = [:]) throws {
         control = try ControlDaemon(media + ["--no-state", "--http", http] + extra, environment: environment)
-        let deadline = ChildProcess.now() + 10
-        var found: String?
-        while found == nil && ChildProcess.now() < deadline {
-            found = webAddress(in: control.process.standardError)
-            if found == nil { _ = poll(nil, 0, 20) }
-        }
-        guard let found else {
+        guard let found = waitForWebAddress(log: { [control] in control.process.standardError }) else {
             let stderr = control.process.standardError
             control.stop()
             throw UnixSocketError("the daemon named no web address within 10 s; stderr: \(stderr)")
