@@ -21,7 +21,7 @@ import Testing
 /// reply, and must not hold up the daemon answering it. One runs at a time in a test process
 /// (a second waits in `init` until the first has stopped): what the daemon observes in
 /// `NotificationCenter.default` (an item that failed to play) is any player's in the process.
-final class InProcessDaemon: Sendable {
+final class InProcessDaemon: ControlledDaemon, Sendable {
     /// The scratch directory: the control socket, and `home`, `state`, `runtime`, `config`.
     let directory: URL
     let socket: String
@@ -151,48 +151,6 @@ final class InProcessDaemon: Sendable {
         return endedCleanly
     }
 
-    /// A raw client that has read, and checked, the greeting.
-    func client() throws -> UnixSocketClient {
-        try greetedClient(socket)
-    }
-
-    /// Polls `status` (every 20 ms, on a raw connection of its own) until `condition` holds
-    /// for the reply or `timeout` seconds have passed; returns the last reply.
-    @discardableResult
-    func waitForStatus(timeout: Double = 5, until condition: ([String]) -> Bool) throws -> [String] {
-        let client = try self.client()
-        return try poll(timeout: timeout, { try client.request("status") }, until: condition)
-    }
-
-    /// Sends one command on a connection of its own and returns its reply as key/value pairs
-    /// (throws on `ACK`).
-    @discardableResult
-    func request(_ command: String) throws -> [String: String] {
-        try requestFields(socket, command)
-    }
-
-    func status() throws -> [String: String] { try request("status") }
-
-    /// Polls `status` (a connection each time) until `predicate` holds, up to `timeout` seconds;
-    /// returns the last status.
-    @discardableResult
-    func waitForStatus(timeout: Double, _ predicate: ([String: String]) -> Bool) throws -> [String: String] {
-        try poll(timeout: timeout, every: 0.01, status, until: predicate)
-    }
-
-    /// Waits up to `timeout` seconds for the log to satisfy `predicate`.
-    @discardableResult
-    func waitForStandardError(timeout: Double = 2, _ predicate: (String) -> Bool) -> Bool {
-        waitUntil(timeout: timeout) { predicate(standardError) }
-    }
-
-    /// Waits until the current song has played for at least `seconds` (by `status`'s `elapsed`).
-    func waitForElapsed(atLeast seconds: Double, timeout: Double = 5) throws {
-        let reply = try waitForStatus(timeout: timeout) { (replyValue($0, "elapsed").flatMap(Double.init) ?? -1) >= seconds }
-        guard (replyValue(reply, "elapsed").flatMap(Double.init) ?? -1) >= seconds else {
-            throw UnixSocketError("elapsed never reached \(seconds) s within \(timeout) s: \(reply)")
-        }
-    }
 }
 
 /// Runs the in-process daemon's tasks on a dispatch queue of their own rather than on Swift's

@@ -10,7 +10,7 @@ import Glibc
 /// `init` returns. The one process wrapper of the tests that need the daemon's process: the
 /// others (``LifecycleDaemon``, ``StreamDaemon``, ``WebDaemon``, ``CapturingDaemon``, the TCP
 /// tests' daemon) start theirs through it and add what their subject needs.
-final class ControlDaemon {
+final class ControlDaemon: ControlledDaemon {
     let directory: URL
     let socket: String
     let process: ChildProcess
@@ -40,15 +40,12 @@ final class ControlDaemon {
         }
     }
 
+    var standardError: String { process.standardError }
+
     /// Terminates the daemon and removes its scratch directory.
     func stop() {
         process.terminate()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A raw client that has read, and checked, the greeting.
-    func client() throws -> UnixSocketClient {
-        try greetedClient(socket)
     }
 
     /// Runs the real `/usr/bin/mpc` against this daemon (`MPD_HOST=<socket>`).
@@ -127,24 +124,6 @@ func expectPlayingStatus(_ run: ToolRun, song: String, state: String, position: 
     #expect(elapsed.contains(progress.elapsed), "elapsed \(progress.elapsed) s not in \(elapsed): \(run)", sourceLocation: sourceLocation)
     #expect(progress.percent == (progress.total > 0 ? 100 * progress.elapsed / progress.total : 0), "\(run)", sourceLocation: sourceLocation)
     return progress.elapsed
-}
-
-extension ControlDaemon {
-    /// Polls `status` (every 20 ms, on a raw connection of its own) until `condition` holds
-    /// for the reply or `timeout` seconds have passed; returns the last reply.
-    @discardableResult
-    func waitForStatus(timeout: Double = 5, until condition: ([String]) -> Bool) throws -> [String] {
-        let client = try self.client()
-        return try poll(timeout: timeout, { try client.request("status") }, until: condition)
-    }
-
-    /// Waits until the current song has played for at least `seconds` (by `status`'s `elapsed`).
-    func waitForElapsed(atLeast seconds: Double, timeout: Double = 5) throws {
-        let reply = try waitForStatus(timeout: timeout) { (replyValue($0, "elapsed").flatMap(Double.init) ?? -1) >= seconds }
-        guard (replyValue(reply, "elapsed").flatMap(Double.init) ?? -1) >= seconds else {
-            throw UnixSocketError("elapsed never reached \(seconds) s within \(timeout) s: \(reply)")
-        }
-    }
 }
 
 /// Whether process `pid` holds a connected Unix stream socket (its fds' socket inodes,

@@ -21,10 +21,11 @@ func makeLargeLibrary() throws -> (library: URL, song: URL) {
 
 /// A `queueplayerd` started with any arguments, its control socket in a scratch
 /// directory, its state under a given (or scratch) `XDG_STATE_HOME`, logging at debug level.
-final class LifecycleDaemon {
+final class LifecycleDaemon: ControlledDaemon {
     let control: ControlDaemon
     var socket: String { control.socket }
     var process: ChildProcess { control.process }
+    var standardError: String { process.standardError }
 
     /// `arguments` as they are (no `--output` added), and `--socket`.
     init(_ arguments: [String], stateHome: URL? = nil, environment: [String: String] = [:]) throws {
@@ -36,32 +37,6 @@ final class LifecycleDaemon {
 
     deinit {
         control.stop()
-    }
-
-    /// Sends one command and returns its reply as key/value pairs (throws on `ACK`).
-    @discardableResult
-    func request(_ command: String) throws -> [String: String] {
-        try requestFields(socket, command)
-    }
-
-    func status() throws -> [String: String] { try request("status") }
-
-    /// Polls `status` until `predicate` holds, up to `timeout` seconds; returns the last status.
-    @discardableResult
-    func waitForStatus(timeout: Double, _ predicate: ([String: String]) -> Bool) throws -> [String: String] {
-        try poll(timeout: timeout, every: 0.01, status, until: predicate)
-    }
-
-    /// Waits up to `timeout` seconds for stderr to satisfy `predicate` (the pipe is read by
-    /// another thread, so a line the daemon wrote may arrive a moment after its effect).
-    @discardableResult
-    func waitForStandardError(timeout: Double = 2, _ predicate: (String) -> Bool) -> Bool {
-        let deadline = ChildProcess.now() + timeout
-        while !predicate(process.standardError) {
-            if ChildProcess.now() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
     }
 
     /// Waits until the notifications logged end with `suffix`; returns them all.
