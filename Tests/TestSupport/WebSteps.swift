@@ -1,6 +1,19 @@
 import Foundation
 import Testing
 
+/// A daemon that serves the web page and the WebSocket API at `base` (`http://host:port`).
+public protocol WebServingDaemon {
+    var base: String { get }
+}
+
+extension WebServingDaemon {
+    /// Runs `Scripts/<script>` with the base URL, a scenario and its arguments; the steps it printed.
+    public func run(_ scenario: String, _ arguments: [String] = [], script: String = "ws_api.py", timeout: Double = 60,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> WebSteps {
+        try WebSteps.run(script, base: base, scenario, arguments, timeout: timeout, sourceLocation: sourceLocation)
+    }
+}
+
 /// The `http://host:port` of a daemon log's `web page: http://host:port/` line.
 public func webAddress(in log: String) -> String? {
     guard let range = log.range(of: "web page: http://") else { return nil }

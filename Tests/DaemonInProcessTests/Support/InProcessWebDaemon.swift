@@ -6,7 +6,7 @@ import Testing
 /// An ``InProcessDaemon`` that also serves the web page and the WebSocket API on
 /// `127.0.0.1:0` (the kernel picks a free port, which the log names), playing `Media/` without
 /// saved state; ready once `init` returns.
-final class InProcessWebDaemon: Sendable {
+final class InProcessWebDaemon: WebServingDaemon, Sendable {
     let daemon: InProcessDaemon
     /// `http://127.0.0.1:PORT`.
     let base: String
@@ -31,10 +31,4 @@ final class InProcessWebDaemon: Sendable {
     }
 
     func stop() { daemon.stop() }
-
-    /// Runs `Scripts/<script>` with the base URL, a scenario and its arguments; the steps it printed.
-    func run(_ scenario: String, _ arguments: [String] = [], script: String = "ws_api.py", timeout: Double = 60,
-             sourceLocation: SourceLocation = #_sourceLocation) throws -> WebSteps {
-        try WebSteps.run(script, base: base, scenario, arguments, timeout: timeout, sourceLocation: sourceLocation)
-    }
 }

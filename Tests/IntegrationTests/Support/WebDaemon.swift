@@ -7,7 +7,7 @@ import Glibc
 
 /// A `queueplayerd` with `--http 127.0.0.1:0` (the kernel picks a free port, which the log
 /// names) on the real-time null output, playing `Media/`; ready once `init` returns.
-final class WebDaemon {
+final class WebDaemon: WebServingDaemon {
     let control: ControlDaemon
     /// `http://127.0.0.1:PORT`.
     let base: String
@@ -27,10 +27,4 @@ final class WebDaemon {
     }
 
     func stop() { control.stop() }
-
-    /// Runs `Scripts/<script>` with the base URL, a scenario and its arguments; the steps it printed.
-    func run(_ scenario: String, _ arguments: [String] = [], script: String = "ws_api.py", timeout: Double = 60,
-             sourceLocation: SourceLocation = #_sourceLocation) throws -> WebSteps {
-        try WebSteps.run(script, base: base, scenario, arguments, timeout: timeout, sourceLocation: sourceLocation)
-    }
 }
