@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The music directory of the issue 34 command transcripts (`Scripts/transcript_library.py`:
+/// The music directory of the command transcripts (`Scripts/transcript_library.py`:
 /// Media/'s four files and `comments.mp3`, whose TXXX frames `readcomments` reads), made in a
 /// scratch directory; a daemon over it is ready once its database lists the five songs
 /// (``waitUntilListed(_:)``).

@@ -4,7 +4,7 @@ import MPDProtocol
 import TestSupport
 import Testing
 
-/// The commands issue 34 added (`clearerror`, `readcomments`, `playlist`, `searchaddpl`,
+/// The commands the daemon adds to mpd's (`clearerror`, `readcomments`, `playlist`, `searchaddpl`,
 /// `rangeid`, `addtagid`, `cleartagid`, `kill`, `outputset`, `moveoutput`, the partition
 /// commands) answer as mpd 0.23.12 did: its transcript (IntegrationTests' `Transcripts/51-raw-missing-commands.txt`,
 /// taken by `Transcripts/capture_commands.py`) is replayed, request by request, against the
@@ -29,7 +29,7 @@ struct CommandTranscriptTests {
     }
 
     /// mpd's commands this daemon does not have (no mounts, neighbors or fingerprints), and
-    /// this daemon's own (issue 30). mpd ran without a `sticker_file`, as the daemon does here.
+    /// this daemon's own. mpd ran without a `sticker_file`, as the daemon does here.
     static let onlyMPDs: Set<String> = ["getfingerprint", "listmounts", "listneighbors", "mount", "unmount"]
     static let onlyOurs: Set<String> = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions"]
 

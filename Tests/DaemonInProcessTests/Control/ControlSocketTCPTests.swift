@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// Remote control as mpd allows it (issue 34): TCP listeners with raw clients, passwords and
+/// Remote control as mpd allows it: TCP listeners with raw clients, passwords and
 /// permissions, the connection timeout and the limit on clients. (With mpc, python-mpd2 and
 /// shell one-liners: IntegrationTests' suite of the same name.)
 @Suite(.serialized) struct ControlSocketTCPTests {

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// The WebSocket API (issue 31, docs/websocket.md) against the daemon in process, with a real
+/// The WebSocket API (docs/websocket.md) against the daemon in process, with a real
 /// client: Python's `websockets` (`Tests/IntegrationTests/Scripts/ws_api.py`).
 @Suite(.serialized) struct WebSocketAPITests {
     @Test func commandsAnswerAsTheSocketDoesAndErrorsLeaveTheConnectionUsable() throws {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Real clients and the commands issue 34 added: python-mpd2 (Debian's python3-mpd 3.0.5) calls
+/// Real clients and the commands the daemon adds to mpd's: python-mpd2 (Debian's python3-mpd 3.0.5) calls
 /// each through its own method (`Scripts/mpd2_added_commands.py`), ending with `kill`; mpc has
 /// `clearerror` and `outputset`.
 @Suite("Added commands through python-mpd2 and mpc", .serialized)

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Remote control as mpd allows it (issue 34): TCP listeners with mpc and python-mpd2, and shell
+/// Remote control as mpd allows it: TCP listeners with mpc and python-mpd2, and shell
 /// one-liners that half-close the socket after their commands. (With raw clients:
 /// DaemonInProcessTests' suite of the same name.)
 @Suite(.serialized) struct ControlSocketTCPTests {

@@ -41,7 +41,7 @@ import Glibc
         #expect(saved, "no \(database): the daemon did not get the test's XDG_STATE_HOME")
     }
 
-    /// A socket unit with a TCP `ListenStream=` too (issue 34): both sockets are passed
+    /// A socket unit with a TCP `ListenStream=` too: both sockets are passed
     /// (`LISTEN_FDS=2`), the daemon serves each, and binds none of its own.
     @Test func aTCPSocketIsPassedAndServedBesideTheUnixOne() throws {
         let directory = try TestMedia.scratchDirectory()

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Zeroconf as mpd has it (issue 34): while a TCP listener is open, `_mpd._tcp` is published on
+/// Zeroconf as mpd has it: while a TCP listener is open, `_mpd._tcp` is published on
 /// its port through Avahi under `--zeroconf-name`, and withdrawn when the daemon stops; Avahi
 /// restarting gets it published again, a name taken gets Avahi's alternative, `--no-zeroconf`
 /// publishes nothing, and without Avahi the daemon runs as ever. Against a real avahi-daemon
@@ -41,7 +41,7 @@ import Glibc
         var zeroconfLines: [String] { log.split(separator: "\n").map(String.init).filter { $0.contains("zeroconf:") } }
 
         /// Whether libavahi-client is mapped into the daemon (it is loaded when the daemon
-        /// first publishes, not linked: issue 32's launch).
+        /// first publishes, not linked: the launch).
         var hasLoadedAvahi: Bool {
             // Read to the end: a /proc file says it is empty, and a whole read of it stops short.
             let maps = FileHandle(forReadingAtPath: "/proc/\(control.process.processIdentifier)/maps").flatMap { try? $0.readToEnd() }

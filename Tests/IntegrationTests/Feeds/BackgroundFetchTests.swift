@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Background fetch and remote notifications (issue 13), seen from outside: the daemon as a
+/// Background fetch and remote notifications, seen from outside: the daemon as a
 /// process, subscribed to feeds on a real nginx on 127.0.0.1, its requests read from
 /// nginx's access log, its results from its log, its app state from `status`.
 ///

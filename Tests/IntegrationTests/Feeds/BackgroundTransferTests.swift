@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Background transfer of new episodes (issue 13), seen from outside: a real nginx serving the
+/// Background transfer of new episodes, seen from outside: a real nginx serving the
 /// feed and the episode at 100 kB/s, the daemon killed with SIGKILL in mid-download and
 /// started again on the same state, nginx's access log showing what it asked for, and the
 /// file that ends up in `Podcasts/` compared with the source by SHA-256.

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// A 250 MB embedded picture (issue 33: it raised the daemon's peak RSS from 39 to 457 MB at
+/// A 250 MB embedded picture (a daemon that kept it whole would grow by its size at
 /// `update`, and `readpicture` kept it whole): the daemon's peak resident set after updating
 /// a directory that holds one, and after reading chunks of it, stays within 16 MB of the
 /// same daemon's figure with a normal picture; the chunks are the file's bytes at the

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Stickers in the daemon as a process (issue 34): python-mpd2 over TCP and mpc on the socket
+/// Stickers in the daemon as a process: python-mpd2 over TCP and mpc on the socket
 /// set, find, sort and delete them; they survive a restart and follow a song renamed by
 /// `update`; a sticker file that cannot be used is logged and the daemon runs on without them.
 @Suite(.serialized) struct StickerDaemonTests {

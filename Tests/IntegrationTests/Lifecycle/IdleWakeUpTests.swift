@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Paused or stopped, the daemon does not wake up: no thread of it polls, ticks or redraws
-/// while a client idles on the control socket (issue 14).
+/// while a client idles on the control socket.
 ///
 /// One wake-up a second is not ours and is allowed: libdispatch on Linux runs a timer on its
 /// manager thread once a second for as long as the process lives (`_dispatch_workq_monitor_pools`,

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Location updates in the daemon (issue 30), seen from outside: the daemon as a process with
+/// Location updates in the daemon, seen from outside: the daemon as a process with
 /// `--location` on a real gpsd fed by gpsfake, its `Background location:` lines checked against
 /// the drive, its commands on the control socket, its log, its saved fixes.
 @Suite(.serialized) struct LocationDaemonTests {

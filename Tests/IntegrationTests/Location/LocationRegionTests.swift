@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Regions that play (issue 30): a GPX file of waypoints, a drive through them replayed by
+/// Regions that play: a GPX file of waypoints, a drive through them replayed by
 /// gpsfake, and the daemon announcing each region entered over the queue, which then resumes
 /// where it was.
 @Suite(.serialized) struct LocationRegionTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Internet radio through the daemon (issue 29): icecast2 on 127.0.0.1 with ffmpeg as its
+/// Internet radio through the daemon: icecast2 on 127.0.0.1 with ffmpeg as its
 /// source (``IcecastServer``), the daemon as a process, real clients (mpc).
 @Suite(.serialized) struct LiveStreamDaemonTests {
     /// One station for the tests that leave it running (started once for the suite).

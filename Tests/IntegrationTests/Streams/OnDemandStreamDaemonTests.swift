@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Files over HTTP through the daemon (issue 29): nginx on 127.0.0.1 serving MP3s (ranges,
+/// Files over HTTP through the daemon: nginx on 127.0.0.1 serving MP3s (ranges,
 /// a slow location), remote playlists, bad URLs; the daemon as a process.
 @Suite(.serialized) struct OnDemandStreamDaemonTests {
     /// One nginx for the suite: `/slow/` at 24 kB/s (a 128 kbit/s item's pace, 16 kB/s, with

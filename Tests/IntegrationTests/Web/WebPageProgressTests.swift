@@ -3,7 +3,7 @@ import Location
 import TestSupport
 import Testing
 
-/// The web page's podcast downloads and location track (issue 31) in a real browser: headless
+/// The web page's podcast downloads and location track in a real browser: headless
 /// chromium driven by selenium (`Scripts/web_page_progress.py`), started once, against a daemon
 /// downloading from nginx at a limited rate and taking fixes from gpsd fed by gpsfake. The
 /// screenshot is kept beside `WebPageTests`' in `.build/test-artifacts/`, its path printed.

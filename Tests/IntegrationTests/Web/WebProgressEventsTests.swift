@@ -3,7 +3,7 @@ import Location
 import TestSupport
 import Testing
 
-/// The WebSocket's unasked events for downloads and location (issue 31, docs/websocket.md),
+/// The WebSocket's unasked events for downloads and location (docs/websocket.md),
 /// against the daemon as a process with real servers: nginx serving a feed and its episode
 /// slowly (`limit_rate`), so that the download's progress can be watched, and gpsd fed by
 /// gpsfake for the fixes. The client is Python's `websockets` (`Scripts/ws_progress.py`).

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// The WebSocket API (issue 31, docs/websocket.md) where the daemon's process is the point: its
+/// The WebSocket API (docs/websocket.md) where the daemon's process is the point: its
 /// exit status for a bad `--http`, and SIGTERM. The rest: DaemonInProcessTests' suite of the same name.
 @Suite(.serialized) struct WebSocketAPITests {
     @Test func anAddressOtherThanLoopbackNeedsAToken() throws {
