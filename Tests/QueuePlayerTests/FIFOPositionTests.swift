@@ -39,9 +39,11 @@ import Glibc
         func waitForEnd() { _ = done.wait(timeout: .now() + 10) }
     }
 
-    @Test func aPausedFIFOOutputIsAtWhatItsReaderWasGiven() throws {
+    /// A player of a song into a FIFO of a scratch directory, read by an ``EagerReader``, on a
+    /// virtual clock moved one second on, once the reader has some of it (a reader that opened
+    /// after the first writes missed those: the tests count from a point it has).
+    static func playing() throws -> (URL, EagerReader, VirtualClock, FIFOAudioSink, QueuePlayer) {
         let directory = try TestMedia.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("audio.fifo").path
         try FIFOAudioSink.prepare(path: path)
         let reader = EagerReader(path: path)
@@ -51,9 +53,14 @@ import Glibc
         let player = QueuePlayer(items: [item], sink: sink, decoderFactory: MPG123DecoderFactory(outputFormat: Self.format))
         player.play()
         #expect(waitUntil(timeout: 10) { player.timeControlStatus == .playing })
-        // A reader that opened after the first writes missed those: count from a point it has.
         clock.advance(bySeconds: 1)
         #expect(waitUntil(timeout: 10) { reader.frames > 0 && sink.framesDelivered > 0 })
+        return (directory, reader, clock, sink, player)
+    }
+
+    @Test func aPausedFIFOOutputIsAtWhatItsReaderWasGiven() throws {
+        let (directory, reader, clock, sink, player) = try Self.playing()
+        defer { try? FileManager.default.removeItem(at: directory) }
         clock.advance(bySeconds: 2)
         player.pause()
         #expect(waitUntil(timeout: 10) { player.timeControlStatus == .paused })
@@ -73,19 +80,8 @@ import Glibc
     /// which runs eight chunks (186 ms) behind the writes: what a status or a WebSocket
     /// subscriber is told is what snapserver has.
     @Test func aPlayingFIFOOutputIsAtWhatItsReaderWasGiven() throws {
-        let directory = try TestMedia.scratchDirectory()
+        let (directory, reader, clock, sink, player) = try Self.playing()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("audio.fifo").path
-        try FIFOAudioSink.prepare(path: path)
-        let reader = EagerReader(path: path)
-        let clock = VirtualClock()
-        let sink = FIFOAudioSink(path: path, format: Self.format, clock: clock)
-        let item = PlayerItem(url: TestMedia.directory.appendingPathComponent("01-morning-sine.mp3"))
-        let player = QueuePlayer(items: [item], sink: sink, decoderFactory: MPG123DecoderFactory(outputFormat: Self.format))
-        player.play()
-        #expect(waitUntil(timeout: 10) { player.timeControlStatus == .playing })
-        clock.advance(bySeconds: 1)
-        #expect(waitUntil(timeout: 10) { reader.frames > 0 && sink.framesDelivered > 0 })
         for _ in 0..<3 {
             clock.advance(bySeconds: 0.5)
             // The clock stands still now: once the render thread waits for it and the reader
