@@ -122,6 +122,10 @@ let package = Package(
         // the geometry, and the sources (gpsd over TCP, a scripted one for tests). Independent of the player.
         .target(name: "Location"),
 
+        // Zeroconf: `_mpd._tcp` published through the Avahi daemon; the only target that sees
+        // libavahi's C types (CAvahi), which it loads at run time rather than linking.
+        .target(name: "Zeroconf", dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]),
+
         // The daemon as a library: the partition (queue, player, mixer, options), the command
         // layer, the control server, the saved state, the life cycle, the feeds, systemd.
         .target(
@@ -136,7 +140,7 @@ let package = Package(
                 "FeedFetch",
                 "Location",
                 "CShims",
-                "CAvahi",
+                "Zeroconf",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -183,7 +187,7 @@ let package = Package(
                                                          .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport",
+        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOHTTP1", package: "swift-nio"),
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),

@@ -1,3 +1,4 @@
+import Zeroconf
 import FeedFetch
 import Foundation
 import HTTPStreaming

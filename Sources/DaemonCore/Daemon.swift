@@ -1,3 +1,4 @@
+import Zeroconf
 import AppLifecycle
 import Dispatch
 import FeedFetch

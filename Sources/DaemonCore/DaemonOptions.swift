@@ -1,3 +1,4 @@
+import Zeroconf
 import AppLifecycle
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import Zeroconf
 
 /// libavahi-client is looked up when the daemon first publishes, not linked (``AvahiLibrary``).
 @Suite struct AvahiLibraryTests {

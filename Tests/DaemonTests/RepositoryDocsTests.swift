@@ -51,7 +51,7 @@ import Testing
             #expect(missing.isEmpty, "\(binary) loads libraries docs/licences.md does not list: \(missing)")
         }
         // Loaded at run time, so ldd does not see it: the name the daemon opens.
-        let avahi = try Self.text("Sources/DaemonCore/Zeroconf/AvahiLibrary.swift")
+        let avahi = try Self.text("Sources/Zeroconf/AvahiLibrary.swift")
         let opened = try #require(avahi.firstMatch(of: /static let fileName = "([^"]+)"/)?.output.1)
         #expect(listed.contains(String(opened)), "\(opened) is loaded with dlopen and not listed")
     }

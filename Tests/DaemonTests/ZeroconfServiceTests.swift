@@ -1,5 +1,6 @@
 import Testing
 @testable import DaemonCore
+@testable import Zeroconf
 
 /// What `_mpd._tcp` announces: which listener's port, where, and under what name.
 @Suite struct ZeroconfServiceTests {

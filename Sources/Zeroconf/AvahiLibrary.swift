@@ -17,7 +17,7 @@ import Glibc
 ///
 /// The types still come from the headers (`CAvahi`, which links nothing): each field's type is
 /// the one Swift imports for the function of that name.
-struct AvahiLibrary: Sendable {
+package struct AvahiLibrary: Sendable {
     let threadedPollNew: @convention(c) () -> OpaquePointer?
     let threadedPollFree: @convention(c) (OpaquePointer?) -> Void
     let threadedPollGet: @convention(c) (OpaquePointer?) -> UnsafePointer<AvahiPoll>?
@@ -42,20 +42,20 @@ struct AvahiLibrary: Sendable {
     let strerror: @convention(c) (Int32) -> UnsafePointer<CChar>?
 
     /// The library's file name (its soname: Debian's libavahi-client3).
-    static let fileName = "libavahi-client.so.3"
+    package static let fileName = "libavahi-client.so.3"
 
     /// The library, loaded at the first use of this property (once per process, on whichever
     /// thread asks first: Swift initialises a static once): the functions, or why not.
-    static let loaded: Result<AvahiLibrary, LoadError> = load(fileName)
+    package static let loaded: Result<AvahiLibrary, LoadError> = load(fileName)
 
     /// Why the library is not there: `dlopen`'s or `dlsym`'s own words.
-    struct LoadError: Error, CustomStringConvertible {
-        let description: String
+    package struct LoadError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Opens `fileName` and looks up every function; on any failure the library is closed
     /// again. Internal so that a test can load a library that is not there.
-    static func load(_ fileName: String) -> Result<AvahiLibrary, LoadError> {
+    package static func load(_ fileName: String) -> Result<AvahiLibrary, LoadError> {
         // Its dependencies (libavahi-common, libdbus) are loaded with it, and a handle's
         // lookups search them too: the threaded poll and the strings are libavahi-common's.
         guard let handle = dlopen(fileName, RTLD_NOW | RTLD_LOCAL) else {

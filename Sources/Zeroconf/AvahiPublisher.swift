@@ -30,7 +30,7 @@ import Synchronization
 /// The Swift side's state is one `Mutex`, taken briefly inside the poll's lock (never the other
 /// way round) and never across a libavahi call, which may call back. C types do not leave
 /// this file and ``AvahiLibrary``.
-final class AvahiPublisher: Sendable {
+package final class AvahiPublisher: Sendable {
     private struct State {
         /// Nil until ``start(_:)``.
         var service: ZeroconfService?
@@ -60,14 +60,14 @@ final class AvahiPublisher: Sendable {
     /// joining it are never done on the caller's thread (the daemon's start-up task).
     private let queue = DispatchQueue(label: "queueplayerd.zeroconf")
 
-    init(logger: Logger, library: @escaping @Sendable () -> Result<AvahiLibrary, AvahiLibrary.LoadError> = { AvahiLibrary.loaded }) {
+    package init(logger: Logger, library: @escaping @Sendable () -> Result<AvahiLibrary, AvahiLibrary.LoadError> = { AvahiLibrary.loaded }) {
         state = Mutex(State())
         self.logger = logger
         self.library = library
     }
 
     /// The service's name now (Avahi's alternative after a collision).
-    var name: String { state.withLock { $0.service?.name ?? "" } }
+    package var name: String { state.withLock { $0.service?.name ?? "" } }
 
     /// libavahi-client, which ``start(_:)`` loaded before it made anything that calls back or
     /// needs freeing: every other use comes after that.
@@ -80,7 +80,7 @@ final class AvahiPublisher: Sendable {
 
     /// Loads libavahi-client and starts Avahi's thread, which connects to the Avahi daemon and
     /// publishes `service`, on the publisher's queue. Returns at once. Once only.
-    func start(_ service: ZeroconfService) {
+    package func start(_ service: ZeroconfService) {
         guard state.withLock({ state in
             defer { state.service = state.service ?? service }
             return state.service == nil
@@ -118,7 +118,7 @@ final class AvahiPublisher: Sendable {
 
     /// Withdraws the service and ends Avahi's thread; returns once the Avahi daemon has
     /// taken the withdrawal (a D-Bus call), without blocking the caller's thread.
-    func stop() async {
+    package func stop() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
                 if let poll = state.withLock({ $0.poll })?.pointer {
