@@ -126,6 +126,10 @@ let package = Package(
         // libavahi's C types (CAvahi), which it loads at run time rather than linking.
         .target(name: "Zeroconf", dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]),
 
+        // mpd's sticker database in SQLite through GRDB: the only target that sees GRDB.
+        .target(name: "Stickers", dependencies: ["MPDProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+                                                 .product(name: "NIOPosix", package: "swift-nio")]),
+
         // The daemon as a library: the partition (queue, player, mixer, options), the command
         // layer, the control server, the saved state, the life cycle, the feeds, systemd.
         .target(
@@ -141,6 +145,7 @@ let package = Package(
                 "Location",
                 "CShims",
                 "Zeroconf",
+                "Stickers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -151,7 +156,6 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // The web page's files, compiled into the binary (an installed daemon is one file).
             resources: [
@@ -187,7 +191,7 @@ let package = Package(
                                                          .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf",
+        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf", "Stickers",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOHTTP1", package: "swift-nio"),
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),

@@ -1,4 +1,3 @@
-import Zeroconf
 import FeedFetch
 import Foundation
 import HTTPStreaming
@@ -9,6 +8,7 @@ import Glibc
 #endif
 import Logging
 import QueuePlayer
+import Zeroconf
 
 extension Daemon {
     /// `--buffer-time`'s default and range, in milliseconds (the ALSA sink's, which are in microseconds).

@@ -1,4 +1,3 @@
-import Zeroconf
 import AppLifecycle
 import Dispatch
 import FeedFetch
@@ -11,6 +10,7 @@ import QueuePlayer
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+import Zeroconf
 
 /// The composition root: a player, its observers, the control socket, the
 /// application life cycle, the saved state, and the signals that steer them.

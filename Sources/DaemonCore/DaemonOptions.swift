@@ -1,4 +1,3 @@
-import Zeroconf
 import AppLifecycle
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -6,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import MPDProtocol
+import Zeroconf
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the
 /// configuration file say, merged and checked by the executable, which then hands them to

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import MPDProtocol
+import Stickers
 
 /// Stickers on songs (MPD's `StickerCommands.cxx`): `sticker get|set|delete|list|find song`,
 /// with mpd 0.23's replies and errors, in its order: `sticker database is disabled` (code 5)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MPDProtocol
+import Stickers
 
 // What one part of the daemon does when another reports something: each reaction is a type of
 // its own, made by ``Daemon`` with what it acts on, and tested alone (Tests/DaemonTests/Reactions).

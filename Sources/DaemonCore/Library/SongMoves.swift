@@ -1,27 +1,8 @@
 import MPDProtocol
+import Stickers
 
-/// What an update did to the songs that the stickers must follow: files that were renamed or
-/// moved, and files that left the library.
-///
-/// mpd keys stickers by URI and deletes a song's when the song leaves its database, so a
-/// renamed file loses them. Here a song that left and a song that came in the same update
-/// with the same size, the same modification time to the nanosecond (which `mv` keeps),
-/// the same duration and the same tags are taken for one file renamed, and its stickers
-/// move to the new URI; when several files are alike in all that, none is taken for another
-/// (their stickers go, as mpd's would). What an update of one directory cannot see (a file
-/// moved out of the directory updated) is what mpd loses too.
-struct SongMoves: Sendable, Equatable {
-    struct Move: Sendable, Equatable {
-        let from: String
-        let to: String
-    }
-
-    var moves: [Move] = []
-    /// The URIs of the songs gone, in URI order.
-    var removals: [String] = []
-
-    var isEmpty: Bool { moves.isEmpty && removals.isEmpty }
-
+/// How an update's moves and removals are found: see ``SongMoves``.
+extension SongMoves {
     /// What stands for one file's contents when its name changes.
     private struct Identity: Hashable {
         let size: Int64

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Logging
 import MPDProtocol
+import Stickers
 import Synchronization
 
 /// Whether the daemon keeps stickers, as the partition knows it: off (`--sticker-file off`),

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import Stickers
 
 /// The daemon's reactions (Sources/DaemonCore/Instance/Reactions.swift), each on real parts in
 /// the test process: what a download, a deletion, a change in the downloads' number, an update,

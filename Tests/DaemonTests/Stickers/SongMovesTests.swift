@@ -1,6 +1,7 @@
 import MPDProtocol
 import Testing
 @testable import DaemonCore
+@testable import Stickers
 
 /// Which songs an update renamed and which it removed, for the stickers to follow.
 @Suite("SongMoves")

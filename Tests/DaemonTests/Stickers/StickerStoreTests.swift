@@ -2,6 +2,7 @@ import Foundation
 import MPDProtocol
 import Testing
 @testable import DaemonCore
+@testable import Stickers
 
 /// The sticker database in SQLite, in process: what mpd's `StickerDatabase` does,
 /// a file that survives being closed, and files it cannot use.

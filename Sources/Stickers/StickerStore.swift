@@ -20,14 +20,14 @@ import NIOPosix
 ///
 /// Values are compared and sorted as mpd compares them: as text, byte by byte (the column is
 /// `VARCHAR`, SQLite's `BINARY` collation), `value_int` by SQLite's `CAST(value AS INTEGER)`.
-final class StickerStore: Sendable {
+package final class StickerStore: Sendable {
     /// The SQLite file.
-    let file: URL
+    package let file: URL
     private let database: DatabaseQueue
 
     /// Opens (or creates) the database at `file` and makes sure the table and its index exist.
     /// Throws if the file is not a database, cannot be created, or lacks the table and cannot be written.
-    init(file: URL) throws(StickerStoreError) {
+    package init(file: URL) throws(StickerStoreError) {
         self.file = file
         var configuration = Configuration()
         configuration.label = "queueplayerd.stickers"
@@ -52,10 +52,10 @@ final class StickerStore: Sendable {
 
     /// Whether the file may be written (a read-only one answers `get`, `list` and `find`; `set`
     /// and `delete` fail with SQLite's "attempt to write a readonly database").
-    var isWritable: Bool { access(file.path, W_OK) == 0 }
+    package var isWritable: Bool { access(file.path, W_OK) == 0 }
 
     /// The value of the sticker `name` of the object, nil if it has none (mpd: also for an empty name).
-    func value(type: String = StickerRequest.songType, uri: String, name: String) throws(StickerStoreError) -> String? {
+    package func value(type: String = StickerRequest.songType, uri: String, name: String) throws(StickerStoreError) -> String? {
         guard !name.isEmpty else { return nil }
         return try run { db in
             try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type = ? AND uri = ? AND name = ?",
@@ -64,7 +64,7 @@ final class StickerStore: Sendable {
     }
 
     /// Every sticker of the object, by name (byte order, as mpd's `std::map` lists them).
-    func stickers(type: String = StickerRequest.songType, uri: String) throws(StickerStoreError) -> [(name: String, value: String)] {
+    package func stickers(type: String = StickerRequest.songType, uri: String) throws(StickerStoreError) -> [(name: String, value: String)] {
         try run { db in
             try Row.fetchAll(db, sql: "SELECT name, value FROM sticker WHERE type = ? AND uri = ? ORDER BY name",
                              arguments: [type, uri]).map { ($0[0], $0[1]) }
@@ -74,7 +74,7 @@ final class StickerStore: Sendable {
     /// Sets (adds or replaces) a sticker; an empty name is ignored, as mpd ignores it.
     /// - Returns: whether the database changed.
     @discardableResult
-    func set(type: String = StickerRequest.songType, uri: String, name: String, value: String) throws(StickerStoreError) -> Bool {
+    package func set(type: String = StickerRequest.songType, uri: String, name: String, value: String) throws(StickerStoreError) -> Bool {
         guard !name.isEmpty else { return false }
         return try run { db in
             try db.execute(sql: """
@@ -87,7 +87,7 @@ final class StickerStore: Sendable {
 
     /// Deletes one sticker of the object, or (`name` nil) all of them.
     /// - Returns: whether there was any to delete.
-    func delete(type: String = StickerRequest.songType, uri: String, name: String? = nil) throws(StickerStoreError) -> Bool {
+    package func delete(type: String = StickerRequest.songType, uri: String, name: String? = nil) throws(StickerStoreError) -> Bool {
         try run { db in
             if let name {
                 try db.execute(sql: "DELETE FROM sticker WHERE type = ? AND uri = ? AND name = ?", arguments: [type, uri, name])
@@ -101,7 +101,7 @@ final class StickerStore: Sendable {
     /// The objects under `query.directory` that have the sticker `query.name` (with a value
     /// that compares as asked), in the order asked (else by URI), before any window: the
     /// caller drops the songs the library no longer has, then takes the window.
-    func find(type: String = StickerRequest.songType, _ query: StickerQuery) throws(StickerStoreError) -> [(uri: String, value: String)] {
+    package func find(type: String = StickerRequest.songType, _ query: StickerQuery) throws(StickerStoreError) -> [(uri: String, value: String)] {
         let prefix = query.uriPrefix
         var sql = "SELECT uri, value FROM sticker WHERE type = ? AND name = ? AND substr(uri, 1, length(?)) = ?"
         var arguments: StatementArguments = [type, query.name, prefix, prefix]
@@ -129,7 +129,7 @@ final class StickerStore: Sendable {
     /// asynchronously: `changes` is worked out there too. A sticker command sent after this
     /// call waits for it (the queue is serial), so no client sees the stickers before they
     /// follow. `completion` (on the store's queue) gets the changes and the rows changed.
-    func follow(_ changes: @escaping @Sendable () -> SongMoves,
+    package func follow(_ changes: @escaping @Sendable () -> SongMoves,
                 completion: @escaping @Sendable (Result<(changes: SongMoves, rows: Int), StickerStoreError>) -> Void) {
         let type = StickerRequest.songType
         database.asyncWrite({ db in
@@ -164,8 +164,8 @@ final class StickerStore: Sendable {
 
 /// Why the sticker database failed, in SQLite's words ("file is not a database", "attempt to
 /// write a readonly database", "unable to open database file").
-struct StickerStoreError: Error, CustomStringConvertible {
-    let description: String
+package struct StickerStoreError: Error, CustomStringConvertible {
+    package let description: String
 
     init(_ error: any Error) {
         if let error = error as? DatabaseError {
