@@ -13,7 +13,7 @@ BINARY       ?=
 # Extra arguments for scripts/run-tests (e.g. TESTFLAGS="--filter StateRestoreTests", "--jobs 1").
 TESTFLAGS    ?=
 
-.PHONY: all bootstrap build run test test-fast bench clean
+.PHONY: all bootstrap build run test test-fast bench clean man docs
 
 all: build
 
@@ -45,6 +45,16 @@ test-fast: bootstrap
 
 clean:
 	rm -rf .build
+
+## Writes the documents made from the settings' declarations (Sources/DaemonCore/Configuration/
+## Settings.swift): the man pages docs/man/queueplayerd.1 and queueplayerd.toml.5, docs/settings.md
+## and docs/queueplayerd.toml.example. They are committed; a test fails when they are stale.
+DOCUMENTS := docs/man/queueplayerd.1 docs/man/queueplayerd.toml.5 docs/settings.md docs/queueplayerd.toml.example
+man docs: build
+	@mkdir -p docs/man
+	@bin="$$($(SWIFT) build --show-bin-path)"; for file in $(DOCUMENTS); do \
+	  "$$bin/queueplayerd" --print-document "$$(basename $$file)" > "$$file.tmp" && mv "$$file.tmp" "$$file" || exit 1; \
+	  echo "wrote $$file"; done
 
 ## Benchmarks side by side with mpg123 and mpd (about 75 minutes): bench/results/latest.md.
 bench:
