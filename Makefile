@@ -48,10 +48,10 @@ clean:
 
 ## Writes the documents made from the settings' declarations (Sources/DaemonCore/Configuration/
 ## Settings.swift): the man pages docs/man/queueplayerd.1 and queueplayerd.toml.5, docs/settings.md
-## and docs/queueplayerd.toml.example. They are committed; a test fails when they are stale.
-DOCUMENTS := docs/man/queueplayerd.1 docs/man/queueplayerd.toml.5 docs/settings.md docs/queueplayerd.toml.example
+## and docs/examples/queueplayerd.toml. They are committed; a test fails when they are stale.
+DOCUMENTS := docs/man/queueplayerd.1 docs/man/queueplayerd.toml.5 docs/settings.md docs/examples/queueplayerd.toml
 man docs: build
-	@mkdir -p docs/man
+	@mkdir -p docs/man docs/examples
 	@bin="$$($(SWIFT) build --show-bin-path)"; for file in $(DOCUMENTS); do \
 	  "$$bin/queueplayerd" --print-document "$$(basename $$file)" > "$$file.tmp" && mv "$$file.tmp" "$$file" || exit 1; \
 	  echo "wrote $$file"; done

@@ -42,6 +42,8 @@ enum QueuePlayerDaemon {
             write(DaemonVersion.description + "\n", to: STDOUT_FILENO)
         case .success(.document(let document)):
             write(document.text, to: STDOUT_FILENO)
+        case .success(.completion(let shell)):
+            write(shell.script, to: STDOUT_FILENO)
         case .success(.run(let config, let settings)):
             let finished = DispatchSemaphore(value: 0)
             Task.detached {

@@ -107,7 +107,7 @@ import TestSupport
         #expect(fileOptions.fetchInterval == nil)
     }
 
-    /// The example file (docs/queueplayerd.toml.example) reads, and names every setting (some
+    /// The example file (docs/examples/queueplayerd.toml) reads, and names every setting (some
     /// commented out).
     @Test func theExampleFileNamesEverySetting() throws {
         let example = try String(contentsOf: TestMedia.repository.appendingPathComponent(SettingsDocument.example.path), encoding: .utf8)

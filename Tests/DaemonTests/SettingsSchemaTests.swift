@@ -123,4 +123,24 @@ import TestSupport
             #expect(text.contains(entry), "\(document.rawValue): \(entry)")
         }
     }
+
+    /// The completions offer every option, and bash reads its script without a syntax error.
+    @Test func theCompletionsOfferEveryOption() throws {
+        for setting in Settings.all where !setting.isPositional {
+            #expect(CompletionShell.bash.script.contains("--\(setting.name)"), "bash: \(setting.name)")
+            #expect(CompletionShell.zsh.script.contains("--\(setting.name)["), "zsh: \(setting.name)")
+            #expect(CompletionShell.fish.script.contains("-l '\(setting.name)'"), "fish: \(setting.name)")
+        }
+        #expect(CompletionShell.bash.script.contains("-F _queueplayerd queueplayerd"))
+        #expect(CompletionShell.zsh.script.hasPrefix("#compdef queueplayerd\n"))
+        #expect(CompletionShell.fish.script.contains("complete -c 'queueplayerd' -l 'output'"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayerd-completion-\(UUID()).bash")
+        try CompletionShell.bash.script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bash = try ChildProcess(program: "/bin/bash", ["-n", file.path])
+        #expect(bash.wait(timeout: 30) == 0, "\(bash.standardError)")
+        guard case .completion(.zsh) = try Self.parse(["--generate-completion-script", "zsh"]).get() else {
+            throw CommandLineError("no completion")
+        }
+    }
 }

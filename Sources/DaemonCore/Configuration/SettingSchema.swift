@@ -141,6 +141,8 @@ public struct Setting<Value: Sendable>: AnySetting {
     /// A TOML value for the example file, which shows it commented out; nil: the default,
     /// shown as set.
     public let example: String?
+    /// Values the shells' completions offer.
+    public let values: [String]
     /// `--no-name` exists and says false (only for a flag).
     public let inversion: Bool
     /// A bare `--name` (last, or followed by what `accepts` refuses) means this value.
@@ -156,7 +158,7 @@ public struct Setting<Value: Sendable>: AnySetting {
     init(_ name: String, _ kind: SettingKind<Value>, group: SettingGroup, example: String? = nil, value valueName: String = "",
          default defaultText: String? = nil, inversion: Bool = false,
          bare: (value: String, accepts: @Sendable (String) -> Bool)? = nil,
-         positional: Bool = false, oneOf: String? = nil,
+         positional: Bool = false, oneOf: String? = nil, values: [String] = [],
          summary: String, manual: String,
          apply: @escaping @Sendable (Value, inout DaemonOptions) throws(SettingProblem) -> Void) {
         self.name = name
@@ -169,6 +171,7 @@ public struct Setting<Value: Sendable>: AnySetting {
         self.bareValue = bare
         self.isPositional = positional
         self.oneOf = oneOf
+        self.values = values
         self.summary = summary
         self.manual = manual
         self.applying = apply
@@ -233,6 +236,7 @@ public protocol AnySetting: Sendable {
     var manual: String { get }
     var defaultText: String? { get }
     var example: String? { get }
+    var values: [String] { get }
     var inversion: Bool { get }
     var isPositional: Bool { get }
     var oneOf: String? { get }

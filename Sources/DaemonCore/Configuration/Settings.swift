@@ -51,7 +51,7 @@ public struct Settings: Sendable {
     public let output = Setting(
         "output", .choices(OutputChoice.init(argument:), refusal: { text in
             "'\(text)' is not an output: give " + OutputChoice.allValueStrings.joined(separator: ", ")
-        }), group: .output, value: "OUTPUT", default: "auto",
+        }), group: .output, value: "OUTPUT", default: "auto", values: ["auto", "alsa", "alsa:", "null", "fifo:"],
         summary: "auto, alsa[:DEVICE], null or fifo:PATH[?format=R:16:C]; repeat for several",
         manual: """
             Where audio goes. auto is ALSA's default device, or a real-time null output when it \
@@ -194,7 +194,7 @@ public struct Settings: Sendable {
                 guard !text.isEmpty else { throw SettingProblem("give a file path or \"off\"") }
                 return text == "off" ? .off : .file(reader.resolve(text))
             }),
-        group: .clients, example: #""off""#, value: "PATH|off", default: "sticker.sql beside the saved state",
+        group: .clients, example: #""off""#, value: "PATH|off", default: "sticker.sql beside the saved state", values: ["off"],
         summary: "The SQLite file of the stickers clients attach to songs, or off",
         manual: """
             The SQLite file of the stickers clients attach to songs (ratings, play counts: mpd's \
@@ -228,6 +228,7 @@ public struct Settings: Sendable {
             fileType: "\"audio\", \"location\", \"audio,location\" or \"none\"", BackgroundModesChoice.init(argument:),
             refusal: { "'\($0)' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\"" }),
         group: .lifecycle, value: "MODES", default: BackgroundModesChoice().description,
+        values: BackgroundModesChoice.allValueStrings,
         summary: "What goes on in the background: audio, location, both, or none",
         manual: """
             What keeps running in the background, a comma list: audio (playback goes on; without \
@@ -280,7 +281,7 @@ public struct Settings: Sendable {
                 }
                 return interval
             }),
-        group: .podcasts, value: "SECONDS|never", default: "3600",
+        group: .podcasts, value: "SECONDS|never", default: "3600", values: ["never"],
         summary: "The least time between two fetches of a feed, or never",
         manual: """
             The least time between two background fetches of a feed, in seconds, or never (only \
@@ -360,7 +361,7 @@ public struct Settings: Sendable {
             """, into: \.httpTokenFile)
 
     public let http = Setting(
-        "http", .string, group: .web, example: #""127.0.0.1:6680""#, value: "[ADDR:]PORT|off", default: "off",
+        "http", .string, group: .web, example: #""127.0.0.1:6680""#, value: "[ADDR:]PORT|off", default: "off", values: ["off"],
         summary: "Serve the web page and the WebSocket API on [ADDR:]PORT",
         manual: """
             Serve the web page and the WebSocket API on [ADDR:]PORT (ADDR 127.0.0.1 when left \
@@ -380,7 +381,7 @@ public struct Settings: Sendable {
             fileType: "\"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"", LocationChoice.init(argument:),
             refusal: { "'\($0)' is not a location source: give \"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"" }),
         group: .location, example: #""gpsd""#, value: "gpsd[:HOST[:PORT]]", default: "none",
-        bare: (value: "gpsd", accepts: { $0.hasPrefix("gpsd") }),
+        bare: (value: "gpsd", accepts: { $0.hasPrefix("gpsd") }), values: ["gpsd", "gpsd:"],
         summary: "Take location updates from gpsd (a bare --location: localhost:2947)",
         manual: """
             Take location updates from gpsd, at localhost:2947 unless HOST and PORT say otherwise \

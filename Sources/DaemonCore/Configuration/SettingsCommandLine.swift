@@ -27,6 +27,9 @@ public struct CommandOption: Sendable {
         CommandOption(name: "print-document", valueName: "NAME", short: nil,
                       summary: "Print a document made from the settings: " + SettingsDocument.allCases.map(\.rawValue).joined(separator: ", "),
                       manual: "", isHidden: true),
+        CommandOption(name: "generate-completion-script", valueName: "SHELL", short: nil,
+                      summary: "Print the completion script of a shell: " + CompletionShell.allCases.map(\.rawValue).joined(separator: ", "),
+                      manual: "", isHidden: true),
     ]
 
     /// The option with its value, as `--help` writes it: `--config <PATH>`.
@@ -43,6 +46,7 @@ public enum CommandLineRequest: Sendable {
     case help
     case version
     case document(SettingsDocument)
+    case completion(CompletionShell)
 }
 
 /// A command line that cannot be used: printed with the usage, status 64.
@@ -61,7 +65,7 @@ public enum SettingsCommandLine {
     public static func parse(_ arguments: [String]) -> Result<CommandLineRequest, CommandLineError> {
         var settings = DaemonSettings()
         var config: String?
-        var document: SettingsDocument?
+        var document: CommandLineRequest?
         var positional: [String] = []
         var index = 0
         /// The value of the option at `index - 1`: after its `=`, or the next argument.
@@ -107,10 +111,13 @@ public enum SettingsCommandLine {
                 default:
                     switch value(form: command.helpForm, inline: inline) {
                     case .success(let name):
-                        guard let named = SettingsDocument(rawValue: name) else {
+                        if command.name == "print-document", let named = SettingsDocument(rawValue: name) {
+                            document = .document(named)
+                        } else if command.name == "generate-completion-script", let shell = CompletionShell(rawValue: name) {
+                            document = .completion(shell)
+                        } else {
                             return .failure(CommandLineError("The value '\(name)' is invalid for '\(command.helpForm)'"))
                         }
-                        document = named
                     case .failure(let error): return .failure(error)
                     }
                 }
@@ -144,7 +151,7 @@ public enum SettingsCommandLine {
             }
             return .failure(CommandLineError("Unknown option '--\(name)'"))
         }
-        if let document { return .success(.document(document)) }
+        if let document { return .success(document) }
         if !positional.isEmpty, let files = Settings.all.first(where: \.isPositional) {
             var value: (any Sendable)?
             for text in positional {

@@ -2,19 +2,20 @@ import Foundation
 
 /// The documents made from the settings (``Settings``) and the command's options
 /// (``CommandOption``): `--help`, the two man pages, docs/settings.md and the example
-/// configuration file. `make man` writes the committed files with `queueplayerd --print-document
+/// configuration file (docs/examples/queueplayerd.toml). `make man` writes the committed files with `queueplayerd --print-document
 /// NAME`, and a test checks that they are what the declarations make now.
 public enum SettingsDocument: String, CaseIterable, Sendable {
     case manual = "queueplayerd.1"
     case fileManual = "queueplayerd.toml.5"
     case markdown = "settings.md"
-    case example = "queueplayerd.toml.example"
+    case example = "queueplayerd.toml"
 
     /// Where the file is kept in the repository.
     public var path: String {
         switch self {
         case .manual, .fileManual: "docs/man/\(rawValue)"
-        case .markdown, .example: "docs/\(rawValue)"
+        case .markdown: "docs/\(rawValue)"
+        case .example: "docs/examples/\(rawValue)"
         }
     }
 
