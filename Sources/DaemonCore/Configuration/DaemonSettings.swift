@@ -18,7 +18,7 @@ public struct DaemonSettings: Sendable {
     }
 
     /// The value the setting named `name` was given, if any.
-    public subscript(name: String) -> (any Sendable)? {
+    public subscript(name name: String) -> (any Sendable)? {
         get { values[name] }
         set { values[name] = newValue }
     }

@@ -2,6 +2,7 @@ import AppLifecycle
 import FeedFetch
 import Foundation
 import MPDProtocol
+import TOMLKit
 
 /// Every setting of the daemon, each declared once: its option and key, its value, its default,
 /// its checks, its help and what it sets on ``DaemonOptions``. The command line
@@ -14,7 +15,7 @@ public struct Settings: Sendable {
 
     public let media = Setting(
         "media", .path, group: .playing, example: #""~/Music/Album""#, value: "DIR", oneOf: "playing",
-        summary: "Queue DIR's .mp3 files, sorted by name, replacing the saved queue",
+        summary: "Queue DIR's .mp3 files, replacing the saved queue",
         manual: """
             A directory whose .mp3 files are queued, sorted by name, in place of a saved queue; it \
             is also the music directory clients add from. One of media, music-directory and the \
@@ -26,7 +27,7 @@ public struct Settings: Sendable {
 
     public let musicDirectory = Setting(
         "music-directory", .path, group: .playing, value: "DIR", default: "~/Music", oneOf: "playing",
-        summary: "The library clients add from; only a saved queue plays at start",
+        summary: "The library clients add from",
         manual: """
             The music directory that clients add from (the library, and where podcast episodes are \
             downloaded, under Podcasts/). At start only a saved queue is queued. Without it, \
@@ -39,7 +40,7 @@ public struct Settings: Sendable {
     public let files = Setting(
         "files", .strings(resolving: { reader, text in reader.resolve(text) }), group: .playing, example: #"["~/a.mp3", "https://example.com/radio.mp3"]"#, value: "FILE",
         positional: true, oneOf: "playing",
-        summary: "MP3 files, or http:// and https:// stream URLs, to queue in order",
+        summary: "MP3 files or stream URLs to queue, in order",
         manual: """
             MP3 files, or http:// and https:// URLs of MP3 streams (internet radio, podcast \
             episodes), queued in this order in place of a saved queue. On the command line they \
@@ -52,7 +53,7 @@ public struct Settings: Sendable {
         "output", .choices(OutputChoice.init(argument:), refusal: { text in
             "'\(text)' is not an output: give " + OutputChoice.allValueStrings.joined(separator: ", ")
         }), group: .output, value: "OUTPUT", default: "auto", values: ["auto", "alsa", "alsa:", "null", "fifo:"],
-        summary: "auto, alsa[:DEVICE], null or fifo:PATH[?format=R:16:C]; repeat for several",
+        summary: "auto, alsa[:DEVICE], null or fifo:PATH; repeatable",
         manual: """
             Where audio goes. auto is ALSA's default device, or a real-time null output when it \
             does not open (decided at start); alsa:DEVICE insists on that device; null discards \
@@ -64,7 +65,7 @@ public struct Settings: Sendable {
 
     public let bufferTime = Setting(
         "buffer-time", .integer, group: .output, value: "MS", default: "\(Daemon.defaultBufferTimeMilliseconds)",
-        summary: "The ALSA device's buffer, in milliseconds (\(Daemon.bufferTimesMilliseconds.lowerBound) to \(Daemon.bufferTimesMilliseconds.upperBound))",
+        summary: "The ALSA buffer in milliseconds (\(Daemon.bufferTimesMilliseconds.lowerBound) to \(Daemon.bufferTimesMilliseconds.upperBound))",
         manual: """
             The ALSA device's buffer, in milliseconds, from \(Daemon.bufferTimesMilliseconds.lowerBound) \
             to \(Daemon.bufferTimesMilliseconds.upperBound). A longer one wakes the daemon less \
@@ -93,7 +94,7 @@ public struct Settings: Sendable {
             // A socket path is beside the file, as every path of the file is.
             text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix(".") ? reader.resolve(text) : text
         }), group: .clients, example: #"["localhost:6600", "192.168.1.10:6600", "[::1]:6600"]"#, value: "ADDRESS", default: "the socket and localhost:6600",
-        summary: "Listen here too: a socket path, or HOST[:PORT] for TCP; repeat for several",
+        summary: "Listen here too: PATH or HOST[:PORT]; repeatable",
         manual: """
             Where the control server listens, as mpd's bind_to_address, once per listener: a Unix \
             socket path (it replaces the socket's), or HOST[:PORT] for TCP, HOST an IPv4 address, \
@@ -112,7 +113,7 @@ public struct Settings: Sendable {
 
     public let password = Setting(
         "password", .strings, group: .clients, example: #"["s3cret@read,add,player,control,admin", "guest@read"]"#, value: "SECRET@PERMISSIONS",
-        summary: "A password and what it allows (read,add,player,control,admin); repeatable",
+        summary: "A password and what it allows; repeatable",
         manual: """
             A password and what it allows, as mpd's password: a client that sends "password SECRET" \
             may then do PERMISSIONS, some of read, add, player, control and admin, comma-separated. \
@@ -132,7 +133,7 @@ public struct Settings: Sendable {
     public let defaultPermissions = Setting(
         "default-permissions", .string, group: .clients, example: #""read""#, value: "PERMISSIONS",
         default: "everything without a password, nothing with one",
-        summary: "What clients may do before a password (comma-separated)",
+        summary: "What clients may do before a password",
         manual: """
             What clients may do before they send a password, some of read, add, player, control \
             and admin, comma-separated (mpd's default_permissions). When neither this nor a \
@@ -141,7 +142,7 @@ public struct Settings: Sendable {
 
     public let localPermissions = Setting(
         "local-permissions", .string, group: .clients, example: #""read,add,player,control,admin""#, value: "PERMISSIONS", default: "default-permissions",
-        summary: "What clients on a Unix socket may do before a password",
+        summary: "The same, for clients on a Unix socket",
         manual: """
             What clients on a Unix socket may do before they send a password, as \
             default-permissions says it.
@@ -157,7 +158,7 @@ public struct Settings: Sendable {
 
     public let connectionTimeout = Setting(
         "connection-timeout", .number, group: .clients, value: "SECONDS", default: "60",
-        summary: "Disconnect a client silent this long (unless in idle)",
+        summary: "Disconnect a client silent this long, unless idle",
         manual: """
             A client that sends no complete command for this many seconds, and is not waiting in \
             idle, is disconnected (mpd's connection_timeout), so that silent clients do not keep \
@@ -168,7 +169,7 @@ public struct Settings: Sendable {
 
     public let zeroconf = Setting(
         "zeroconf", .flag, group: .clients, default: "on", inversion: true,
-        summary: "Publish _mpd._tcp through Avahi while a TCP listener is open",
+        summary: "Publish _mpd._tcp through Avahi (Zeroconf)",
         manual: """
             Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi, as mpd \
             does, so that clients on the network find it; a listener on a loopback address is \
@@ -178,7 +179,7 @@ public struct Settings: Sendable {
 
     public let zeroconfName = Setting(
         "zeroconf-name", .string, group: .clients, value: "NAME", default: ZeroconfService.defaultName,
-        summary: "The name the service is published under (%h: this machine's name)",
+        summary: "The published name (%h: this machine's name)",
         manual: """
             The name the service is published under (mpd's zeroconf_name); %h is this machine's name.
             """, into: \.zeroconfName) { name in
@@ -195,7 +196,7 @@ public struct Settings: Sendable {
                 return text == "off" ? .off : .file(reader.resolve(text))
             }),
         group: .clients, example: #""off""#, value: "PATH|off", default: "sticker.sql beside the saved state", values: ["off"],
-        summary: "The SQLite file of the stickers clients attach to songs, or off",
+        summary: "The stickers' SQLite database, or off",
         manual: """
             The SQLite file of the stickers clients attach to songs (ratings, play counts: mpd's \
             sticker_file, the same schema), or off. A file that cannot be opened is logged, and \
@@ -209,7 +210,7 @@ public struct Settings: Sendable {
 
     public let once = Setting(
         "once", .flag, group: .lifecycle,
-        summary: "Exit (status 0) once the queue has played; implies --no-state",
+        summary: "Exit when the queue has played; implies --no-state",
         manual: """
             Exit with status 0 once the queue has finished playing, instead of waiting with an \
             empty queue. Implies no-state.
@@ -229,7 +230,7 @@ public struct Settings: Sendable {
             refusal: { "'\($0)' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\"" }),
         group: .lifecycle, value: "MODES", default: BackgroundModesChoice().description,
         values: BackgroundModesChoice.allValueStrings,
-        summary: "What goes on in the background: audio, location, both, or none",
+        summary: "What goes on in the background (audio, location)",
         manual: """
             What keeps running in the background, a comma list: audio (playback goes on; without \
             it, entering the background pauses) and location (location updates go on), or none.
@@ -240,7 +241,7 @@ public struct Settings: Sendable {
 
     public let backgroundTime = Setting(
         "background-time", .number, group: .lifecycle, value: "SECONDS", default: "180",
-        summary: "Seconds in the background, not playing, before suspension",
+        summary: "Seconds in the background idle before suspension",
         manual: """
             How long the daemon may run in the background without playing before it is suspended: \
             the audio device is closed until a control command (play, next, ...) wakes it.
@@ -252,7 +253,7 @@ public struct Settings: Sendable {
 
     public let feed = Setting(
         "feed", .strings, group: .podcasts, example: #"["https://example.com/podcast.xml"]"#, value: "URL",
-        summary: "A podcast feed (RSS or Atom) to fetch in the background; repeatable",
+        summary: "A podcast feed (RSS, Atom) to fetch; repeatable",
         manual: """
             A podcast feed (RSS or Atom, http or https) to fetch in the background, once per feed; \
             added to those of the feeds file, $XDG_CONFIG_HOME/queueplayerd/feeds (one URL a line, \
@@ -282,7 +283,7 @@ public struct Settings: Sendable {
                 return interval
             }),
         group: .podcasts, value: "SECONDS|never", default: "3600", values: ["never"],
-        summary: "The least time between two fetches of a feed, or never",
+        summary: "The least time between two fetches of a feed",
         manual: """
             The least time between two background fetches of a feed, in seconds, or never (only \
             remote notifications fetch: an MPD message on the channel queueplayerd).
@@ -315,7 +316,7 @@ public struct Settings: Sendable {
 
     public let minFreeSpace = Setting(
         "min-free-space", .integer, group: .podcasts, value: "BYTES", default: "\(DaemonOptions().minFreeSpace)",
-        summary: "Bytes left free on the music directory's file system",
+        summary: "Bytes downloads leave free on the disk",
         manual: """
             Downloads stop (and are tried again later) rather than leave the music directory's \
             file system with less than this many bytes free.
@@ -332,7 +333,7 @@ public struct Settings: Sendable {
 
     public let streamRetryTime = Setting(
         "stream-retry-time", .number, group: .streams, value: "SECONDS", default: "300",
-        summary: "How long a dropped stream is tried again before it fails",
+        summary: "How long a dropped stream is tried again",
         manual: """
             How long a stream (an http:// or https:// item) whose connection dropped or stalled is \
             tried again, in seconds from 0 to 86400, the waits between tries growing from 0.5 s to \
@@ -343,7 +344,7 @@ public struct Settings: Sendable {
 
     public let caFile = Setting(
         "ca-file", .path, group: .streams, example: #""private-ca.pem""#, value: "PATH",
-        summary: "PEM certificates to trust besides the system's for https://",
+        summary: "PEM certificates to trust for https:// too",
         manual: """
             A file of PEM certificates to trust besides the system's for https:// streams (a \
             station behind a private certificate authority). Read at start: a file that cannot be \
@@ -354,7 +355,7 @@ public struct Settings: Sendable {
 
     public let httpTokenFile = Setting(
         "http-token-file", .path, group: .web, example: #""~/.config/queueplayerd/token""#, value: "PATH",
-        summary: "A file whose first line is the token web requests must carry",
+        summary: "The token web requests must carry (first line)",
         manual: """
             A file whose first line is the token every web request must carry (at least 16 \
             bytes); required when http binds an address other than loopback.
@@ -362,7 +363,7 @@ public struct Settings: Sendable {
 
     public let http = Setting(
         "http", .string, group: .web, example: #""127.0.0.1:6680""#, value: "[ADDR:]PORT|off", default: "off", values: ["off"],
-        summary: "Serve the web page and the WebSocket API on [ADDR:]PORT",
+        summary: "Serve the web page and WebSocket API here",
         manual: """
             Serve the web page and the WebSocket API on [ADDR:]PORT (ADDR 127.0.0.1 when left \
             out), or off. An address other than loopback needs http-token-file.
@@ -382,7 +383,7 @@ public struct Settings: Sendable {
             refusal: { "'\($0)' is not a location source: give \"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"" }),
         group: .location, example: #""gpsd""#, value: "gpsd[:HOST[:PORT]]", default: "none",
         bare: (value: "gpsd", accepts: { $0.hasPrefix("gpsd") }), values: ["gpsd", "gpsd:"],
-        summary: "Take location updates from gpsd (a bare --location: localhost:2947)",
+        summary: "Take location updates from gpsd",
         manual: """
             Take location updates from gpsd, at localhost:2947 unless HOST and PORT say otherwise \
             (an IPv6 address in brackets). On the command line the value may be left out.
@@ -390,7 +391,7 @@ public struct Settings: Sendable {
 
     public let regions = Setting(
         "regions", .path, group: .location, example: #""~/tour.gpx""#, value: "FILE.gpx",
-        summary: "GPX waypoints monitored as regions that play their audio (implies --location)",
+        summary: "GPX regions to play at; implies --location",
         manual: """
             A GPX file of waypoints to monitor as regions: entering one plays its audio as an \
             announcement. Implies location (gpsd's default address) when that is not given.

@@ -12,7 +12,7 @@ public struct CommandOption: Sendable {
     /// Every option of the command besides the settings.
     public static let all = [
         CommandOption(name: "config", valueName: "PATH", short: nil,
-                      summary: "Read the settings from PATH (default: $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml)",
+                      summary: "Read the settings from PATH instead",
                       manual: """
                           Read the settings from the TOML file PATH (queueplayerd.toml(5)), which must \
                           exist, instead of $XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml, which is read \

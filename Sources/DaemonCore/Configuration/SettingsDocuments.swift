@@ -30,7 +30,7 @@ public enum SettingsDocument: String, CaseIterable, Sendable {
 }
 
 public enum SettingsDocuments {
-    static let abstract = "a headless, gapless MP3 queue player controlled over the MPD protocol"
+    static let abstract = "a headless, gapless MP3 queue player with the MPD protocol"
     static let defaultFile = "$XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml"
 
     /// The settings of `group`, in the order declared.
@@ -62,8 +62,9 @@ public enum SettingsDocuments {
         lines += ["", "Options:"]
         for option in CommandOption.all where !option.isHidden { row(option.helpForm, option.summary) }
         lines += ["",
-                  "Each setting is also a key of the configuration file, \(defaultFile),",
-                  "by the same name: buffer-time = 1000. See queueplayerd(1) and queueplayerd.toml(5)."]
+                  "Each setting is also a key of the configuration file, by the same name",
+                  "(buffer-time = 1000): \(defaultFile).",
+                  "See queueplayerd(1) and queueplayerd.toml(5)."]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -72,6 +73,8 @@ public enum SettingsDocuments {
     /// Text for roff: backslashes escaped, options' dashes as minus signs, no line taken for a request.
     static func roff(_ text: String) -> String {
         var escaped = text.replacingOccurrences(of: "\\", with: "\\e")
+        // A long path may break after any slash (`\:`, a break point of no width).
+        escaped = escaped.replacingOccurrences(of: "/", with: "/\\:")
         escaped = escaped.replacing(/(^|[\s(\[])--([a-z])/) { "\($0.output.1)\\-\\-\($0.output.2)" }
         escaped = escaped.replacing(/(^|[\s(\[])-([a-z0-9])/) { "\($0.output.1)\\-\($0.output.2)" }
         return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -91,7 +94,9 @@ public enum SettingsDocuments {
 
     static func header(_ title: String, _ section: Int) -> [String] {
         [".\\\" Made by `queueplayerd --print-document` from the settings' declarations: edit those, then `make man`.",
-         ".TH \(title) \(section) \"\" \"queueplayerd \(DaemonVersion.number)\" \"\(section == 1 ? "User Commands" : "File Formats")\""]
+         ".TH \(title) \(section) \"\" \"queueplayerd \(DaemonVersion.number)\" \"\(section == 1 ? "User Commands" : "File Formats")\"",
+         // Options and keys are not hyphenated at the end of a line, nor lines stretched to the margin.
+         ".nh", ".ad l"]
     }
 
     static func paragraphs(_ texts: [String]) -> [String] {
