@@ -64,7 +64,7 @@ public struct Settings: Sendable {
             """) { outputs, options throws(SettingProblem) in options.outputs = outputs }
 
     public let bufferTime = Setting(
-        "buffer-time", .integer, group: .output, value: "MS", default: "\(Daemon.defaultBufferTimeMilliseconds)",
+        "buffer-time", .integer, group: .output, value: "MS", default: "\(Settings.defaults.bufferTimeMilliseconds)",
         summary: "The ALSA buffer in milliseconds (\(Daemon.bufferTimesMilliseconds.lowerBound) to \(Daemon.bufferTimesMilliseconds.upperBound))",
         manual: """
             The ALSA device's buffer, in milliseconds, from \(Daemon.bufferTimesMilliseconds.lowerBound) \
@@ -149,7 +149,7 @@ public struct Settings: Sendable {
             """) { text, options throws(SettingProblem) in options.localPermissions = try Settings.permissions(text) }
 
     public let maxClients = Setting(
-        "max-clients", .integer, group: .clients, value: "N", default: "\(DaemonOptions().maxClients)",
+        "max-clients", .integer, group: .clients, value: "N", default: "\(Settings.defaults.maxClients)",
         summary: "The most clients served at once",
         manual: """
             The most clients served at once over every listener (mpd's max_connections); one more \
@@ -157,7 +157,7 @@ public struct Settings: Sendable {
             """, into: \.maxClients) { $0 >= 1 ? nil : "give a number of clients, 1 or more" }
 
     public let connectionTimeout = Setting(
-        "connection-timeout", .number, group: .clients, value: "SECONDS", default: "60",
+        "connection-timeout", .number, group: .clients, value: "SECONDS", default: Settings.text(Settings.defaults.connectionTimeout),
         summary: "Disconnect a client silent this long, unless idle",
         manual: """
             A client that sends no complete command for this many seconds, and is not waiting in \
@@ -168,7 +168,7 @@ public struct Settings: Sendable {
         }
 
     public let zeroconf = Setting(
-        "zeroconf", .flag, group: .clients, default: "on", inversion: true,
+        "zeroconf", .flag, group: .clients, default: Settings.text(Settings.defaults.zeroconf), inversion: true,
         summary: "Publish _mpd._tcp through Avahi (Zeroconf)",
         manual: """
             Publish the MPD service (_mpd._tcp) on the TCP listener's port through Avahi, as mpd \
@@ -178,7 +178,7 @@ public struct Settings: Sendable {
             """, into: \.zeroconf)
 
     public let zeroconfName = Setting(
-        "zeroconf-name", .string, group: .clients, value: "NAME", default: ZeroconfService.defaultName,
+        "zeroconf-name", .string, group: .clients, value: "NAME", default: Settings.defaults.zeroconfName,
         summary: "The published name (%h: this machine's name)",
         manual: """
             The name the service is published under (mpd's zeroconf_name); %h is this machine's name.
@@ -209,7 +209,7 @@ public struct Settings: Sendable {
     // MARK: Background and saved state
 
     public let once = Setting(
-        "once", .flag, group: .lifecycle,
+        "once", .flag, group: .lifecycle, default: Settings.text(Settings.defaults.once),
         summary: "Exit when the queue has played; implies --no-state",
         manual: """
             Exit with status 0 once the queue has finished playing, instead of waiting with an \
@@ -217,7 +217,7 @@ public struct Settings: Sendable {
             """, into: \.once)
 
     public let noState = Setting(
-        "no-state", .flag, group: .lifecycle,
+        "no-state", .flag, group: .lifecycle, default: Settings.text(Settings.defaults.noState),
         summary: "Neither restore nor save the queue and position",
         manual: """
             Neither restore nor save the queue, the current item, its position and play or pause \
@@ -228,7 +228,8 @@ public struct Settings: Sendable {
         "background-modes", .choice(
             fileType: "\"audio\", \"location\", \"audio,location\" or \"none\"", BackgroundModesChoice.init(argument:),
             refusal: { "'\($0)' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\"" }),
-        group: .lifecycle, value: "MODES", default: BackgroundModesChoice().description,
+        group: .lifecycle, value: "MODES",
+        default: BackgroundModesChoice(audio: Settings.defaults.backgroundMode == .audio, location: Settings.defaults.backgroundLocation).description,
         values: BackgroundModesChoice.allValueStrings,
         summary: "What goes on in the background (audio, location)",
         manual: """
@@ -240,7 +241,7 @@ public struct Settings: Sendable {
             }
 
     public let backgroundTime = Setting(
-        "background-time", .number, group: .lifecycle, value: "SECONDS", default: "180",
+        "background-time", .number, group: .lifecycle, value: "SECONDS", default: Settings.text(Settings.defaults.backgroundTime),
         summary: "Seconds in the background idle before suspension",
         manual: """
             How long the daemon may run in the background without playing before it is suspended: \
@@ -282,7 +283,7 @@ public struct Settings: Sendable {
                 }
                 return interval
             }),
-        group: .podcasts, value: "SECONDS|never", default: "3600", values: ["never"],
+        group: .podcasts, value: "SECONDS|never", default: Settings.defaults.fetchInterval.map(Settings.text) ?? "never", values: ["never"],
         summary: "The least time between two fetches of a feed",
         manual: """
             The least time between two background fetches of a feed, in seconds, or never (only \
@@ -290,7 +291,7 @@ public struct Settings: Sendable {
             """) { interval, options throws(SettingProblem) in options.fetchInterval = interval.seconds }
 
     public let fetchTimeout = Setting(
-        "fetch-timeout", .number, group: .podcasts, value: "SECONDS", default: "30",
+        "fetch-timeout", .number, group: .podcasts, value: "SECONDS", default: Settings.text(Settings.defaults.fetchTimeout),
         summary: "The time one fetch may take, body included",
         manual: """
             The time one fetch may take, body included, in seconds, at most 3600 (30 is iOS's \
@@ -300,7 +301,7 @@ public struct Settings: Sendable {
         }
 
     public let autoEnqueue = Setting(
-        "auto-enqueue", .flag, group: .podcasts, default: "on", inversion: true,
+        "auto-enqueue", .flag, group: .podcasts, default: Settings.text(Settings.defaults.autoEnqueue), inversion: true,
         summary: "Append each downloaded episode to the queue",
         manual: """
             Append each downloaded episode to the queue.
@@ -315,7 +316,7 @@ public struct Settings: Sendable {
             """, into: \.downloadLimit) { $0 >= 1 ? nil : "give a number of episodes, 1 or more" }
 
     public let minFreeSpace = Setting(
-        "min-free-space", .integer, group: .podcasts, value: "BYTES", default: "\(DaemonOptions().minFreeSpace)",
+        "min-free-space", .integer, group: .podcasts, value: "BYTES", default: "\(Settings.defaults.minFreeSpace)",
         summary: "Bytes downloads leave free on the disk",
         manual: """
             Downloads stop (and are tried again later) rather than leave the music directory's \
@@ -323,7 +324,7 @@ public struct Settings: Sendable {
             """, into: \.minFreeSpace) { $0 >= 0 ? nil : "give a number of bytes, 0 or more" }
 
     public let maxDownloadSize = Setting(
-        "max-download-size", .integer, group: .podcasts, value: "BYTES", default: "\(DaemonOptions().maxDownloadSize)",
+        "max-download-size", .integer, group: .podcasts, value: "BYTES", default: "\(Settings.defaults.maxDownloadSize)",
         summary: "The largest episode downloaded, in bytes",
         manual: """
             The largest episode downloaded, in bytes; a larger one fails and leaves no file.
@@ -332,7 +333,7 @@ public struct Settings: Sendable {
     // MARK: Streams
 
     public let streamRetryTime = Setting(
-        "stream-retry-time", .number, group: .streams, value: "SECONDS", default: "300",
+        "stream-retry-time", .number, group: .streams, value: "SECONDS", default: Settings.text(Settings.defaults.streamRetryTime),
         summary: "How long a dropped stream is tried again",
         manual: """
             How long a stream (an http:// or https:// item) whose connection dropped or stalled is \
@@ -404,6 +405,15 @@ public struct Settings: Sendable {
 
     /// The one schema.
     public static let schema = Settings()
+
+    /// The defaults the documents quote: those of ``DaemonOptions``, which a setting left out keeps.
+    static let defaults = DaemonOptions()
+
+    /// A number of the documents: `60`, `2.5`.
+    static func text(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+
+    /// A flag's state in the documents.
+    static func text(_ flag: Bool) -> String { flag ? "on" : "off" }
 
     /// Every setting, in the order declared.
     public static let all: [any AnySetting] = Mirror(reflecting: schema).children.compactMap { $0.value as? any AnySetting }
