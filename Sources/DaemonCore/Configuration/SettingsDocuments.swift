@@ -174,10 +174,12 @@ public enum SettingsDocuments {
                      "# Settings", ""]
         lines += fileDescription.map { $0 + "\n" }
         lines += ["| Option | Key in the file | Default | What |", "| --- | --- | --- | --- |"]
+        /// A table's cell: a `|`, in code too, would end it.
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         for setting in Settings.all {
             let option = setting.isPositional ? "FILE ..." : setting.inversion ? "`--[no-]\(setting.name)`"
                 : "`\(setting.optionWithValue)`"
-            lines.append("| \(option) | [`\(setting.name)`](#\(setting.name)) | \(setting.defaultText ?? (setting.isFlag ? "off" : "")) | \(setting.summary.replacingOccurrences(of: "|", with: "\\|")) |")
+            lines.append("| \(cell(option)) | [`\(setting.name)`](#\(setting.name)) | \(cell(setting.defaultText ?? (setting.isFlag ? "off" : ""))) | \(cell(prose(setting.summary))) |")
         }
         for group in SettingGroup.allCases {
             lines += ["", "## \(group.rawValue)"]
@@ -186,12 +188,17 @@ public enum SettingsDocuments {
                 let option = setting.isPositional ? "the FILE arguments"
                     : setting.inversion ? "`--\(setting.name)`, `--no-\(setting.name)`" : "`\(setting.optionWithValue)`"
                 var facts = ["Command line: \(option)", "file: `\(setting.name) =` \(setting.fileType)"]
-                if let line = defaultLine(setting) { facts.append(String(line.dropLast())) }
-                lines += [facts.joined(separator: "; ") + ".", "", setting.manual]
+                if let value = setting.defaultText ?? (setting.isFlag ? "off" : nil) { facts.append("default: \(value)") }
+                lines += [facts.joined(separator: "; ") + ".", "", prose(setting.manual)]
             }
         }
         lines += ["", "## Example", "", "```toml", example + "```"]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Plain text as Markdown: an underscore starting a word (`_mpd._tcp`) is no emphasis.
+    static func prose(_ text: String) -> String {
+        text.replacing(/(^|[\s(])_/) { "\($0.output.1)\\_" }
     }
 
     // MARK: The example file
