@@ -8,6 +8,16 @@ PREFIX       ?= $(HOME)/.local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
 UNITDIR      ?= $(HOME)/.config/systemd/user
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+DOCDIR       ?= $(DATADIR)/doc/queueplayerd
+# Where each shell looks for completions: bash-completion's completionsdir (it also looks under
+# $XDG_DATA_HOME, ~/.local/share), zsh's site-functions (in zsh's fpath under /usr/local; under
+# ~/.local add ~/.local/share/zsh/site-functions to fpath; Debian's zsh package: vendor-completions),
+# fish's vendor_completions.d (it also looks under $XDG_DATA_HOME).
+BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR   ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR  ?= $(DATADIR)/fish/vendor_completions.d
 # A binary to install instead of a fresh release build (e.g. BINARY=.build/debug/queueplayerd).
 BINARY       ?=
 # Extra arguments for scripts/run-tests (e.g. TESTFLAGS="--filter StateRestoreTests", "--jobs 1").
@@ -60,15 +70,15 @@ man docs: build
 bench:
 	bench/run
 
-.PHONY: install uninstall release release-floor text-order
+.PHONY: install uninstall completions deb release release-floor text-order
 
 # The release binary carries the Swift runtime and Foundation inside it (`--static-swift-stdlib`),
 # so an installed daemon does not depend on the toolchain's directory. It is linked by lld with
 # packed relative relocations (DT_RELR, glibc 2.36 or later) and without exporting its own symbols
 # (the static runtime's link arguments export them; nothing looks them up): that leaves alsa-lib,
 # libmpg123, libxml2, ICU's and the C/C++ runtimes' shared libraries, and cuts the resident
-# memory the loader and the symbol tables took (peak RSS while playing, `make bench`: 37.0 MiB dynamic,
-# 28.0 MiB so; docs/ARCHITECTURE.md, "Memory").
+# memory the loader and the symbol tables took (docs/ARCHITECTURE.md, "Memory"; the figures are in
+# bench/results/history.md).
 #
 # Every function is compiled into a section of its own, and the link puts the functions that
 # start-up and playback enter first and together, in the order of scripts/text-order.txt.xz (made by
@@ -128,21 +138,67 @@ text-order: bootstrap
 	  -Xswiftc -Xllvm -Xswiftc -align-all-functions=12 -Xcc -falign-functions=4096 -Xcxx -falign-functions=4096
 	scripts/text-order $(TEXT_ORDER_BUILD)/release/queueplayerd $(TEXT_ORDER_XZ)
 
-## Builds for release and installs the daemon in $(BINDIR) and its systemd user units in $(UNITDIR).
-install:
+# What `make install` and `make deb` install beside the binary and the units: the man pages
+# (docs/man, generated from the settings), the documentation, the licence and the example
+# configuration.
+MANPAGES       = $(wildcard docs/man/*.[1-8])
+DOCIMAGES      = $(wildcard docs/images/*.png)
+EXAMPLE_CONFIG = docs/examples/queueplayerd.toml
+INSTALLED_BINARY = $(or $(BINARY),.build/release/queueplayerd)
+COMPLETIONS    = .build/completions
+
+## The shell completions of the binary to install (bash, zsh, fish), in $(COMPLETIONS)/, made
+## from the settings' declarations (`--generate-completion-script`).
+completions:
 	@if [ -z "$(BINARY)" ]; then $(MAKE) --no-print-directory release || exit 1; fi
-	install -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"
-	install -m 0755 "$(or $(BINARY),.build/release/queueplayerd)" "$(DESTDIR)$(BINDIR)/queueplayerd"
+	@mkdir -p $(COMPLETIONS)
+	@for shell in bash:queueplayerd zsh:_queueplayerd fish:queueplayerd.fish; do \
+	  file=$(COMPLETIONS)/$${shell#*:}; echo "$(INSTALLED_BINARY) --generate-completion-script $${shell%%:*} > $$file"; \
+	  "$(INSTALLED_BINARY)" --generate-completion-script $${shell%%:*} > $$file.$$$$ && mv $$file.$$$$ $$file || exit 1; done
+
+## Builds for release and installs the daemon in $(BINDIR), its systemd user units in $(UNITDIR),
+## the man pages, the shell completions, the documentation with the licence and the example
+## configuration (BINARY=path installs an existing build instead).
+install: completions
+	install -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(BASHCOMPDIR)" \
+	  "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)/examples"
+	install -m 0755 "$(INSTALLED_BINARY)" "$(DESTDIR)$(BINDIR)/queueplayerd"
 	sed 's|^ExecStart=%h/.local/bin/|ExecStart=$(if $(filter $(HOME)/.local/bin,$(BINDIR)),%h/.local/bin,$(BINDIR))/|' \
 	  systemd/queueplayerd.service > "$(DESTDIR)$(UNITDIR)/queueplayerd.service"
 	chmod 0644 "$(DESTDIR)$(UNITDIR)/queueplayerd.service"
 	install -m 0644 systemd/queueplayerd.socket "$(DESTDIR)$(UNITDIR)/queueplayerd.socket"
+	@for page in $(MANPAGES); do section=$${page##*.}; \
+	  echo "install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$$section/"; \
+	  install -d -m 0755 "$(DESTDIR)$(MANDIR)/man$$section" && \
+	  install -m 0644 "$$page" "$(DESTDIR)$(MANDIR)/man$$section/" || exit 1; done
+	sed '1{/^#!/d}' $(COMPLETIONS)/queueplayerd > "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd"   # sourced, not run: no #! line
+	chmod 0644 "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd"
+	install -m 0644 $(COMPLETIONS)/_queueplayerd "$(DESTDIR)$(ZSHCOMPDIR)/_queueplayerd"
+	install -m 0644 $(COMPLETIONS)/queueplayerd.fish "$(DESTDIR)$(FISHCOMPDIR)/queueplayerd.fish"
+	install -m 0644 README.md LICENSE "$(DESTDIR)$(DOCDIR)/"
+	install -m 0644 $(wildcard docs/*.md) "$(DESTDIR)$(DOCDIR)/docs/"
+	$(if $(DOCIMAGES),install -d -m 0755 "$(DESTDIR)$(DOCDIR)/docs/images" && install -m 0644 $(DOCIMAGES) "$(DESTDIR)$(DOCDIR)/docs/images/")
+	install -m 0644 $(EXAMPLE_CONFIG) "$(DESTDIR)$(DOCDIR)/examples/queueplayerd.toml"
 	@echo "Then: systemctl --user daemon-reload && systemctl --user enable --now queueplayerd.socket"
+	@echo "The example configuration: $(DOCDIR)/examples/queueplayerd.toml (copy it to ~/.config/queueplayerd/queueplayerd.toml)"
 
 ## Removes what `make install` installed (stop and disable the units first).
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/queueplayerd" \
-	  "$(DESTDIR)$(UNITDIR)/queueplayerd.service" "$(DESTDIR)$(UNITDIR)/queueplayerd.socket"
+	  "$(DESTDIR)$(UNITDIR)/queueplayerd.service" "$(DESTDIR)$(UNITDIR)/queueplayerd.socket" \
+	  "$(DESTDIR)$(BASHCOMPDIR)/queueplayerd" "$(DESTDIR)$(ZSHCOMPDIR)/_queueplayerd" \
+	  "$(DESTDIR)$(FISHCOMPDIR)/queueplayerd.fish"
+	@for page in $(MANPAGES); do name=$${page##*/}; section=$${page##*.}; \
+	  echo "rm -f $(DESTDIR)$(MANDIR)/man$$section/$$name"; rm -f "$(DESTDIR)$(MANDIR)/man$$section/$$name"; done
+	rm -rf "$(DESTDIR)$(DOCDIR)"
+
+## A Debian package of the release binary for this machine's architecture, in .build/deb/
+## (BINARY=.build/debug/queueplayerd packages the debug build instead, as `make test` does:
+## scripts/make-deb says what differs). `Depends:` is computed by dpkg-shlibdeps from the
+## libraries the binary links.
+deb:
+	@if [ -z "$(BINARY)" ]; then $(MAKE) --no-print-directory release || exit 1; fi
+	scripts/make-deb "$(INSTALLED_BINARY)" .build/deb
 
 .PHONY: fuzz check-sanitizers
 

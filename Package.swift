@@ -31,7 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         // The configuration file's TOML (toml++ underneath): its parse errors carry the line.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        // The web page and the WebSocket API (issue 31): an HTTP server on the same swift-nio.
+        // The web page and the WebSocket API: an HTTP server on the same swift-nio.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // The sticker database (mpd's `sticker_file`): SQLite, the system's libsqlite3 underneath.
@@ -63,8 +63,8 @@ let package = Package(
             dependencies: ["CALSA", "CMPG123", "CShims"]
         ),
 
-        // An AsyncHTTPClient client made at its first request, shut down only if made (issue 32:
-        // nothing of the HTTP stack entered, no event loop started, before a request needs it).
+        // An AsyncHTTPClient client made at its first request, shut down only if made: nothing
+        // of the HTTP stack entered, no event loop started, before a request needs it.
         .target(
             name: "LazyHTTP",
             dependencies: [
@@ -73,7 +73,7 @@ let package = Package(
             ]
         ),
 
-        // Network items (issue 29): the HTTP(S) transport of a stream into QueuePlayer's
+        // Network items: the HTTP(S) transport of a stream into QueuePlayer's
         // StreamBuffer (AsyncHTTPClient), ICY metadata, reconnection; its decoder factory.
         .target(
             name: "HTTPStreaming",
@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "DaemonState"),
 
         // Podcast feeds as untrusted input: parsing (FoundationXML), the merge with what is
-        // known, safe file names (issue 13).
+        // known, safe file names.
         .target(name: "Feeds"),
 
         // Background fetch of the subscribed feeds: the scheduling rules (pure), the HTTP seam
@@ -116,7 +116,7 @@ let package = Package(
             ]
         ),
 
-        // Location updates shaped like Core Location (issue 30): the manager, region monitoring,
+        // Location updates shaped like Core Location: the manager, region monitoring,
         // the geometry, and the sources (gpsd over TCP, a scripted one for tests). Independent of the player.
         .target(name: "Location"),
 

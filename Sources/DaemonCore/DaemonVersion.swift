@@ -1,7 +1,7 @@
 import MPDProtocol
 
 /// What `queueplayerd --version` prints: the daemon's version and the MPD protocol version its
-/// control socket announces. The number is raised when a release is made (README, "Versions").
+/// control socket announces. The number is raised when a release is made (docs/user-guide.md, "Versions").
 public enum DaemonVersion {
     public static let number = "0.1.0"
 

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// The daemon owns three clients (the feeds', the downloads' and the streams') and most runs use
 /// none of them: making them at start-up entered AsyncHTTPClient's and swift-nio's set-up code and
-/// started NIO's shared event loop threads, which then stayed resident for nothing (issue 32,
-/// docs/ARCHITECTURE.md's "Memory"). Shutting down is the owner's, as with `HTTPClient`, with one
+/// started NIO's shared event loop threads, which then stayed resident for nothing
+/// (docs/ARCHITECTURE.md's "Memory"). Shutting down is the owner's, as with `HTTPClient`, with one
 /// difference: a client never made is not made to be shut down, and once ``shutdown()`` has begun
 /// no client is made any more (a request after it fails with `HTTPClientError.alreadyShutdown`),
 /// so the client made, if any, is shut down exactly once and none is released unshut (which

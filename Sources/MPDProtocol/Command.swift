@@ -227,7 +227,7 @@ public enum Command: Hashable, Sendable {
     /// `kill`: stop the daemon as SIGTERM does; the connection closes without a reply.
     case kill
 
-    // MARK: Location (issue 30; not in mpd)
+    // MARK: Location (not in mpd)
     /// `location`: the last fix (`lat`, `lon`, `accuracy`, `altitude`, `speed`, `course`, `time`, `mode`).
     case location
     /// `locations`: the fixes kept (at most 100), oldest first.

@@ -3,9 +3,9 @@
 /// The lines are kept back to back in one byte array, as received (normalized), each ended by
 /// its newline (a line never holds one): adding one costs the same whatever the list's length
 /// (the buffer is mutated in place, never copied), so collecting a list is linear in its size,
-/// and its memory is the list's bytes. (A second array of where each line ended doubled what a
-/// list of short lines grew by: a list of `ping`s past the 2 MiB limit cost the event loop
-/// 1.0 to 1.3 s of CPU in a debug build, most of it in that array's growth.) They are parsed
+/// and its memory is the list's bytes. (No second array of where each line ended: for a list
+/// of short lines it would double what the list grows by, and its growth would cost the event
+/// loop most of a long list's time.) They are parsed
 /// when the list runs, where it runs (off the event loop).
 struct CommandListBuffer: Sendable {
     /// `command_list_ok_begin`: send `list_OK` after each successful command.

@@ -18,7 +18,7 @@ public enum Subsystem: String, Sendable, Hashable, CaseIterable {
     case neighbor
     case mount
     case partition
-    // Not mpd's (issue 30): after its subsystems, so mpd's order is untouched.
+    // Not mpd's (location updates): after its subsystems, so mpd's order is untouched.
     /// A location update was delivered.
     case location
     /// A monitored region was entered or left.

@@ -107,10 +107,11 @@ import TestSupport
         #expect(fileOptions.fetchInterval == nil)
     }
 
-    /// The example file (docs/examples/queueplayerd.toml) reads, and names every setting (some
-    /// commented out).
-    @Test func theExampleFileNamesEverySetting() throws {
-        let example = try String(contentsOf: TestMedia.repository.appendingPathComponent(SettingsDocument.example.path), encoding: .utf8)
+    /// The example configuration (docs/examples/queueplayerd.toml, installed with the docs)
+    /// reads, and names every setting (some commented out).
+    @Test func theExampleConfigurationNamesEverySetting() throws {
+        let example = try String(contentsOf: TestMedia.repository.appendingPathComponent("docs/examples/queueplayerd.toml"),
+                                 encoding: .utf8)
         let file = try ConfigurationFile(path: Self.path, text: String(example), environment: ["HOME": "/home/me"])
         #expect(file.settings[\.musicDirectory] == "/home/me/Music", "~ is $HOME")
         #expect(file.settings[\.bufferTime] == DaemonOptions().bufferTimeMilliseconds)

@@ -190,7 +190,9 @@ import Glibc
     }
 
     /// `make install` with a prebuilt binary: the daemon and both units, the unit's
-    /// ExecStart= pointing at the installed binary; `make uninstall` removes them.
+    /// ExecStart= pointing at the installed binary, the shell completions, the man pages (those
+    /// docs/man holds), the documentation with the licence and the example configuration;
+    /// `make uninstall` removes every file it installed.
     @Test func makeInstallInstallsTheBinaryAndBothUnits() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -216,11 +218,33 @@ import Glibc
         #expect(help.wait(timeout: 10) == 0)
         #expect(help.lines.contains { $0.text.contains("--output") })
 
+        // The completions, each made from the installed binary for its shell.
+        let share = destination + "/usr/local/share"
+        for (path, marks) in [("/bash-completion/completions/queueplayerd", ["-F _queueplayerd queueplayerd", "--output"]),
+                              ("/zsh/site-functions/_queueplayerd", ["#compdef queueplayerd", "--output"]),
+                              ("/fish/vendor_completions.d/queueplayerd.fish", ["complete -c 'queueplayerd'", "-l 'output'"])] {
+            let text = (try? String(contentsOfFile: share + path, encoding: .utf8)) ?? ""
+            #expect(marks.allSatisfy(text.contains), "\(path): \(text.prefix(300))")
+        }
+        let pages = ((try? FileManager.default.contentsOfDirectory(atPath: TestMedia.repository.appendingPathComponent("docs/man").path)) ?? [])
+            .filter { $0.firstMatch(of: /\.[1-8]$/) != nil }
+        for page in pages {
+            #expect(FileManager.default.fileExists(atPath: share + "/man/man\(page.split(separator: ".").last!)/\(page)"), "\(page)")
+        }
+        for path in ["README.md", "LICENSE", "docs/user-guide.md", "docs/licences.md", "examples/queueplayerd.toml"] {
+            #expect(FileManager.default.fileExists(atPath: share + "/doc/queueplayerd/" + path), "\(path)")
+        }
+
         let uninstall = try ChildProcess(program: "/usr/bin/make", ["-C", TestMedia.repository.path, "uninstall"] + variables)
         #expect(uninstall.wait(timeout: 60) == 0, "\(uninstall.standardError)")
         for path in [binary, units + "/queueplayerd.service", units + "/queueplayerd.socket"] {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) is left")
         }
+        let left = FileManager.default.enumerator(atPath: destination)?.compactMap { $0 as? String }.filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: destination + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        } ?? []
+        #expect(left.isEmpty, "make uninstall left \(left)")
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 /// The web page's podcast downloads and location track (issue 31) in a real browser: headless
 /// chromium driven by selenium (`Scripts/web_page_progress.py`), started once, against a daemon
 /// downloading from nginx at a limited rate and taking fixes from gpsd fed by gpsfake. The
-/// screenshot is kept beside `WebPageTests`' in `Tests/IntegrationTests/Artifacts/`.
+/// screenshot is kept beside `WebPageTests`' in `.build/test-artifacts/`, its path printed.
 @Suite(.serialized) struct WebPageProgressTests {
     @Test func aDownloadsBarAdvancesAndTheFixesAreDrawnAsATrack() throws {
         // About 10 s at 100 kB/s: long enough to watch the bar move.

@@ -3,10 +3,11 @@ import TestSupport
 import Testing
 
 /// The web page (issue 31) in a real browser: Debian's chromium, headless, driven by selenium
-/// (`Scripts/web_page.py`), one browser for every check. The screenshot is kept in
-/// `Tests/IntegrationTests/Artifacts/` (ignored by git) and its path printed.
+/// (`Scripts/web_page.py`), one browser for every check. The screenshots are kept in
+/// `.build/test-artifacts/` (outside every target's folder, so a later `swift build` finds no
+/// unhandled file there) and their paths printed.
 @Suite(.serialized) struct WebPageTests {
-    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Artifacts")
+    static let artifacts = TestMedia.repository.appendingPathComponent(".build/test-artifacts")
 
     @Test func thePageShowsWhatPlaysAndItsControlsWork() throws {
         let daemon = try WebDaemon()
@@ -56,5 +57,6 @@ import Testing
         #expect(steps["time moves"] as? Bool == true)
         #expect((steps["console"] as? [Any])?.isEmpty == true, "console: \(String(describing: steps["console"]))")
         #expect(FileManager.default.fileExists(atPath: shot.path))
+        print("web page screenshot: \(shot.path)")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Location
 import MPDProtocol
 
-/// Location updates and regions on the control socket (issue 30, not mpd's): `location`,
+/// Location updates and regions on the control socket (not mpd's): `location`,
 /// `locations`, `locationupdates`, `locationaccuracy`, `locationdistance`, `regions`.
 /// Without `--location` each is `ACK [50@0] {NAME} location updates are off (start with --location)`.
 struct LocationCommands: CommandHandler {

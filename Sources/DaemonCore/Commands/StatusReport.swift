@@ -42,7 +42,7 @@ struct StatusReport {
             if item.duration != nil || !StreamURL.isNetwork(item.url) { reply.append("duration", seconds: duration) }
             if let format = item.format { reply.append("audio", "\(format.sampleRate):16:\(format.channelCount)") }
         }
-        // A stream's health (issue 29): audio buffered ahead, and why the player waits, while it
+        // A stream's health: audio buffered ahead, and why the player waits, while it
         // does (the state stays `play`, as in mpd).
         if state != .stop, let item = player.currentItem, StreamURL.isNetwork(item.url) {
             reply.append("buffer", String(format: "%.1f", item.bufferedDuration))
@@ -57,7 +57,7 @@ struct StatusReport {
             reply.append("nextsongid", queue.entries[next].id)
         }
         if let job = partition.runningUpdateJob { reply.append("updating_db", job) }
-        // Podcast episodes downloading (issue 13), only while any is.
+        // Podcast episodes downloading, only while any is.
         let transfers = partition.transferCount()
         if transfers > 0 { reply.append("transfers", transfers) }
         // As mpd reports an output it cannot open: in `error`, while the state stays `play`.

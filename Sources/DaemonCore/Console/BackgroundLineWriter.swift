@@ -72,8 +72,8 @@ final class BackgroundLineWriter: Sendable {
     ///
     /// The daemon's stdout in the background is a pipe (a shell's, the bench's) or a socket
     /// (the journal's), written 100 times a second: one system call a line, not two, is a
-    /// measurable part of what the background costs (issue 32: `poll` was a fifth of the
-    /// writer's time on the clock thread).
+    /// measurable part of what the background costs (a `poll` before each write took a large
+    /// share of the writer's time on the clock thread).
     enum WriteMethod: Equatable {
         /// One `pwritev2` with `RWF_NOWAIT` (``cshims_write_nowait``), which fails with EAGAIN
         /// where a write would wait: pipes, sockets, terminals.

@@ -4,7 +4,7 @@ import Location
 import Logging
 import MPDProtocol
 
-/// The daemon's location updates (issue 30): the seeds' `CLLocationManager` delegate.
+/// The daemon's location updates: the seeds' `CLLocationManager` delegate.
 ///
 /// It owns a ``LocationManager`` over gpsd (``GPSDLocationSource``), tells it the app's state
 /// (background, suspended) and whether the `location` background mode allows updates there,

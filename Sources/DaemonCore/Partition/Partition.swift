@@ -67,7 +67,7 @@ final class Partition: @unchecked Sendable {
         var stickers = StickerAvailability.off
     }
 
-    /// A region's announcement playing in place of the queue (issue 30): what it interrupted,
+    /// A region's announcement playing in place of the queue: what it interrupted,
     /// to resume it there, and the announcements waiting behind it.
     private struct Announcement {
         var item: PlayerItem
@@ -148,7 +148,7 @@ final class Partition: @unchecked Sendable {
     }
     /// The song ids of the (at most two) items handed to the player, readable from any thread:
     /// a time observer's block, on the clock thread, names the song it reports without entering
-    /// the partition's queue (issue 31's pushed ticks).
+    /// the partition's queue (the WebSocket's pushed ticks).
     private let handoffIDs = Mutex<[ObjectIdentifier: Int]>([:])
 
     private func publishHandoffs() {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Who may use the web page and the WebSocket API (issue 31, "Security"). Pure: every request's
+/// Who may use the web page and the WebSocket API (docs/websocket.md, "Security"). Pure: every request's
 /// and every upgrade's headers go through ``check(_:)``, and the tests call it directly.
 ///
 /// * Host: on a loopback bind the `Host` header must name loopback (`localhost`, `127.x.x.x`,

@@ -13,7 +13,7 @@ import QueuePlayer
 import ServiceLifecycle
 import NIOWebSocket
 
-/// `--http`: the web page at `/` and the WebSocket API at `/ws` (issue 31, docs/websocket.md),
+/// `--http`: the web page at `/` and the WebSocket API at `/ws` (docs/websocket.md),
 /// served by hummingbird on the control server's event loop, as one more service of the
 /// daemon's `ServiceGroup` (stopped, before the control server's event loop, with the others).
 ///

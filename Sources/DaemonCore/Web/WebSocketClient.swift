@@ -14,7 +14,7 @@ import Synchronization
 /// queue with an idle event, the client's task with an answer) and never blocks: it hands the
 /// frame to the channel's event loop (`execute`: a lock held for an append), which writes and
 /// flushes it. No task in between: a tick went from the clock thread to a Swift task's thread
-/// and only then to the event loop, one thread's wake-up more on its way (bench row 9). A client
+/// and only then to the event loop, one thread's wake-up more on its way. A client
 /// that does not read fills its socket, then NIO's buffer; the messages handed over and not yet
 /// written to the socket are counted (``pending``), and at ``outboundLimit`` the client is
 /// dropped: its channel is closed, and nothing else (the clock thread, playback, other clients)

@@ -9,14 +9,11 @@ import Glibc
 /// Why not linked: libavahi-client brings libdbus, and libdbus libsystemd with libgcrypt,
 /// libzstd, liblz4, libcap and libgpg-error: nine libraries the loader mapped and relocated
 /// before `main` at every launch, for a publication that starts only once the control socket
-/// listens, and never with `--no-zeroconf`. A C program linked against the daemon's libraries
-/// started in 2.8 ms with them and 2.0 ms without (hyperfine, 300 runs each; max RSS 5.5
-/// against 4.5 MiB); `queueplayerd --help` takes 7.9 ms instead of 9.9. Launch → first frame
-/// gains less (issue 32): the library is still loaded right after the socket listens, while the
-/// first frame is made (12.8 to 13.3 ms against 13.3 to 13.4, ALSA's own configuration only),
-/// and where ALSA's pulse plugin is installed it loads libdbus and libsystemd with libpulse
-/// anyway (no change). Loaded here, a machine without libavahi-client3 runs the daemon as
-/// ever, without Zeroconf (a warning says so).
+/// listens, and never with `--no-zeroconf`: without them a launch, and `queueplayerd --help`,
+/// is shorter and maps less. Launch → first frame gains less: the library is still loaded right
+/// after the socket listens, while the first frame is made, and where ALSA's pulse plugin is
+/// installed it loads libdbus and libsystemd with libpulse anyway. Loaded here, a machine
+/// without libavahi-client3 runs the daemon as ever, without Zeroconf (a warning says so).
 ///
 /// The types still come from the headers (`CAvahi`, which links nothing): each field's type is
 /// the one Swift imports for the function of that name.

@@ -40,6 +40,13 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Frames written but not yet audible.
     func delay() -> Int
 
+    /// How far the stream is ahead of the sink's clock, in frames: what its writes wait on.
+    /// The same as ``delay()`` for a device, whose buffer is both; a FIFO's reader takes what
+    /// is written at once, so its audible delay is what the pipe holds, while its pace runs
+    /// ahead of the clock by a buffer of its own. An output switched on joins with this
+    /// (``joinStream(aheadBy:)``), so the pace, and with it the position, carries on.
+    func framesAheadOfClock() -> Int
+
     /// ``delay()``, with how far the device had played at that moment, for a sink that can
     /// also say so from other threads (``playedFrames()``); nil otherwise. Render thread.
     func measureDelay() -> (delay: Int, played: PlayedFrames?)
@@ -106,6 +113,8 @@ extension AudioSink {
     public func interruptWrite() {}
 
     public func measureDelay() -> (delay: Int, played: PlayedFrames?) { (delay(), nil) }
+
+    public func framesAheadOfClock() -> Int { delay() }
 
     /// Most sinks answer on the render thread only: the player then carries the position
     /// forward from the render thread's measurements alone.

@@ -45,6 +45,9 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     private let dropped = Atomic<Int64>(0)
     // Render thread only:
     private var descriptor: Int32 = -1
+    /// The last write found a reader (it wrote, or the pipe was full): what the pipe holds is
+    /// what that reader has not read yet.
+    private var readerTakes = false
     /// The bytes of a frame the pipe took only part of, to go first into the pipe next time,
     /// so the reader's stream stays frame-aligned (a pipe takes writes of up to PIPE_BUF,
     /// 4,096 bytes, whole; a chunk is at most that, so this is a safeguard).
@@ -57,7 +60,8 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// How far, in render chunks of 1,024 frames, the pipe is fed ahead of the clock: the
     /// render thread may be held up that long (about 190 ms at 44.1 kHz: a loaded machine, a
     /// page fault) before the reader finds the pipe empty (snapserver then plays silence).
-    /// The position accounts for it (``delay()``), as for a device's buffer.
+    /// The position does not count it: a reader such as snapserver takes what is written at
+    /// once, so what it was given is the stream's audible end (``delay()``).
     static let bufferedChunks = 8
 
     /// A sink writing `format` to the pipe at `path` (created at its first write if missing).
@@ -122,7 +126,19 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// The frames count as in the pipe already: the reader gets the stream's next ones.
     public func joinStream(aheadBy frames: Int) { pacer.joinStream(aheadBy: frames) }
     public func interruptWrite() { pacer.interruptWrite() }
-    public func delay() -> Int { pacer.delay() }
+    /// What the reader has not read yet: the pipe's unread bytes (`FIONREAD`). With no reader
+    /// the audio is dropped as it is written, so nothing is pending: the position is then
+    /// what was handed over, as it is with a reader that keeps up, and it stays continuous
+    /// when a reader comes or goes. The pace's account, eight chunks ahead of the clock, is
+    /// ``framesAheadOfClock()``: counted as delay, it would put the position that far behind
+    /// what the reader was given, and a pause resumed there would give it that audio again.
+    public func delay() -> Int {
+        guard descriptor >= 0, readerTakes else { return 0 }
+        var unread: Int32 = 0
+        guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0, unread > 0 else { return 0 }
+        return Int(unread) / format.bytesPerFrame
+    }
+    public func framesAheadOfClock() -> Int { pacer.delay() }
     public func pause() -> Bool { pacer.pause() }
     public func resume() { pacer.resume() }
     /// What is in the pipe already is the reader's; only the pace's account is dropped.
@@ -156,6 +172,7 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         guard written >= 0 else {
             // EAGAIN: the pipe is full. EPIPE: no reader; the pipe stays open for the next one.
             let reason = errno
+            readerTakes = reason == EAGAIN
             if reason == EPIPE {
                 carryCount = 0
                 checkPathStillNamesPipe()
@@ -165,6 +182,7 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
             dropped.wrappingAdd(Int64(frames), ordering: .relaxed)
             return
         }
+        readerTakes = true
         let whole = written / bytesPerFrame
         let part = written % bytesPerFrame
         if part > 0 {
@@ -236,6 +254,7 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
         descriptor = -1
+        readerTakes = false
         // A new reader starts on a frame boundary.
         carryCount = 0
     }

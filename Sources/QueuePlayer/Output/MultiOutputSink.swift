@@ -142,6 +142,10 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
         pacingIndex.map { outputs[$0].delay() } ?? fallback.delay()
     }
 
+    public func framesAheadOfClock() -> Int {
+        pacingIndex.map { outputs[$0].framesAheadOfClock() } ?? fallback.framesAheadOfClock()
+    }
+
     public func measureDelay() -> (delay: Int, played: PlayedFrames?) {
         guard let pacer = publishPace() else { return (fallback.delay(), nil) }
         let measured = outputs[pacer].measureDelay()
@@ -266,8 +270,9 @@ public final class MultiOutputSink: AudioSink, @unchecked Sendable {
     private func applySwitches() {
         let wanted = enabled.load(ordering: .acquiring)
         guard wanted != open, let format else { return }
-        // What the stream is ahead of the clock: the pacing output's delay, the position's.
-        let ahead = delay()
+        // What the stream is ahead of the clock: the pacing output's pace, which a newly
+        // enabled output takes over so that the position carries on if it paces from now on.
+        let ahead = framesAheadOfClock()
         for index in outputs.indices {
             let bit: UInt64 = 1 << UInt64(index)
             if wanted & bit == 0, open & bit != 0 {

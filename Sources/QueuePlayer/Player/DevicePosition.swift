@@ -9,20 +9,19 @@ import Synchronization
 /// hands out a sample time with the host time it was taken at, and the player's time is
 /// interpolated from the last one, instead of the device being asked at each observer call.
 /// While the device plays, the render thread measures after each write, so most ticks find a
-/// base fresh enough and ask nothing (behind the pulse plugin, 27 asks in 300 ticks of a 10 ms
-/// observer in one run): the device is asked when the render thread has not measured for that
+/// base fresh enough and ask nothing (behind the pulse plugin, about one tick in ten asks):
+/// the device is asked when the render thread has not measured for that
 /// long, as when it waits for room a device that stands still does not make.
 ///
 /// Why half a period for a tick, not the period: only the device's answer shows a device that
 /// stands still (a suspended sound server) while the render thread waits for room, and the
 /// reported time never runs backwards, so whatever it ran on through a stall before the device
-/// was asked is off for the whole stall. Asked once per period (166 ms behind ALSA's pulse
-/// plugin), the stall test's 10 ms observer was off by 7 to 12 ms in a loaded run (median of the
-/// 30 reports from the stall's start, bound 10 ms; 160 ms at most); asked every half period, by
-/// 0.02 to 0.16 ms (median, loaded runs; at most the half period, 74 to 83 ms). Asking every half
-/// observer interval (once a tick for a 10 ms observer) kept the worst case to a tick, and cost
-/// 16 to 23 % of the tick's CPU (three comparisons). `status` and other reads between ticks do
-/// not ask.
+/// was asked is off for the whole stall. Asked once per period, a 10 ms observer ran up to a
+/// period ahead before the stall showed, more than the stall test allows; asked every half
+/// period, it stays within the half period and mostly within a fraction of a millisecond.
+/// Asking every half observer interval (once a tick for a 10 ms observer) would keep the worst
+/// case to a tick, for a large share of the tick's CPU. `status` and other reads between ticks
+/// do not ask (bench/results/history.md keeps the figures).
 ///
 /// A measurement that jumps replaces the base of the interpolation at once: a new generation
 /// (a load, a seek), or a stream the device started afresh (an underrun recovered, a device

@@ -5,10 +5,10 @@ import Synchronization
 /// on a serial queue of its own rather than the player's control queue.
 ///
 /// Why: opening an MP3 scans it whole for its exact length (libmpg123's `mpg123_scan`, once per
-/// file version: 12–18 ms for a 3-minute song on the machine this was measured on, 190–250 ms for
-/// an hour-long podcast episode). On the control queue that scan held up every time observer's
-/// tick (the clock thread enters that queue for each one) whenever the next item was opened, at
-/// every item boundary, and a load waited for it before the render thread got the item to play.
+/// file version: tens of milliseconds for a song, hundreds for an hour-long podcast episode).
+/// On the control queue that scan would hold up every time observer's
+/// tick (the clock thread enters that queue for each one) whenever the next item is opened, at
+/// every item boundary, and a load would wait for it before the render thread got the item to play.
 ///
 /// One item is opened at a time. The result waits here until the player takes it on its
 /// control queue (``result(for:whenOpened:)``, ``take(_:)``), in the call that `whenOpened`

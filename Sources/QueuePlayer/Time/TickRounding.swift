@@ -5,8 +5,8 @@
 /// `rounded` is a call through the PLT into the shared libm. A playing 10 ms observer's tick made
 /// three of them on the clock thread, each a cold page of libm's code and of the PLT after 10 ms of
 /// other work (a tick's cost on this machine goes with the pages and lines it touches, not its
-/// instructions: `perf record -e cpu-clock` on `qp.clock` showed libm's `__round`, `__floor_sse41`
-/// and `__ceil_sse41` at 1.9 % of the thread's time, about as much as all the tick's arithmetic).
+/// instructions: in a profile of `qp.clock`, libm's `__round`, `__floor_sse41` and
+/// `__ceil_sse41` cost about as much as all the tick's arithmetic).
 /// The integer conversion (`cvttsd2si`) is an instruction: it truncates toward zero, which is the
 /// floor of a non-negative value and the ceiling of a negative one. Values beyond 2^52 in
 /// magnitude are integers already (no fraction to round), and NaN and the infinities take libm's

@@ -247,7 +247,7 @@ function onEvent(event) {
       $("appstate").textContent = event.state;
       break;
     case "stream":
-      // A stream's new title or name (issue 29), shown as currentsong's Title and Name are.
+      // A stream's new title or name, shown as currentsong's Title and Name are.
       if (event.songid === view.songid && (event.title || event.name)) {
         $("title").textContent = event.title || event.name;
         $("artist").textContent = event.title && event.name ? event.name : "";
