@@ -61,19 +61,15 @@ extension SettingKind where Value == [String] {
     }
 }
 
-extension SettingKind where Value == Int {
+extension SettingKind where Value: FixedWidthInteger {
     static var integer: Self {
         Self(fileType: "an integer", isFlag: false, isRepeatable: false,
-             argument: { text, _ in Int(text).map { .success($0) } ?? .failure(SettingProblem("'\(text)' is not an integer")) },
-             file: { value, reader throws(SettingProblem) in try reader.integer(value) })
-    }
-}
-
-extension SettingKind where Value == Int64 {
-    static var integer: Self {
-        Self(fileType: "an integer", isFlag: false, isRepeatable: false,
-             argument: { text, _ in Int64(text).map { .success($0) } ?? .failure(SettingProblem("'\(text)' is not an integer")) },
-             file: { value, reader throws(SettingProblem) in Int64(try reader.integer(value)) })
+             argument: { text, _ in Value(text).map { .success($0) } ?? .failure(SettingProblem("'\(text)' is not an integer")) },
+             file: { value, reader throws(SettingProblem) in
+                 let integer = try reader.integer(value)
+                 guard let converted = Value(exactly: integer) else { throw SettingProblem("\(integer) is out of range") }
+                 return converted
+             })
     }
 }
 
