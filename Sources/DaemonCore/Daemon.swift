@@ -5,6 +5,7 @@ import Foundation
 import HTTPStreaming
 import Logging
 import MPDProtocol
+import NIOPosix
 import QueuePlayer
 import ServiceLifecycle
 import Synchronization
@@ -69,6 +70,8 @@ public final class Daemon: @unchecked Sendable {
 
     private let player: QueuePlayer
     private let partition: Partition
+    /// What the daemon has once: the library, stickers, access, feeds' counts, outputs...
+    private let instance: Instance
     /// The partition's queue, where the life cycle, the idle events and the signal handlers live
     /// too; only the composition root holds it (to hold it while the socket starts).
     private let partitionQueue: DispatchQueue
@@ -93,10 +96,17 @@ public final class Daemon: @unchecked Sendable {
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
     /// The part that ends at a client's `kill`, stopping the daemon as SIGTERM does.
-    private let killed = DaemonPart(endingOnRequest: "kill")
+    private let killed: DaemonPart
     /// The player's decoders; its HTTP client is shut down once the player has closed.
     private let decoders: HTTPStreamingDecoderFactory
+    /// What an item that cannot be played does (the log, `status`'s `error`).
+    private let failures: PlaybackFailures
 
+    /// Makes the parts, each with what it needs, in the order their dependencies ask for: the
+    /// player and the partition's queue; the life cycle; the stickers and the library; the
+    /// partition; the event loop (the feeds' HTTP client runs on it); the feeds, with what their
+    /// downloads do to the library and the queue; the location; the ``Instance``; the commands;
+    /// and the servers, whose clients' sessions run through one ``SessionRunner``.
     init(configuration: Configuration, library: MusicLibrary, outputs: OutputFactory.Outputs, logger: Logger) {
         // Files through libmpg123's reader, http(s):// items through the engine's HTTP streaming
         // (AsyncHTTPClient on NIO's shared event loops), both decoded to the outputs' format.
@@ -109,80 +119,76 @@ public final class Daemon: @unchecked Sendable {
         player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue
-        events = ControlEvents(queue: partitionQueue)
-        partition = Partition(queue: partitionQueue, player: player, library: library, events: events,
-                                        outputs: outputs.list,
-                                        stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                                        defaultStateDirectory: StateStore.defaultFile(environment: configuration.environment)
-                                            .deletingLastPathComponent(),
-                                        logger: logger)
-        systemd = SystemdService(environment: configuration.environment)
-        server = ControlServer(partition: partition, events: events,
-                               clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
-                               access: configuration.access, timeout: configuration.connectionTimeout, logger: logger)
+        let events = ControlEvents(queue: partitionQueue)
+        self.events = events
+        let stateDirectory = configuration.stateStore?.file.deletingLastPathComponent()
         let application = Application(backgroundMode: configuration.backgroundMode, backgroundTime: configuration.backgroundTime,
                                       queue: partitionQueue)
-        lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
-        let partition = self.partition
-        stateKeeper = configuration.stateStore.map {
-            StateKeeper(store: $0, partition: partition, logger: logger)
+        let lifecycle = LifecycleCoordinator(application: application, player: player, logger: logger)
+        self.lifecycle = lifecycle
+        let stickers = StickerDatabase(queue: partitionQueue, logger: logger)
+        let songIndex = SongIndex()
+        let updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: partitionQueue, logger: logger,
+                                     file: stateDirectory?.appendingPathComponent("database.json"),
+                                     follower: StickersFollowLibrary(stickers: stickers, events: events, logger: logger))
+        let playlistsHome = stateDirectory ?? StateStore.defaultFile(environment: configuration.environment).deletingLastPathComponent()
+        let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
+                                  outputs: outputs.list, application: lifecycle, logger: logger)
+        self.partition = partition
+        failures = PlaybackFailures(partition: partition, logger: logger)
+        systemd = SystemdService(environment: configuration.environment)
+        let stateKeeper = configuration.stateStore.map {
+            StateKeeper(store: $0, partition: partition, outputs: outputs.list, logger: logger)
         }
-        let lifecycle = self.lifecycle
-        location = configuration.location.map {
-            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
-                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(), logger: logger)
-        }
-        let statusLine = StatusLine.isWanted ? StatusLine(partition: partition) : nil
+        self.stateKeeper = stateKeeper
+        let killed = DaemonPart(endingOnRequest: "kill")
+        self.killed = killed
+        let transfers = TransferCount()
+        let statusLine = StatusLine.isWanted ? StatusLine(partition: partition, transfers: transfers) : nil
         self.statusLine = statusLine
-        let autoEnqueue = configuration.autoEnqueue
-        let (events, player, server) = (events, player, server)
+        // The control socket's event loop (one thread); the feeds' HTTP client runs on it too.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let transferProgress = TransferProgressBoard()
-        let location = self.location
-        let web = configuration.web.map {
-            WebServer(options: $0, partition: partition, events: events, player: player, application: application,
-                      group: server.group, scheduler: server.scheduler,
-                      downloads: configuration.feeds.musicDirectory == nil ? nil : transferProgress, location: location,
-                      policy: configuration.access, logger: logger)
+        let downloads = DownloadsIntoLibrary(partition: partition, updater: updater, wake: lifecycle,
+                                             autoEnqueue: configuration.autoEnqueue,
+                                             musicDirectory: configuration.feeds.musicDirectory, logger: logger)
+        let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, partition: partition)
+        let feeds = FeedService(options: configuration.feeds, eventLoopGroup: group, stateDirectory: stateDirectory,
+                                host: lifecycle, transferProgress: transferProgress, logger: logger,
+                                downloaded: { downloads.downloaded($0, file: $1) }, deleted: { downloads.deleted($0) },
+                                transfersChanged: { shown.changed(running: $0) })
+        self.feeds = feeds
+        let webClients = configuration.web == nil ? nil : WebClients()
+        let location = configuration.location.map {
+            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
+                            announcements: RegionAnnouncements(partition: partition), listener: webClients,
+                            stateDirectory: stateDirectory, logger: logger)
         }
-        self.web = web
-        feeds = FeedService(options: configuration.feeds, eventLoopGroup: server.group,
-                            stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
-                            host: lifecycle, transferProgress: transferProgress, logger: logger) { [partition, lifecycle, logger] relativePath, file in
-            // iOS's handleEventsForBackgroundURLSession moment: a suspended daemon wakes into the
-            // background, the library learns of the file (idle `update`, then `database`; the
-            // update is a background task of its own), the queue gets it, and the daemon may
-            // suspend again once the update is done.
-            partition.perform { partition in
-                let wake = lifecycle.beginBackgroundWake(named: "transfer finished", allowance: 30)
-                defer { wake.end() }
-                do throws(MPDError) {
-                    _ = try partition.updater.start(in: partition.application, uri: relativePath, rereadAll: false)
-                } catch {
-                    logger.warning("cannot add \(relativePath) to the library: \(error.message)")
-                }
-                if autoEnqueue { partition.append([file]) }
-            }
-        } deleted: { [partition, logger, musicDirectory = configuration.feeds.musicDirectory] relativePath in
-            // The queue and the library forget it: its entries leave the queue (it is never the
-            // one playing), and its directory is scanned again.
-            partition.perform { partition in
-                if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
-                    partition.removeAll(playing: file)
-                }
-                do throws(MPDError) {
-                    _ = try partition.updater.start(in: partition.application, uri: (relativePath as NSString).deletingLastPathComponent,
-                                                     rereadAll: false)
-                } catch {
-                    logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
-                }
-            }
-        } transfersChanged: { [partition, events] in
-            // `status` and the status line show the downloads running: a kept `status` goes, and
-            // the status line redraws, when their number changes.
-            events.statusSnapshot.invalidate()
-            if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
+        self.location = location
+        let instance = Instance(library: library, songIndex: songIndex, updater: updater,
+                                storedPlaylists: StoredPlaylists(directory: playlistsHome.appendingPathComponent("playlists")),
+                                remotePlaylists: RemotePlaylists(fetcher: feeds.http), stickers: stickers,
+                                access: configuration.access, outputs: outputs.list, transfers: transfers,
+                                messages: MessageChannels(queue: partitionQueue, events: events, remoteNotifications: feeds),
+                                location: location, shutdown: KillPart(part: killed, logger: logger),
+                                application: lifecycle, events: events)
+        self.instance = instance
+        let commands = CommandDispatcher(instance: instance, partition: partition, logger: logger)
+        let runner = SessionRunner(executor: commands,
+                                   scheduler: PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition)),
+                                   remotePlaylists: instance.remotePlaylists, access: instance.access)
+        let clientEnvironment = ClientEnvironment(runner: runner, events: events, partition: partition, stickers: stickers,
+                                                  messages: instance.messages)
+        server = ControlServer(group: group, environment: clientEnvironment,
+                               clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
+                               timeout: configuration.connectionTimeout, logger: logger)
+        if let options = configuration.web, let webClients {
+            web = WebServer(options: options, environment: clientEnvironment, application: application, group: group,
+                            clients: webClients, downloads: configuration.feeds.musicDirectory == nil ? nil : transferProgress,
+                            location: location, logger: logger)
+        } else {
+            web = nil
         }
-        partition.remotePlaylists.use(feeds.http)
         self.configuration = configuration
         self.logger = logger
         zeroconf = configuration.zeroconfName == nil ? nil : AvahiPublisher(logger: logger)
@@ -206,9 +212,7 @@ public final class Daemon: @unchecked Sendable {
             return
         }
         // Ahead of every client's command: the socket does not listen yet.
-        let stickers = await StickerAvailability.open(configuration.stickerFile,
-                                                      createDirectory: configuration.createsStickerDirectory, logger: logger)
-        partition.perform { $0.useStickers(stickers) }
+        await instance.stickers.open(configuration.stickerFile, createDirectory: configuration.createsStickerDirectory)
         observePlayer()
         await connectLifecycle(regions: regions)
         watchSignals()
@@ -230,18 +234,9 @@ public final class Daemon: @unchecked Sendable {
             throw error
         }
         listening.store(true, ordering: .releasing)
-        // Still held: what follows is in place before any client's command runs. The passwords
-        // (a `password` sent at once is checked against them), and the feeds (a push sent at
+        // Still held: the feeds are in place before any client's command runs (a push sent at
         // once finds them subscribed: their list is read on the feeds' queue ahead of it).
         let access = configuration.access
-        let (killed, logger) = (killed, logger)
-        partition.perform { partition in
-            partition.access = access
-            partition.kill = { peer in
-                logger.info("kill from \(peer): stopping")
-                killed.end()
-            }
-        }
         feeds.start()
         partitionQueue.resume()
         await partition.run { _ in }
@@ -272,7 +267,7 @@ public final class Daemon: @unchecked Sendable {
             if !configuration.files.isEmpty { partition.startPlayback(at: 0) }
         }
         stateKeeper?.start(events: events)
-        partition.updater.buildIfNeeded(in: partition.application)
+        instance.updater.buildIfNeeded(in: lifecycle)
         statusLine?.follow(events)
         statusLine?.show()
     }
@@ -281,15 +276,9 @@ public final class Daemon: @unchecked Sendable {
         let logger = logger
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
-        ) { [partition] note in
-            var error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
-            // A stream is named by its whole URL: `cannot play: http://host/path: why`.
-            if let item = note.object as? PlayerItem, StreamURL.isNetwork(item.url), !error.hasPrefix(item.url.absoluteString) {
-                error = "\(item.url.absoluteString): \(error)"
-            }
-            let message = error
-            logger.error("cannot play: \(message)")
-            partition.perform { $0.lastError = message }
+        ) { [failures] note in
+            let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
+            failures.failed((note.object as? PlayerItem).map { .init(url: $0.url) }, error: error)
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
@@ -342,13 +331,9 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func connectLifecycle(regions: [RegionWaypoint]) async {
-        await partition.run { [self, feeds, location] partition in
+        await partition.run { [lifecycle, location] _ in
             lifecycle.start()
-            partition.location = location
             location?.start(regions: regions)
-            partition.application = lifecycle
-            partition.remoteNotification = { feeds.handleRemoteNotification($0) }
-            partition.transferCount = { feeds.transfers?.activeCount ?? 0 }
         }
         let application = lifecycle.application
         let center = application.notificationCenter

@@ -8,16 +8,19 @@ struct ClientCommands: CommandHandler {
         .password, .kill,
     ]
 
-    unowned let partition: Partition
+    /// The passwords.
+    let access: AccessPolicy
+    /// What `kill` stops.
+    let shutdown: any DaemonShutdown
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         switch command {
         case .password(let candidate):
             var reply = Reply()
-            reply.grant(try partition.access.check(password: candidate, peer: context.peer, client: context.clientID))
+            reply.grant(try access.check(password: candidate, peer: context.peer, client: context.clientID))
             return reply
         case .kill:
-            partition.kill(context.peer)
+            shutdown.kill(askedBy: context.peer)
             var reply = Reply()
             reply.closeConnection()
             return reply

@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import MPDProtocol
 
 /// One subject's commands (MPD's `src/command/` files): the kinds of command it runs
@@ -15,43 +16,49 @@ protocol CommandHandler {
 }
 
 /// Hands each command a session passes on to the handler of its kind, looked up in a table
-/// made once from the handlers' ``CommandHandler/kinds``.
+/// made once from the handlers' ``CommandHandler/kinds``. Each handler is made with the parts
+/// of the ``Instance`` and the sides of the ``Partition`` it uses, and no others.
 ///
 /// Before a command runs, the partition catches up with the player (a song that started
 /// by itself is accounted for first), so every command sees the queue as it is heard.
-/// Confined to the partition's queue, as every handler is.
-final class CommandDispatcher: CommandExecutor {
-    private unowned let partition: Partition
-    private let messages: MessageCommands
+/// `@unchecked Sendable`: made on any thread and not changed after; every handler is confined
+/// to the partition's queue, which ``execute(_:context:)`` checks.
+final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
+    private let partition: Partition
+    private let events: ControlEvents
     private let handlers: [any CommandHandler]
     /// The index in ``handlers`` of each kind's handler, by the kind's raw value; nil for the
     /// commands the session answers.
     private let handlerIndex: [Int?]
 
-    /// The handlers' types, in the order ``init(partition:)`` makes them.
+    /// The handlers' types, in the order ``init(instance:partition:logger:)`` makes them.
     static let handlerTypes: [any CommandHandler.Type] = [
         PlayerCommands.self, QueueCommands.self, PlaylistCommands.self, MessageCommands.self, OutputCommands.self,
         LibraryCommands.self, PictureCommands.self, FileCommands.self, ClientCommands.self, LocationCommands.self,
         StickerCommands.self,
     ]
 
-    init(partition: Partition) {
+    init(instance: Instance, partition: Partition, logger: Logger) {
         self.partition = partition
-        messages = MessageCommands(events: partition.events) { [unowned partition] text in
-            partition.remoteNotification(text)
-        }
+        events = instance.events
+        let events = instance.events
         handlers = [
-            PlayerCommands(partition: partition),
-            QueueCommands(partition: partition),
-            PlaylistCommands(partition: partition, playlists: partition.storedPlaylists),
-            messages,
-            OutputCommands(partition: partition),
-            LibraryCommands(partition: partition),
-            PictureCommands(partition: partition),
-            FileCommands(partition: partition),
-            ClientCommands(partition: partition),
-            LocationCommands(partition: partition),
-            StickerCommands(partition: partition),
+            PlayerCommands(partition: partition, application: instance.application,
+                           status: StatusReport.Sources(updater: instance.updater, transfers: instance.transfers,
+                                                        application: instance.application),
+                           events: events),
+            QueueCommands(partition: partition, library: instance.library),
+            PlaylistCommands(partition: partition, playlists: instance.storedPlaylists, remotePlaylists: instance.remotePlaylists,
+                             library: instance.library, songIndex: instance.songIndex, events: events),
+            MessageCommands(channels: instance.messages),
+            OutputCommands(outputs: instance.outputs, partition: partition, events: events),
+            LibraryCommands(partition: partition, library: instance.library, updater: instance.updater,
+                            storedPlaylists: instance.storedPlaylists, application: instance.application, events: events),
+            PictureCommands(library: instance.library),
+            FileCommands(library: instance.library, updater: instance.updater),
+            ClientCommands(access: instance.access, shutdown: instance.shutdown),
+            LocationCommands(location: instance.location),
+            StickerCommands(stickers: instance.stickers, updater: instance.updater, events: events, logger: logger),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },
                      "the handlers are made in handlerTypes' order")
@@ -93,7 +100,7 @@ final class CommandDispatcher: CommandExecutor {
         defer {
             switch command {
             case .status, .currentsong: break
-            default: partition.events.statusSnapshot.invalidate()
+            default: events.statusSnapshot.invalidate()
             }
         }
         // Protocol-level commands never reach the executor (ClientSession answers them).
@@ -102,10 +109,5 @@ final class CommandDispatcher: CommandExecutor {
             throw MPDError(.unknown, "unknown command \"\(command.name)\"")
         }
         return reply
-    }
-
-    /// A client went away: its message subscriptions and unread messages go with it.
-    func clientDidDisconnect(_ client: Int) {
-        messages.clientDidDisconnect(client)
     }
 }

@@ -17,12 +17,13 @@ struct FileCommands: CommandHandler {
         .readcomments,
     ]
 
-    unowned let partition: Partition
+    let library: MusicLibrary
+    /// The database a song must be in.
+    let updater: LibraryUpdater
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         guard case .readcomments(let uri) = command else { return nil }
-        let library = partition.library
-        guard partition.updater.database.records[uri] != nil, let path = library.path(of: uri) else {
+        guard updater.database.records[uri] != nil, let path = library.path(of: uri) else {
             throw MPDError.noSuchSong
         }
         let file = path.resolvingSymlinksInPath().standardizedFileURL

@@ -10,21 +10,28 @@ struct LibraryCommands: CommandHandler {
         .searchaddpl, .findadd, .searchadd, .count, .stats, .urlhandlers, .decoders,
     ]
 
-    unowned let partition: Partition
+    /// The partition's queue (`findadd`, `searchadd`) and its times (`stats`).
+    let partition: any QueueInserting & PlayStatistics
+    let library: MusicLibrary
+    let updater: LibraryUpdater
+    let storedPlaylists: StoredPlaylists
+    /// The life cycle an `update` runs as a background task of.
+    let application: any ApplicationContext
+    let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         let partition = partition
-        let database = partition.updater.database
+        let database = updater.database
         var reply = Reply()
         switch command {
         case .update(let uri), .rescan(let uri):
             let rereadAll: Bool
             if case .rescan = command { rereadAll = true } else { rereadAll = false }
-            reply.append("updating_db", try partition.updater.start(in: partition.application, uri: uri, rereadAll: rereadAll))
+            reply.append("updating_db", try updater.start(in: application, uri: uri, rereadAll: rereadAll))
         case .config:
             // Checked after the permission (admin), as mpd's handler does.
             guard context.isLocal else { throw MPDError(.permission, "Command only permitted to local clients") }
-            reply.append("music_directory", partition.library.root.path)
+            reply.append("music_directory", library.root.path)
         case .lsinfo(let uri):
             guard let listing = database.listing(of: uri) else { throw MPDError(.noExist, "No such directory") }
             for directory in listing.directories {
@@ -34,13 +41,13 @@ struct LibraryCommands: CommandHandler {
             for song in listing.songs { reply.append(song.info) }
             if SongDatabase.trimmed(uri).isEmpty {
                 // At the root, mpd also shows the stored playlists.
-                for playlist in (try? partition.storedPlaylists.list()) ?? [] {
+                for playlist in (try? storedPlaylists.list()) ?? [] {
                     reply.append("playlist", playlist.name)
                     reply.append("Last-Modified", ProtocolFormatting.timestamp(unixSeconds: Int64(playlist.lastModified.timeIntervalSince1970)))
                 }
             }
         case .listall(let uri), .listallinfo(let uri):
-            let (songs, blocks) = (partition.updater.songsInOrder, partition.updater.blocksInOrder)
+            let (songs, blocks) = (updater.songsInOrder, updater.blocksInOrder)
             guard let found = Self.indices(of: songs, under: uri, in: database) else { throw MPDError(.noExist, "No such directory") }
             let withInfo: Bool
             if case .listallinfo = command { withInfo = true } else { withInfo = false }
@@ -61,7 +68,7 @@ struct LibraryCommands: CommandHandler {
             try listFiles(uri, into: &reply)
         case .list(let key, let filter, let groups):
             var previous: [String]?
-            for row in partition.updater.distinctValues(of: key, filter: filter, groups: groups) {
+            for row in updater.distinctValues(of: key, filter: filter, groups: groups) {
                 // A group value is printed where it changes, as mpd prints them.
                 let kept = previous.map { zip($0.prefix(groups.count), row.prefix(groups.count)).prefix { $0 == $1 }.count } ?? 0
                 for index in kept..<row.count {
@@ -70,12 +77,12 @@ struct LibraryCommands: CommandHandler {
                 previous = row
             }
         case .find(let filter, let sort, let window), .search(let filter, let sort, let window):
-            let blocks = partition.updater.blocksInOrder
+            let blocks = updater.blocksInOrder
             for index in try matches(filter, sort: sort, window: window) { reply.append(blocks[index]) }
         case .searchaddpl(let name, let filter, let sort, let window, let position):
-            let songs = partition.updater.songsInOrder
+            let songs = updater.songsInOrder
             let uris = try matches(filter, sort: sort, window: window).map { songs[$0].uri }
-            let playlists = partition.storedPlaylists
+            let playlists = storedPlaylists
             guard !uris.isEmpty else {
                 // MPD writes the playlist only when a song goes into it; with a position, it
                 // opens the playlist first, so the name and the position are checked anyway.
@@ -83,13 +90,13 @@ struct LibraryCommands: CommandHandler {
                 return reply
             }
             try playlists.add(uris, to: name, at: position)
-            partition.events.post([.storedPlaylist])
+            events.post([.storedPlaylist])
         case .findadd(let filter, let position), .searchadd(let filter, let position):
-            let files = partition.updater.songsInOrder.filter(filter.matches).map { partition.library.root.appendingPathComponent($0.uri) }
+            let files = updater.songsInOrder.filter(filter.matches).map { library.root.appendingPathComponent($0.uri) }
             let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
             partition.insert(files, at: at)
         case .count(let filter, let group):
-            let songs = partition.updater.songsInOrder.filter { filter?.matches($0) ?? true }
+            let songs = updater.songsInOrder.filter { filter?.matches($0) ?? true }
             if let group {
                 let groups = Dictionary(grouping: songs) { $0.values(of: group).first ?? "" }
                 for value in groups.keys.sorted() {
@@ -140,7 +147,7 @@ struct LibraryCommands: CommandHandler {
     /// The indices in ``LibraryUpdater/songsInOrder`` of the songs `filter` matches, sorted and
     /// windowed as `find` and `search` ask.
     private func matches(_ filter: SongFilter, sort: SongOrder?, window: PositionRange?) throws(MPDError) -> [Int] {
-        let songs = partition.updater.songsInOrder
+        let songs = updater.songsInOrder
         var found = songs.indices.filter { filter.matches(songs[$0]) }
         if let sort { found.sort { Self.precedes(songs[$0], songs[$1], sort) } }
         if let window { found = Array(found[try window.positionsForListing(queueLength: found.count)]) }
@@ -163,7 +170,7 @@ struct LibraryCommands: CommandHandler {
 
     /// `listfiles`: what the file system holds in a directory of the music directory, songs or not.
     private func listFiles(_ uri: String, into reply: inout Reply) throws(MPDError) {
-        let library = partition.library
+        let library = library
         let relative = SongDatabase.trimmed(uri)
         guard SongFilter.isSafeRelativeURI(relative) else { throw MPDError(.noExist, "No such directory") }
         let directory = library.root.appendingPathComponent(relative).resolvingSymlinksInPath().standardizedFileURL

@@ -10,14 +10,15 @@ struct LocationCommands: CommandHandler {
         .location, .locations, .locationupdates, .locationaccuracy, .locationdistance, .regions,
     ]
 
-    unowned let partition: Partition
+    /// `--location`'s service; nil without.
+    let location: LocationService?
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         switch command {
         case .location, .locations, .locationupdates, .locationaccuracy, .locationdistance, .regions: break
         default: return nil
         }
-        guard let service = partition.location else {
+        guard let service = location else {
             throw MPDError(.noExist, "location updates are off (start with --location)")
         }
         var reply = Reply()

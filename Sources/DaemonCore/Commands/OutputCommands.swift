@@ -10,14 +10,17 @@ struct OutputCommands: CommandHandler {
         .moveoutput, .newpartition, .delpartition,
     ]
 
-    unowned let partition: Partition
+    /// The outputs and their switches.
+    let outputs: AudioOutputs
+    /// The player, held or let go as outputs come and go.
+    let partition: any PlayerHolding
+    let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         let partition = partition
         var reply = Reply()
         switch command {
         case .outputs:
-            let outputs = partition.outputs
             for (id, output) in outputs.outputs.enumerated() {
                 reply.append("outputid", id)
                 reply.append("outputname", output.name)
@@ -29,10 +32,10 @@ struct OutputCommands: CommandHandler {
             switch command {
             case .enableoutput: enable = true
             case .disableoutput: enable = false
-            default: enable = !(partition.outputs.outputs.indices.contains(id) && partition.outputs.isEnabled(id))
+            default: enable = !(outputs.outputs.indices.contains(id) && outputs.isEnabled(id))
             }
             let wasPlayable = partition.outputEnabled
-            guard try partition.outputs.setEnabled(enable, id: id) else { break }
+            guard try outputs.setEnabled(enable, id: id) else { break }
             // With no output enabled the player cannot play: it holds its place. Others switch
             // without touching the player: the render thread applies it between two writes.
             if wasPlayable && !partition.outputEnabled {
@@ -40,13 +43,13 @@ struct OutputCommands: CommandHandler {
             } else if !wasPlayable && partition.outputEnabled && partition.playState == .pause {
                 partition.player.play()
             }
-            partition.events.post([.output])
+            events.post([.output])
         case .listpartitions:
             reply.append("partition", "default")
         case .partition(let name):
             guard name == "default" else { throw MPDError(.noExist, "partition does not exist") }
         case .outputset(let id, let name, _):
-            guard partition.outputs.outputs.indices.contains(id) else { throw MPDError.noSuchOutput }
+            guard outputs.outputs.indices.contains(id) else { throw MPDError.noSuchOutput }
             guard Self.isValidAttributeName(name) else { throw MPDError(.argument, "Illegal attribute name") }
             // No output here has runtime attributes (`outputs` lists none): MPD's answer for
             // an output plugin without them (its null, fifo and pipe outputs).
@@ -54,7 +57,7 @@ struct OutputCommands: CommandHandler {
         case .moveoutput(let name):
             // One partition holds every output: an output named so is already where the
             // client is, which MPD answers with OK.
-            guard partition.outputs.outputs.contains(where: { $0.name == name }) else {
+            guard outputs.outputs.contains(where: { $0.name == name }) else {
                 throw MPDError(.noExist, "No such output")
             }
         case .newpartition(let name):

@@ -28,7 +28,8 @@ final class PictureCommands: CommandHandler {
         .albumart, .readpicture,
     ]
 
-    private unowned let partition: Partition
+    /// Where the pictures are.
+    private let library: MusicLibrary
     /// The last file looked in, by version, and where its picture lies (nil: it has none).
     private var lastPicture: (path: String, version: FileIdentity, picture: ID3Picture?)?
 
@@ -36,8 +37,8 @@ final class PictureCommands: CommandHandler {
     /// the first that opens is sent.
     static let coverNames = ["cover.png", "cover.jpg", "cover.webp"]
 
-    init(partition: Partition) {
-        self.partition = partition
+    init(library: MusicLibrary) {
+        self.library = library
     }
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
@@ -52,7 +53,6 @@ final class PictureCommands: CommandHandler {
     }
 
     private func albumArt(_ uri: String, offset: Int, limit: Int, isLocal: Bool) throws(MPDError) -> Reply {
-        let library = partition.library
         let directory = try coverDirectory(of: uri, isLocal: isLocal)
         for name in Self.coverNames {
             let cover = directory.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
@@ -81,7 +81,6 @@ final class PictureCommands: CommandHandler {
         var named = Substring(uri)
         let isFolder = named.hasSuffix("/")
         while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
-        let library = partition.library
         guard let path = named == library.root.path ? library.root : library.path(of: String(named)) else {
             throw MPDError(.noExist, "No file exists")
         }
@@ -100,7 +99,6 @@ final class PictureCommands: CommandHandler {
 
     private func embeddedPicture(_ uri: String, offset: Int, limit: Int, isLocal: Bool) throws(MPDError) -> Reply {
         try Self.refuseLocalFile(uri, isLocal: isLocal)
-        let library = partition.library
         guard let path = library.path(of: uri) else { throw MPDError(.permission, "Access denied") }
         let song = path.resolvingSymlinksInPath().standardizedFileURL
         guard library.contains(song) else { throw MPDError(.permission, "Access denied") }

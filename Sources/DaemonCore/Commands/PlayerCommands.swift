@@ -13,7 +13,13 @@ struct PlayerCommands: CommandHandler {
         .replayGainMode, .replayGainStatus, .setvol, .volume, .getvol,
     ]
 
-    unowned let partition: Partition
+    /// The partition's player side.
+    let partition: any PlaybackControl
+    /// The life cycle a command that needs the player wakes.
+    let application: any ApplicationContext
+    /// What `status` reports of the rest of the daemon.
+    let status: StatusReport.Sources
+    let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         let partition = partition
@@ -25,7 +31,7 @@ struct PlayerCommands: CommandHandler {
             try play(try id.map { id throws(MPDError) in try partition.position(ofID: id) })
         case .pause(let flag):
             guard partition.playState != .stop else { return .empty }
-            partition.application.commandNeedsPlayer()
+            application.commandNeedsPlayer()
             let pause = flag ?? (partition.playState == .play)
             if pause { player.pause() } else if partition.outputEnabled { player.play() }
         case .next:
@@ -33,8 +39,8 @@ struct PlayerCommands: CommandHandler {
         case .previous:
             try partition.previous()
         case .stop:
-            partition.application.commandNeedsPlayer()
-            partition.stop()
+            application.commandNeedsPlayer()
+            partition.stop(reshuffling: true)
         case .seekcur(let target):
             guard partition.playState != .stop, let position = partition.currentPosition else { throw MPDError.notPlaying }
             try partition.seek(position: position, seconds: max(0, target.seconds(from: player.currentTime().seconds)))
@@ -47,7 +53,7 @@ struct PlayerCommands: CommandHandler {
         case .seekid(let id, let seconds):
             try partition.seek(position: try partition.position(ofID: id), seconds: seconds)
         case .status:
-            return partition.reply(keeping: .status) { StatusReport(partition: partition).reply() }
+            return partition.reply(keeping: .status) { StatusReport(partition: partition, sources: status).reply() }
         case .currentsong:
             return partition.reply(keeping: .currentSong) {
                 guard let position = partition.selectedPosition else { return .empty }
@@ -68,7 +74,7 @@ struct PlayerCommands: CommandHandler {
             guard seconds == 0 else { throw MPDError(.argument, "Cross-fading is not supported: queueplayerd is gapless") }
         case .mixrampdb(let decibels):
             partition.mixrampdb = decibels
-            partition.events.post([.options])
+            events.post([.options])
         case .mixrampdelay(let seconds):
             // MixRamp needs cross-fading; only "off" (nan, or a negative delay) can be honoured.
             if let seconds, seconds >= 0 { throw MPDError(.argument, "MixRamp is not supported: queueplayerd is gapless") }
@@ -100,21 +106,21 @@ struct PlayerCommands: CommandHandler {
         let partition = partition
         if let position {
             guard position >= 0, position < partition.playQueue.count else { throw MPDError.badSongIndex }
-            partition.application.commandNeedsPlayer()
-            partition.startPlayback(at: position)
+            application.commandNeedsPlayer()
+            partition.startPlayback(at: position, from: 0, paused: false)
             return
         }
         switch partition.playState {
         case .play: return
         case .pause:
-            partition.application.commandNeedsPlayer()
+            application.commandNeedsPlayer()
             if partition.outputEnabled { partition.player.play() }
         case .stop:
             guard !partition.playQueue.isEmpty else { return }
-            partition.application.commandNeedsPlayer()
+            application.commandNeedsPlayer()
             // The current song, or the first in play order (in random mode, a random one).
             guard let position = partition.selectedPosition ?? partition.playQueue.firstPosition else { return }
-            partition.startPlayback(at: min(position, partition.playQueue.count - 1))
+            partition.startPlayback(at: min(position, partition.playQueue.count - 1), from: 0, paused: false)
         }
     }
 }

@@ -12,8 +12,15 @@ struct PlaylistCommands: CommandHandler {
         .playlistdelete, .playlistmove, .rename, .rm,
     ]
 
-    unowned let partition: Partition
+    /// The partition's queue (`save`, `load`).
+    let partition: any QueueInserting
     let playlists: StoredPlaylists
+    /// Playlists named by URL, fetched before the command ran.
+    let remotePlaylists: RemotePlaylists
+    /// Where playlist entries are found, and their details.
+    let library: MusicLibrary
+    let songIndex: SongIndex
+    let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         let partition = partition
@@ -41,8 +48,8 @@ struct PlaylistCommands: CommandHandler {
         case .listplaylistinfo(let name, let range):
             let uris = try songs(in: name, context: context)
             for uri in uris[try range.positionsForListing(queueLength: uris.count)] {
-                if !StreamURL.hasScheme(uri), let file = partition.library.files(for: uri)?.first {
-                    reply.append(QueuedSong(url: file, library: partition.library, index: partition.songIndex).info)
+                if !StreamURL.hasScheme(uri), let file = library.files(for: uri)?.first {
+                    reply.append(QueuedSong(url: file, library: library, index: songIndex).info)
                 } else {
                     reply.append("file", uri)
                 }
@@ -51,10 +58,10 @@ struct PlaylistCommands: CommandHandler {
         case .playlistadd(let name, let uri, let position) where StreamURL.hasScheme(uri):
             try playlists.add([try StreamURL.parse(uri).absoluteString], to: name, at: position)
         case .playlistadd(let name, let uri, let position):
-            guard let files = partition.library.files(for: uri), !files.isEmpty else {
+            guard let files = library.files(for: uri), !files.isEmpty else {
                 throw MPDError(.noExist, "No such directory")
             }
-            try playlists.add(files.map(partition.library.uri(for:)), to: name, at: position)
+            try playlists.add(files.map(library.uri(for:)), to: name, at: position)
         case .playlistclear(let name):
             try playlists.clear(name)
         case .playlistdelete(let name, let range):
@@ -70,7 +77,7 @@ struct PlaylistCommands: CommandHandler {
         default:
             return nil
         }
-        partition.events.post([.storedPlaylist])
+        events.post([.storedPlaylist])
         return reply
     }
 
@@ -78,11 +85,11 @@ struct PlaylistCommands: CommandHandler {
     /// connection before this command ran, ``RemotePlaylists``).
     private func songs(in name: String, context: CommandContext) throws(MPDError) -> [String] {
         guard StreamURL.hasScheme(name) else { return try playlists.songs(in: name) }
-        return try partition.remotePlaylists.take(name, for: context.clientID).entries.map(\.absoluteString)
+        return try remotePlaylists.take(name, for: context.clientID).entries.map(\.absoluteString)
     }
 
     /// What a playlist entry plays: a stream URL, or a file of the music directory.
     private func resolve(_ uri: String) -> URL? {
-        StreamURL.hasScheme(uri) ? try? StreamURL.parse(uri) : partition.library.files(for: uri)?.first
+        StreamURL.hasScheme(uri) ? try? StreamURL.parse(uri) : library.files(for: uri)?.first
     }
 }

@@ -14,7 +14,10 @@ struct QueueCommands: CommandHandler {
         .rangeid, .addtagid, .cleartagid,
     ]
 
-    unowned let partition: Partition
+    /// The partition's queue.
+    let partition: any QueueEditing
+    /// Where `add` finds files.
+    let library: MusicLibrary
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         let partition = partition
@@ -120,7 +123,7 @@ struct QueueCommands: CommandHandler {
     /// or the music directory's files at that path.
     private func files(_ uri: String, orError error: MPDError) throws(MPDError) -> [URL] {
         if StreamURL.hasScheme(uri) { return [try StreamURL.parse(uri)] }
-        guard let files = partition.library.files(for: uri), !files.isEmpty else { throw error }
+        guard let files = library.files(for: uri), !files.isEmpty else { throw error }
         return files
     }
 }

@@ -4,7 +4,18 @@ import Foundation
 
 /// The `status` reply, in mpd 0.23's order of lines.
 struct StatusReport {
-    let partition: Partition
+    /// What `status` reports besides the partition's state.
+    struct Sources {
+        /// The `update` running (`updating_db`).
+        let updater: LibraryUpdater
+        /// The downloads running (`transfers`).
+        let transfers: TransferCount
+        /// The daemon's life cycle (its own fields).
+        let application: any ApplicationContext
+    }
+
+    let partition: any PlaybackControl
+    let sources: Sources
 
     func reply() -> Reply {
         let partition = partition
@@ -56,9 +67,9 @@ struct StatusReport {
             reply.append("nextsong", next)
             reply.append("nextsongid", queue.entries[next].id)
         }
-        if let job = partition.runningUpdateJob { reply.append("updating_db", job) }
+        if let job = sources.updater.runningJob { reply.append("updating_db", job) }
         // Podcast episodes downloading, only while any is.
-        let transfers = partition.transferCount()
+        let transfers = sources.transfers.value
         if transfers > 0 { reply.append("transfers", transfers) }
         // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
         if player.reasonForWaitingToPlay == .outputUnavailable {
@@ -66,7 +77,7 @@ struct StatusReport {
         } else if let error = partition.lastError {
             reply.append("error", error)
         }
-        for (key, value) in partition.application.statusFields { reply.append(key, value) }
+        for (key, value) in sources.application.statusFields { reply.append(key, value) }
         return reply
     }
 }

@@ -21,11 +21,15 @@ struct StickerCommands: CommandHandler {
         .sticker,
     ]
 
-    unowned let partition: Partition
+    let stickers: StickerDatabase
+    /// The database a song must be in.
+    let updater: LibraryUpdater
+    let events: ControlEvents
+    let logger: Logger
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
         guard case .sticker(let arguments) = command else { return nil }
-        let store = try partition.stickerStore()
+        let store = try stickers.store()
         let request = try StickerRequest.parse(arguments)
         var reply = Reply()
         switch request {
@@ -43,16 +47,16 @@ struct StickerCommands: CommandHandler {
         case .set(let uri, let name, let value):
             try requireSong(uri)
             if try sql(store, { () throws(StickerStoreError) in try store.set(uri: uri, name: name, value: value) }) {
-                partition.events.post([.sticker])
+                events.post([.sticker])
             }
         case .delete(let uri, let name):
             try requireSong(uri)
             guard try sql(store, { () throws(StickerStoreError) in try store.delete(uri: uri, name: name) }) else {
                 throw Self.noSuchSticker
             }
-            partition.events.post([.sticker])
+            events.post([.sticker])
         case .find(let query):
-            let songs = partition.updater.database.records
+            let songs = updater.database.records
             let found = try sql(store, { () throws(StickerStoreError) in try store.find(query) }).filter { songs[$0.uri] != nil }
             let window = query.window.map { window in
                 let start = min(window.start, found.count)
@@ -70,7 +74,7 @@ struct StickerCommands: CommandHandler {
 
     /// mpd's `Database::GetSong`: the URI of a song the library has, else `No such song`.
     private func requireSong(_ uri: String) throws(MPDError) {
-        guard partition.updater.database.records[uri] != nil else { throw MPDError.noSuchSong }
+        guard updater.database.records[uri] != nil else { throw MPDError.noSuchSong }
     }
 
     /// Runs a store call; a failure is logged and becomes an ACK with SQLite's words.
@@ -78,7 +82,7 @@ struct StickerCommands: CommandHandler {
         do {
             return try body()
         } catch {
-            partition.logger.error("sticker database \(store.file.path): \(error.description)")
+            logger.error("sticker database \(store.file.path): \(error.description)")
             throw MPDError(.unknown, "sticker database: \(error.description)")
         }
     }

@@ -27,8 +27,12 @@ final class StatusLine: Sendable {
     private let partition: Partition
     private let drawing: QueueBound<Drawing>
 
-    init(partition: Partition) {
+    /// The downloads running, shown after the song.
+    private let transfers: TransferCount
+
+    init(partition: Partition, transfers: TransferCount) {
         self.partition = partition
+        self.transfers = transfers
         drawing = partition.bound(Drawing())
     }
 
@@ -103,7 +107,7 @@ final class StatusLine: Sendable {
     }
 
     private func redraw() {
-        let text = Self.text(for: partition)
+        let text = Self.text(for: partition, transfers: transfers.value)
         guard text != drawing.lastText else { return }
         drawing.lastText = text
         Console.drawStatusLine(text)
@@ -111,8 +115,7 @@ final class StatusLine: Sendable {
 
     /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`, with
     /// `  downloads: 2` after it while podcast episodes download.
-    static func text(for partition: Partition) -> String {
-        let transfers = partition.transferCount()
+    static func text(for partition: Partition, transfers: Int) -> String {
         return playback(for: partition) + (transfers > 0 ? "  downloads: \(transfers)" : "")
     }
 

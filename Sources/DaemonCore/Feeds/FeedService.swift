@@ -51,13 +51,14 @@ final class FeedService: Sendable {
     ///   - downloaded: gets each episode downloaded (its path in the music directory and its
     ///     file), once, on the transfers' queue.
     ///   - deleted: gets each download `--download-limit` deleted, on the transfers' queue.
-    ///   - transfersChanged: called when a download starts or ends, on the transfers' queue.
+    ///   - transfersChanged: gets the number of downloads running when a download starts or ends,
+    ///     on the transfers' queue.
     ///   - transferProgress: gets the downloads' states and byte counts (the web page's list).
     init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost,
          transferProgress: TransferProgressBoard = TransferProgressBoard(), logger: Logger,
          downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
          deleted: @escaping @Sendable (_ relativePath: String) -> Void,
-         transfersChanged: @escaping @Sendable () -> Void = {}) {
+         transfersChanged: @escaping @Sendable (_ running: Int) -> Void = { _ in }) {
         self.options = options
         self.logger = logger
         http = HTTPFeedFetcher(eventLoopGroup: eventLoopGroup)
@@ -70,7 +71,7 @@ final class FeedService: Sendable {
                                 journal: stateDirectory.map { TransferJournal(file: $0.appendingPathComponent("transfers.json")) },
                                 retentionFile: stateDirectory?.appendingPathComponent("downloads.json"),
                                 progress: transferProgress, logger: logger, finished: downloaded, deleted: deleted,
-                                runningChanged: { _ in transfersChanged() })
+                                runningChanged: transfersChanged)
         }
         self.transfers = transfers
         fetcher = BackgroundFetcher(

@@ -38,9 +38,9 @@ final class LibraryUpdater: @unchecked Sendable {
     /// Set when an `update` starts: the first build, if still running, stops (the update
     /// builds the same database), so two scans never compete.
     private let initialBuildSuperseded = Atomic<Bool>(false)
-    /// Called with the library before and after each update that changed it, on the
-    /// partition's queue (the stickers follow renamed songs and forget removed ones).
-    var updateFinished: ((_ previous: SongDatabase, _ next: SongDatabase) -> Void)?
+    /// Told of the library before and after each update that changed it, on the partition's
+    /// queue (the stickers follow renamed songs and forget removed ones).
+    private let follower: StickersFollowLibrary?
 
     /// The songs as the last finished update left them.
     private(set) var database: SongDatabase {
@@ -105,8 +105,12 @@ final class LibraryUpdater: @unchecked Sendable {
     }
     private var columns: [FilterKey: TagColumn] = [:]
 
-    /// - Parameter file: where the database is kept (nil: not kept, as with `--no-state`).
-    init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?) {
+    /// - Parameters:
+    ///   - file: where the database is kept (nil: not kept, as with `--no-state`).
+    ///   - follower: what follows each update that changed the library.
+    init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?,
+         follower: StickersFollowLibrary? = nil) {
+        self.follower = follower
         self.library = library
         self.songIndex = songIndex
         self.events = events
@@ -193,7 +197,7 @@ final class LibraryUpdater: @unchecked Sendable {
                 if let scanned {
                     let changed = scanned.records != previous.records
                     database = scanned
-                    if changed { updateFinished?(previous, scanned) }
+                    if changed { follower?.libraryChanged(from: previous, to: scanned) }
                     events.post(changed ? [.database, .update] : [.update])
                 } else {
                     logger.warning("update \(job.number) stopped early: the background time ran out; run update again")

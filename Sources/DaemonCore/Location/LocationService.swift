@@ -25,7 +25,7 @@ final class LocationService: LocationManagerDelegate {
         var regionFile: String?
     }
 
-    /// What ``listener`` hears.
+    /// What the ``LocationListener`` hears.
     enum Event: Sendable {
         /// New fixes, oldest first.
         case fixes([Location])
@@ -35,7 +35,6 @@ final class LocationService: LocationManagerDelegate {
 
     private struct State {
         var fixes: [Location] = []
-        var listener: (@Sendable (Event) -> Void)?
         var mode: LocationUpdatesMode = .on
         /// The receiver lost its fix since the last update (`location`'s `mode: none`).
         var fixLost = false
@@ -51,12 +50,21 @@ final class LocationService: LocationManagerDelegate {
     let options: Options
     private let partition: Partition
     private let lifecycle: LifecycleCoordinator
+    /// What a region entered plays.
+    private let announcements: RegionAnnouncements
+    /// Who hears of each fix and region event.
+    private let listener: (any LocationListener)?
     private let store: LocationHistoryStore?
     private let logger: Logger
     private let state: QueueBound<State>
 
     /// - Parameter stateDirectory: where `locations.json` is kept; nil: not kept (`--no-state`).
-    init(options: Options, partition: Partition, lifecycle: LifecycleCoordinator, stateDirectory: URL?, logger: Logger) {
+    /// - Parameter listener: who hears of each fix and region event as it is handled (the web
+    ///   clients), on the partition's queue; nil: no one.
+    init(options: Options, partition: Partition, lifecycle: LifecycleCoordinator, announcements: RegionAnnouncements,
+         listener: (any LocationListener)?, stateDirectory: URL?, logger: Logger) {
+        self.announcements = announcements
+        self.listener = listener
         self.options = options
         self.partition = partition
         self.lifecycle = lifecycle
@@ -149,13 +157,6 @@ final class LocationService: LocationManagerDelegate {
     var fixLost: Bool { state.value.fixLost }
     var mode: LocationUpdatesMode { state.value.mode }
 
-    /// Who hears of each fix and region event as it is handled (the web clients), on the
-    /// partition's queue: it must not block. One listener; nil stops it.
-    var listener: (@Sendable (Event) -> Void)? {
-        get { state.value.listener }
-        set { state.value.listener = newValue }
-    }
-
     /// `locationupdates`: standard updates on or off, or the significant-change service alone.
     func setMode(_ mode: LocationUpdatesMode) {
         state.value.mode = mode
@@ -191,7 +192,7 @@ final class LocationService: LocationManagerDelegate {
             }
             scheduleSave()
             partition.events.post([.location])
-            state.value.listener?(.fixes(locations))
+            listener?.heard(.fixes(locations))
         }
     }
 
@@ -216,8 +217,8 @@ final class LocationService: LocationManagerDelegate {
             defer { wake.end() }
             logger.info("location: entered region \(region.identifier)")
             partition.events.post([.region])
-            state.value.listener?(.region(region.identifier, entered: true))
-            if let waypoint = state.value.waypoints[region.identifier], let audio = waypoint.audio { partition.announce(audio, for: region.identifier) }
+            listener?.heard(.region(region.identifier, entered: true))
+            announcements.entered(region.identifier, waypoint: state.value.waypoints[region.identifier])
         }
     }
 
@@ -227,7 +228,7 @@ final class LocationService: LocationManagerDelegate {
             defer { wake.end() }
             logger.info("location: left region \(region.identifier)")
             partition.events.post([.region])
-            state.value.listener?(.region(region.identifier, entered: false))
+            listener?.heard(.region(region.identifier, entered: false))
         }
     }
 
@@ -255,4 +256,10 @@ final class LocationService: LocationManagerDelegate {
             }
         }
     }
+}
+
+/// Hears of each fix and region event as ``LocationService`` handles it, on the partition's
+/// queue: it must not block.
+protocol LocationListener: Sendable {
+    func heard(_ event: LocationService.Event)
 }

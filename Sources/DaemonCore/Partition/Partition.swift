@@ -7,8 +7,11 @@ import QueuePlayer
 import Synchronization
 
 /// MPD's partition: the play queue (``PlayQueue``: ids, versions, modes, what comes next),
-/// the player handle (``QueuePlayer``), the mixer (the software volume) and the options, with
-/// one owner: the partition's serial queue. Commands (``CommandDispatcher``) take the partition.
+/// the player handle (``QueuePlayer``), the mixer (the software volume), the options and the
+/// announcements played over the queue, with one owner: the partition's serial queue. What
+/// the daemon has once (the library, stickers, access, feeds, outputs' switches...) is the
+/// ``Instance``'s; commands reach the partition through the narrow sides they use
+/// (``CommandDispatcher``).
 ///
 /// The player holds at most two items: the song being heard and the one that follows it
 /// (the look-ahead, which its render thread decodes ahead of time for the gapless
@@ -23,7 +26,8 @@ import Synchronization
 /// Confined to its queue: code outside enters it with ``perform(_:)`` or ``run(_:)``, which
 /// first bring it up to date with the player (MPD's `SyncWithPlayer`); the state that matters
 /// lives in ``State``, whose every access asserts the queue (`QueueBound`).
-/// `@unchecked Sendable`: the remaining stored properties are `let`s and the executor's.
+/// `@unchecked Sendable`: the remaining stored properties are `let`s (``AudioOutputs`` is read on
+/// the partition's queue only).
 final class Partition: @unchecked Sendable {
     enum PlayState: String { case play, pause, stop }
 
@@ -41,30 +45,26 @@ final class Partition: @unchecked Sendable {
     let library: MusicLibrary
     let events: ControlEvents
     let logger: Logger
-    let songIndex = SongIndex()
-    /// The audio outputs and their switches (`outputs`, `enableoutput`, ...).
-    let outputs: AudioOutputs
+    /// The songs' tags and durations, shared with the library's updates.
+    let songIndex: SongIndex
+    /// The audio outputs: with none enabled the player holds its place.
+    private let outputs: AudioOutputs
+    /// The application the partition runs in (the daemon's life cycle): commands that need
+    /// the player wake it, and a kept `status` waits for its state to be steady.
+    let application: any ApplicationContext
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
-        var application: any ApplicationContext = AlwaysActiveContext()
-        var remoteNotification: (String) -> Void = { _ in }
-        var kill: (String) -> Void = { _ in }
-        var transferCount: () -> Int = { 0 }
-        var access = AccessPolicy.open
         var playQueue = PlayQueue<QueuedSong>()
         var nowPlaying: Handoff?
         var lookahead: Handoff?
         var volume = 100
         var mixrampdb = 0.0
-        var commands: CommandDispatcher?
         var playTime = PlayTimeMeter()
         var lastError: String?
         var consecutiveFailures = 0
         var observations: [Any] = []
-        var location: LocationService?
         var announcement: Announcement?
-        var stickers = StickerAvailability.off
     }
 
     /// A region's announcement playing in place of the queue: what it interrupted,
@@ -78,54 +78,6 @@ final class Partition: @unchecked Sendable {
 
     private let state: QueueBound<State>
 
-    /// The application the partition runs in (the daemon's life cycle): commands that
-    /// need the player wake it, `status` reports its state, `update` runs as its background task.
-    var application: any ApplicationContext {
-        get { state.value.application }
-        set { state.value.application = newValue }
-    }
-    /// Gets the text of each message sent to the channel `queueplayerd` (a remote
-    /// notification); the daemon sets it to its feed fetcher's.
-    var remoteNotification: (String) -> Void {
-        get { state.value.remoteNotification }
-        set { state.value.remoteNotification = newValue }
-    }
-    /// Stops the daemon as SIGTERM does (`kill`), given who asked; the daemon sets it.
-    var kill: (String) -> Void {
-        get { state.value.kill }
-        set { state.value.kill = newValue }
-    }
-    /// How many podcast episodes are downloading (`status`'s `transfers`); set by the daemon.
-    var transferCount: () -> Int {
-        get { state.value.transferCount }
-        set { state.value.transferCount = newValue }
-    }
-    /// The passwords and permissions (`password`); set by the daemon.
-    var access: AccessPolicy {
-        get { state.value.access }
-        set { state.value.access = newValue }
-    }
-    /// The location updates and regions (`--location`), for the location commands; nil without.
-    var location: LocationService? {
-        get { state.value.location }
-        set { state.value.location = newValue }
-    }
-    /// The sticker database (`--sticker-file`); set by the daemon before any client's command.
-    var stickers: StickerAvailability {
-        get { state.value.stickers }
-        set {
-            state.value.stickers = newValue
-            switch newValue {
-            case .open, .deferred: stickersOpen.store(true, ordering: .relaxed)
-            case .off, .failed: stickersOpen.store(false, ordering: .relaxed)
-            }
-        }
-    }
-    /// Whether ``stickers`` is open (or will be at the first sticker command), readable from any
-    /// thread: the event loop makes the sessions.
-    private let stickersOpen = Atomic<Bool>(false)
-    /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
-    var unavailableCommands: Set<String> { stickersOpen.load(ordering: .relaxed) ? [] : [Command.Kind.sticker.name] }
     /// The songs, their ids and versions, the play modes: the partition's playlist.
     private(set) var playQueue: PlayQueue<QueuedSong> {
         get { state.value.playQueue }
@@ -176,19 +128,6 @@ final class Partition: @unchecked Sendable {
         get { state.value.mixrampdb }
         set { state.value.mixrampdb = newValue }
     }
-    /// `update`'s scans of the music directory.
-    let updater: LibraryUpdater
-    /// The stored playlists, beside the saved state.
-    let storedPlaylists: StoredPlaylists
-    /// Remote `.m3u` and `.pls` playlists, fetched before the command that names them runs.
-    let remotePlaylists = RemotePlaylists()
-    /// The command handlers the control socket's sessions call, made at the first command.
-    private var commands: CommandDispatcher {
-        if let commands = state.value.commands { return commands }
-        let commands = CommandDispatcher(partition: self)
-        state.value.commands = commands
-        return commands
-    }
     /// The last item failure, reported in `status` as `error`.
     var lastError: String? {
         get { state.value.lastError }
@@ -204,22 +143,18 @@ final class Partition: @unchecked Sendable {
         set { state.value.consecutiveFailures = newValue }
     }
 
-    /// - Parameter stateDirectory: where the song database is kept (nil: not kept, as with
-    ///   `--no-state`); stored playlists are kept there, or else in `defaultStateDirectory`
-    ///   (by default ``StateStore/defaultFile(environment:)``'s, from the environment now).
-    init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, events: ControlEvents,
-         outputs: AudioOutputs, stateDirectory: URL?,
-         defaultStateDirectory: @autoclosure () -> URL = StateStore.defaultFile().deletingLastPathComponent(),
-         logger: Logger) {
-        updater = LibraryUpdater(library: library, songIndex: songIndex, events: events, queue: queue, logger: logger,
-                                 file: stateDirectory?.appendingPathComponent("database.json"))
-        let playlistsHome = stateDirectory ?? defaultStateDirectory()
-        storedPlaylists = StoredPlaylists(directory: playlistsHome.appendingPathComponent("playlists"))
+    /// - Parameters:
+    ///   - songIndex: the songs' details the library's updates keep (the instance's).
+    ///   - application: the daemon's life cycle; always active when there is none (tests).
+    init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, songIndex: SongIndex, events: ControlEvents,
+         outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), logger: Logger) {
         self.queue = queue
         self.player = player
         self.library = library
+        self.songIndex = songIndex
         self.events = events
         self.outputs = outputs
+        self.application = application
         self.logger = logger
         state = QueueBound(State(), on: queue)
         startedAt = player.clock.now()
@@ -374,14 +309,6 @@ final class Partition: @unchecked Sendable {
             break
         }
         return reply
-    }
-
-    /// The job number of the `update` running, if any.
-    var runningUpdateJob: Int? { updater.runningJob }
-
-    /// A control-socket client went away.
-    func clientDidDisconnect(_ client: Int) {
-        commands.clientDidDisconnect(client)
     }
 
     var playState: PlayState {
@@ -833,12 +760,5 @@ final class Partition: @unchecked Sendable {
         lastError = nil
         if renewLookahead { scheduleLookahead() }
         events.post([.playlist])
-    }
-}
-
-extension Partition: CommandExecutor {
-    /// Runs a command of a control-socket client (see ``CommandDispatcher``).
-    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
-        try commands.execute(command, context: context)
     }
 }

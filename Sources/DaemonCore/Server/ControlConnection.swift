@@ -20,7 +20,7 @@ import QueuePlayer
 ///   Meanwhile the session is lent to that work item; the reply is written back on the event
 ///   loop, and only then is the client's next request taken, so its replies keep their order.
 ///   A client that pipelines cheap commands has the ones it already sent run in the same work
-///   item, a few dozen at a time (``runFollowing(_:after:executor:)``), as mpd runs every
+///   item, a few dozen at a time (``SessionRunner``), as mpd runs every
 ///   complete line it has read at once: one hop to the partition's queue and back per batch,
 ///   not per command.
 /// * Backpressure: a request is taken only while the channel is writable, i.e. while the
@@ -59,20 +59,14 @@ final class ControlConnection: ChannelDuplexHandler {
     /// past it is disconnected. With backpressure only a single reply that large gets there.
     static let maxOutputBufferSize = 8 * 1024 * 1024
 
-    /// The most pipelined requests one work item on the partition's queue runs, and the most
-    /// reply bytes it gathers: what keeps a flooding client from holding the queue (a few µs
-    /// per cheap command in a release build, so well under a millisecond per batch) or running
-    /// far ahead of what it reads.
-    static let batchLimit = 128
-    static let batchOutputLimit = 32 * 1024
-
     /// mpd's default `connection_timeout`, in seconds (`--connection-timeout`).
     static let defaultTimeout = 60.0
 
     // Everything below is touched only on the channel's event loop.
-    private let partition: Partition
-    private let events: ControlEvents
-    private let scheduler: any ConnectionScheduler
+    /// The daemon as the client's connection uses it.
+    private let environment: ClientEnvironment
+    private var events: ControlEvents { environment.events }
+    private var scheduler: any ConnectionScheduler { environment.scheduler }
     private let logger: Logger
     private let outputLimit: Int
     /// How long the client may send no complete line (``defaultTimeout``).
@@ -125,17 +119,16 @@ final class ControlConnection: ChannelDuplexHandler {
     ///   - peer: its name in the log and in the count of failed passwords (``AccessPolicy/peerName(_:)``).
     ///   - isLocal: the client came through a Unix socket (``ClientSession/isLocal``).
     ///   - timeout: seconds without a complete line before the client is closed (``defaultTimeout``).
-    init(partition: Partition, events: ControlEvents, scheduler: any ConnectionScheduler, logger: Logger,
+    init(environment: ClientEnvironment, logger: Logger,
          outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local",
          isLocal: Bool = true, timeout: Double = ControlConnection.defaultTimeout) {
-        let snapshot = events.statusSnapshot
+        let snapshot = environment.events.statusSnapshot
+        let partition = environment.partition
         answerInline = { command, context in
             snapshot.answer(command, context: context, conditions: { partition.playerConditions },
                             elapsed: { partition.player.audibleTimeWhilePlaying(of: $0)?.seconds })
         }
-        self.partition = partition
-        self.events = events
-        self.scheduler = scheduler
+        self.environment = environment
         self.logger = logger
         self.outputLimit = outputLimit
         self.timeout = .nanoseconds(Int64(timeout * 1e9))
@@ -143,7 +136,7 @@ final class ControlConnection: ChannelDuplexHandler {
         session?.permissions = permissions
         session?.peer = peer
         session?.isLocal = isLocal
-        session?.unavailableCommands = partition.unavailableCommands
+        session?.unavailableCommands = environment.unavailableCommands
     }
 
     // MARK: Channel events
@@ -167,8 +160,7 @@ final class ControlConnection: ChannelDuplexHandler {
         timeoutCheck?.cancel()
         timeoutCheck = nil
         events.unsubscribe(self)
-        let (partition, client) = (partition, clientID)
-        partition.perform { $0.clientDidDisconnect(client) }
+        environment.clientDidDisconnect(clientID)
         self.context = nil
         bound = nil
         context.fireChannelInactive()
@@ -224,7 +216,7 @@ final class ControlConnection: ChannelDuplexHandler {
         while channel.isWritable {
             guard let current = session else { return }
             if current.hasPendingWork {
-                // A batch stopped before this work (``runFollowing``): it runs where it belongs.
+                // A batch stopped before this work (``SessionRunner``): it runs where it belongs.
                 flush(context)
                 lend(needsExecutor: current.pendingWorkNeedsExecutor)
                 return
@@ -247,7 +239,7 @@ final class ControlConnection: ChannelDuplexHandler {
                 perform(actions)
                 if isClosing { return }
                 // Written once this much is gathered, so `isWritable` tells the truth.
-                if let output, output.readableBytes >= Self.batchOutputLimit { flush(context) }
+                if let output, output.readableBytes >= SessionRunner.batchOutputLimit { flush(context) }
             case .ready(let needsExecutor):
                 flush(context)
                 lend(needsExecutor: needsExecutor)
@@ -257,56 +249,21 @@ final class ControlConnection: ChannelDuplexHandler {
         flush(context)
     }
 
-    /// Runs the session's pending work off the event loop, and takes the session back with
-    /// the reply on the loop.
+    /// Lends the session to its pending work (``SessionRunner``), and takes it back with the
+    /// reply on the loop.
     private func lend(needsExecutor: Bool) {
         guard let context, let bound, let lent = session else { return }
         session = nil
-        let partition = partition
-        let placement: ConnectionWorkPlacement = !needsExecutor ? .protocolOnly : lent.isPendingWorkExpensive ? .expensive : .partition
-        let scheduler = scheduler
-        let loop = context.eventLoop
-        // Remote playlists the work names are fetched first, off the loop and the partition.
-        let remote = lent.pendingPlaylistURLs
-        guard remote.isEmpty else {
-            let fetchThenSchedule: @Sendable () async -> Void = {
-                await partition.remotePlaylists.fetch(remote, for: lent.clientID)
-                Self.schedule(lent, placement, scheduler: scheduler, loop: loop, partition: partition, bound: bound)
-            }
-            Task(operation: fetchThenSchedule)
-            return
-        }
-        Self.schedule(lent, placement, scheduler: scheduler, loop: loop, partition: partition, bound: bound)
-    }
-
-    private static func schedule(_ lent: ClientSession, _ placement: ConnectionWorkPlacement, scheduler: any ConnectionScheduler,
-                                 loop: any EventLoop, partition: Partition, bound: NIOLoopBound<ControlConnection>) {
-        scheduler.run(placement, on: loop, {
-            var session = lent
-            var actions: [SessionAction]
-            switch placement {
-            case .partition:
-                actions = session.runPending(executor: partition)
-                Self.runFollowing(&session, after: &actions, executor: partition)
-            case .expensive:
-                actions = session.runPending(executor: partition)
-            case .protocolOnly:
-                actions = session.runPending { command, _ throws(MPDError) in
-                    preconditionFailure("\(command.name) needs the partition's queue")
-                }
-            }
-            let delay = placement == .protocolOnly ? nil : partition.access.takeAnswerDelay(client: session.clientID)
-            return LentWork(session: session, actions: actions, delay: delay)
-        }, deliver: { done in
+        environment.runner.lend(lent, needsExecutor: needsExecutor, on: context.eventLoop) { done in
             bound.value.deliver(done)
-        })
+        }
     }
 
     /// Takes back a lent session, or holds it back with its answer, a wrong password's
     /// (``AccessPolicy``): the client waits on a timer, its next command is taken only after
     /// the answer, and the loop goes on. A client that has shut its sending side is closed at
     /// once instead: a guesser that sends and goes does not keep its place for the wait.
-    private func deliver(_ done: LentWork) {
+    private func deliver(_ done: SessionRunner.Lent) {
         guard let delay = done.delay else { return takeBack(done.session, done.actions) }
         guard let context, let bound, !inputEnded else { return abandonHeldAnswer() }
         heldAnswer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
@@ -322,51 +279,6 @@ final class ControlConnection: ChannelDuplexHandler {
         guard let context, !isClosing else { return }
         isClosing = true
         context.close(promise: nil)
-    }
-
-    /// A lent session coming back, with what its work answered and how long that answer is
-    /// to be held back (nil: at once).
-    private struct LentWork: Sendable {
-        var session: ClientSession
-        var actions: [SessionAction]
-        var delay: Double?
-    }
-
-    /// Runs the requests that follow a cheap command in the session's input, on the partition's
-    /// queue, up to ``batchLimit`` of them and ``batchOutputLimit`` bytes of replies, adding
-    /// their text replies (merged into one write) to `actions`. It stops at the first request that
-    /// runs elsewhere, expensive work (the gate) or a list of protocol-level commands, which is
-    /// left pending for the loop to hand on; and when the client idles, closes or has no
-    /// complete line left.
-    private static func runFollowing(_ session: inout ClientSession, after actions: inout [SessionAction],
-                                     executor: Partition) {
-        guard actions.count == 1, case .send(var text) = actions[0] else { return }
-        var rest: [SessionAction] = []
-        batch: for _ in 1..<batchLimit {
-            guard !session.isIdle, !session.isClosed, text.utf8.count < batchOutputLimit else { break }
-            // A wrong password whose answer is held back ends the batch: the commands after it
-            // wait for that answer, and a pipelined guesser gets one guess per wait.
-            guard !executor.access.isHoldingAnswer(client: session.clientID) else { break }
-            let more: [SessionAction]
-            switch session.step() {
-            case .needsInput:
-                break batch
-            case .handled(let handled):
-                more = handled
-            case .ready(let needsExecutor):
-                guard needsExecutor, !session.isPendingWorkExpensive else { break batch }
-                more = session.runPending(executor: executor)
-            }
-            for (index, action) in more.enumerated() {
-                guard case .send(let reply) = action else {
-                    // A binary reply or a close: written as they come, after the text; the batch ends.
-                    rest = Array(more[index...])
-                    break batch
-                }
-                text += reply
-            }
-        }
-        actions = [.send(text)] + rest
     }
 
     private func takeBack(_ returned: ClientSession, _ actions: [SessionAction]) {

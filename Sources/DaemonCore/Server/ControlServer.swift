@@ -19,11 +19,9 @@ import Glibc
 final class ControlServer: Sendable {
     /// The control socket's event loop (one thread). The feeds' HTTP client runs on it too:
     /// neither ever blocks it.
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let partition: Partition
-    private let events: ControlEvents
-    /// Where clients' commands run; the web server's WebSocket clients use it too.
-    let scheduler: PartitionScheduler
+    let group: MultiThreadedEventLoopGroup
+    /// What each client's connection uses of the daemon.
+    private let environment: ClientEnvironment
     private let logger: Logger
     /// The clients served at once (`--max-clients`), over every listener.
     let clients: ClientLimit
@@ -35,15 +33,16 @@ final class ControlServer: Sendable {
     /// Seconds a client may send no complete command (`--connection-timeout`).
     private let timeout: Double
 
-    init(partition: Partition, events: ControlEvents, clients: ClientLimit, access: AccessPolicy = .open,
+    /// - Parameter group: the event loop the server and its clients run on (one thread), made
+    ///   before the server because the feeds' HTTP client runs on it too; shut down with the server.
+    init(group: MultiThreadedEventLoopGroup, environment: ClientEnvironment, clients: ClientLimit,
          timeout: Double = ControlConnection.defaultTimeout, logger: Logger) {
-        self.access = access
+        self.group = group
+        access = environment.runner.access
         self.timeout = timeout
-        self.partition = partition
-        self.events = events
+        self.environment = environment
         self.clients = clients
         self.logger = logger
-        scheduler = PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition))
     }
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
@@ -108,7 +107,7 @@ final class ControlServer: Sendable {
             // A client that shuts down its sending side still gets the replies to what it sent
             // (ControlConnection answers them, then closes).
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { [partition, events, scheduler, logger, clients, access, timeout] channel in
+            .childChannelInitializer { [environment, logger, clients, access, timeout] channel in
                 let local = socket.isUnix
                 guard clients.admit(local: local) else {
                     return channel.close()
@@ -117,7 +116,7 @@ final class ControlServer: Sendable {
                 let remote = socket.isUnix ? nil : channel.remoteAddress
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ControlConnection(partition: partition, events: events, scheduler: scheduler, logger: logger,
+                        ControlConnection(environment: environment, logger: logger,
                                           permissions: access.permissions(forPeer: remote),
                                           peer: AccessPolicy.peerName(remote), isLocal: socket.isUnix, timeout: timeout))
                 }

@@ -41,7 +41,11 @@ final class StateKeeper: Sendable {
 
     private let keeping: QueueBound<Keeping>
 
-    init(store: StateStore, partition: Partition, logger: Logger) {
+    /// The outputs' switches, saved and restored with the queue.
+    private let outputs: QueueBound<AudioOutputs>
+
+    init(store: StateStore, partition: Partition, outputs: AudioOutputs, logger: Logger) {
+        self.outputs = partition.bound(outputs)
         self.store = store
         self.partition = partition
         self.logger = logger
@@ -62,7 +66,7 @@ final class StateKeeper: Sendable {
             logger.warning("the saved state \(store.file.path) was not used, \(reason); it was moved to \(path)")
             return false
         case let .loaded(state):
-            if let outputs = state.outputs { partition.outputs.restore(outputs) }
+            if let saved = state.outputs { outputs.value.restore(saved) }
             // Streams are kept by URL (checked as `add` checks one); files while they exist.
             let (kept, dropped) = state.droppingFiles { entry in
                 StreamURL.hasScheme(entry) ? (try? StreamURL.parse(entry)) == nil : !FileManager.default.fileExists(atPath: entry)
@@ -219,7 +223,7 @@ final class StateKeeper: Sendable {
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
                                                   consume: queue.consume.rawValue, volume: partition.volume),
-                          outputs: partition.outputs.savedSwitches,
+                          outputs: outputs.value.savedSwitches,
                           ranges: Self.ranges(of: queue))
     }
 

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Logging
 import MPDProtocol
+import Synchronization
 
 /// Whether the daemon keeps stickers, as the partition knows it: off (`--sticker-file off`),
 /// open, not made yet, or wanted but not to be had (the file is not a database, or cannot be
@@ -16,7 +17,7 @@ enum StickerAvailability: Sendable {
     case failed(reason: String)
     case open(StickerStore)
     /// The default file beside the state, which does not exist yet: it is made by the first
-    /// sticker command (``Partition/stickerStore()``), so that a daemon nobody asks for
+    /// sticker command (``StickerDatabase/store()``), so that a daemon nobody asks for
     /// stickers writes nothing (`--no-state` leaves no state directory behind).
     case deferred(URL)
 
@@ -75,35 +76,60 @@ extension StickerAvailability {
     }
 }
 
-extension Partition {
-    /// The sticker store for a sticker command: the deferred file is made now (on the
-    /// partition's queue, which waits for SQLite during a sticker command anyway).
-    func stickerStore() throws(MPDError) -> StickerStore {
-        if case .deferred(let file) = stickers {
-            useStickers(StickerAvailability.openNow(file, createDirectory: true, logger: logger))
-        }
-        return try stickers.store()
+/// The daemon's sticker database (the ``Instance``'s): its ``StickerAvailability``, opened at
+/// start (``open(_:createDirectory:)``) ahead of every client's command, or at the first sticker
+/// command when the default file does not exist yet. `Sendable`: the availability belongs to
+/// the partition's queue (`QueueBound`), and whether it is open is an atomic any thread reads.
+final class StickerDatabase: Sendable {
+    private let availability: QueueBound<StickerAvailability>
+    /// Whether the database is open (or will be at the first sticker command), readable from
+    /// any thread: the event loop makes the sessions.
+    private let isOpen: Atomic<Bool>
+    private let queue: DispatchQueue
+    private let logger: Logger
+
+    /// `availability`: what the database is until ``open(_:createDirectory:)`` (off by default).
+    init(_ availability: StickerAvailability = .off, queue: DispatchQueue, logger: Logger) {
+        self.availability = QueueBound(availability, on: queue)
+        isOpen = Atomic(Self.counts(availability))
+        self.queue = queue
+        self.logger = logger
     }
 
-    /// Takes the sticker database, and lets it follow what each update does to the songs:
-    /// a renamed file's stickers move to its new URI, a removed song's are deleted (mpd's
-    /// `OnDatabaseSongRemoved`). On the partition's queue.
-    func useStickers(_ stickers: StickerAvailability) {
-        self.stickers = stickers
-        guard case .open(let store) = stickers else { return }
-        let (events, logger) = (events, logger)
-        updater.updateFinished = { previous, next in
-            store.follow({ SongMoves.between(previous, next) }) { result in
-                switch result {
-                case .success(let (changes, rows)):
-                    if rows > 0 {
-                        logger.info("stickers: followed \(changes.moves.count) renamed and \(changes.removals.count) removed songs (\(rows) stickers)")
-                        events.post([.sticker])
-                    }
-                case .failure(let error):
-                    logger.error("stickers: cannot follow the update: \(error.description)")
-                }
-            }
+    private static func counts(_ availability: StickerAvailability) -> Bool {
+        switch availability {
+        case .open, .deferred: true
+        case .off, .failed: false
         }
+    }
+
+    /// Opens `file` (nil: off) off the partition's queue, then takes it there, ahead of any
+    /// command queued after this call returns.
+    func open(_ file: URL?, createDirectory: Bool) async {
+        let opened = await StickerAvailability.open(file, createDirectory: createDirectory, logger: logger)
+        queue.async { [self] in use(opened) }
+    }
+
+    /// What `commands` leaves out (mpd lists `sticker` only with a sticker database); from any thread.
+    var unavailableCommands: Set<String> { isOpen.load(ordering: .relaxed) ? [] : [Command.Kind.sticker.name] }
+
+    /// The open store, if any, on the partition's queue.
+    var openStore: StickerStore? {
+        if case .open(let store) = availability.value { return store }
+        return nil
+    }
+
+    /// The sticker store for a sticker command: the deferred file is made now (on the
+    /// partition's queue, which waits for SQLite during a sticker command anyway).
+    func store() throws(MPDError) -> StickerStore {
+        if case .deferred(let file) = availability.value {
+            use(StickerAvailability.openNow(file, createDirectory: true, logger: logger))
+        }
+        return try availability.value.store()
+    }
+
+    private func use(_ opened: StickerAvailability) {
+        availability.value = opened
+        isOpen.store(Self.counts(opened), ordering: .relaxed)
     }
 }

@@ -26,7 +26,6 @@ final class RemotePlaylists: Sendable {
     static let timeout = 10.0
 
     private struct State {
-        var fetcher: (any FeedFetching)?
         /// What the last fetch of each URL gave, by client and URL, until the client's command
         /// takes it (two clients loading the same URL at once each get their own).
         var fetched: [Key: Result<PlaylistDocument, MPDError>] = [:]
@@ -42,15 +41,16 @@ final class RemotePlaylists: Sendable {
     /// At most this many fetched documents wait to be taken (a client that went away leaves its own).
     static let maximumKept = 64
 
-    /// Where the GETs go (the feeds' HTTP client); until it is set, remote playlists fail.
-    func use(_ fetcher: any FeedFetching) {
-        state.withLock { $0.fetcher = fetcher }
+    /// Where the GETs go (the feeds' HTTP client); without one, remote playlists fail.
+    private let fetcher: (any FeedFetching)?
+
+    init(fetcher: (any FeedFetching)?) {
+        self.fetcher = fetcher
     }
 
     /// Fetches and parses each URL for `client` (``ClientSession/clientID``), keeping the
     /// outcome for its ``take(_:for:)``. Never throws.
     func fetch(_ uris: [String], for client: Int) async {
-        let fetcher = state.withLock { $0.fetcher }
         for uri in Set(uris) {
             let outcome = await Self.load(uri, with: fetcher)
             state.withLock { state in

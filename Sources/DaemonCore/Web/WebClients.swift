@@ -53,11 +53,11 @@ final class WebClients: Sendable {
 
     /// `{"event": "currentItem", "song": {...}}` with the current song as `currentsong` gives
     /// it, or `"song": null`. On the partition's queue.
-    static func currentItemEvent(_ partition: Partition) -> JSONValue {
+    static func currentItemEvent(_ partition: Partition, commands: any CommandExecutor) -> JSONValue {
         partition.assertOwned()
         let reply: Reply
         do {
-            reply = try partition.execute(.currentsong, context: CommandContext())
+            reply = try commands.execute(.currentsong, context: CommandContext())
         } catch {
             reply = Reply()
         }
@@ -85,5 +85,17 @@ final class WebClients: Sendable {
     static func idleEvent(_ changed: Set<Subsystem>) -> JSONValue {
         .object([("event", .string("idle")),
                  ("changed", .array(changed.map(\.rawValue).sorted().map { .string($0) }))])
+    }
+}
+
+extension WebClients: LocationListener {
+    /// Each fix, and each region entered or left, to every client (``LocationEvents``).
+    func heard(_ event: LocationService.Event) {
+        switch event {
+        case .fixes(let fixes):
+            for fix in fixes { broadcast(LocationEvents.event(fix)) }
+        case .region(let identifier, let entered):
+            broadcast(LocationEvents.region(identifier, entered: entered))
+        }
     }
 }

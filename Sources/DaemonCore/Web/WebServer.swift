@@ -50,33 +50,33 @@ final class WebServer: Service, Sendable {
     private let gate: WebAccessGate
     /// The control socket's passwords and permissions, which the WebSocket's commands are held to.
     private let policy: AccessPolicy
-    private let partition: Partition
-    private let events: ControlEvents
-    private let player: QueuePlayer
+    /// What each WebSocket client uses of the daemon, as a control-socket client does.
+    private let environment: ClientEnvironment
+    private var partition: Partition { environment.partition }
+    private var events: ControlEvents { environment.events }
+    private var player: QueuePlayer { environment.partition.player }
     private let application: AppLifecycle.Application
     private let group: any EventLoopGroup
-    private let scheduler: any ConnectionScheduler
     private let logger: Logger
-    let clients = WebClients()
+    /// The WebSocket clients, made before the server: the location service tells them its events.
+    let clients: WebClients
     /// The downloads' progress, when there are downloads (a music directory).
     private let downloads: DownloadProgressPublisher?
     /// The location updates, with `--location`.
     private let location: LocationService?
 
-    init(options: Options, partition: Partition, events: ControlEvents, player: QueuePlayer, application: AppLifecycle.Application,
-         group: any EventLoopGroup, scheduler: any ConnectionScheduler, downloads: TransferProgressBoard?, location: LocationService?,
-         policy: AccessPolicy, logger: Logger) {
-        self.policy = policy
+    init(options: Options, environment: ClientEnvironment, application: AppLifecycle.Application,
+         group: any EventLoopGroup, clients: WebClients, downloads: TransferProgressBoard?, location: LocationService?,
+         logger: Logger) {
+        policy = environment.runner.access
+        self.clients = clients
+        self.environment = environment
         self.downloads = downloads.map { [clients] in DownloadProgressPublisher(board: $0, clients: clients) }
         self.location = location
         self.options = options
         gate = WebAccessGate(access: WebAccess(address: options.address, token: options.token), logger: logger)
-        self.partition = partition
-        self.events = events
-        self.player = player
         self.application = application
         self.group = group
-        self.scheduler = scheduler
         self.logger = logger
     }
 
@@ -202,9 +202,9 @@ final class WebServer: Service, Sendable {
         // token is not held to read-only as the control socket's remote clients are; `password`
         // replaces them, as on the socket.
         let permissions = policy.defaultPermissions
-        let (downloads, location, partition) = (downloads, location, partition)
-        let client = WebSocketClient(id: clients.makeID(), channel: channel, partition: partition, player: player,
-                                     scheduler: scheduler, permissions: permissions, logger: logger) { client in
+        let (downloads, location, partition, environment) = (downloads, location, partition, environment)
+        let client = WebSocketClient(id: clients.makeID(), channel: channel, environment: environment,
+                                     permissions: permissions, logger: logger) { client in
             // What a client gets on connecting, once it may read (at once, or after a password).
             downloads?.connected(client)
             if let location {
@@ -225,13 +225,13 @@ final class WebServer: Service, Sendable {
             events.unsubscribe(client)
             clients.remove(client)
             client.close()
-            partition.perform { $0.clientDidDisconnect(id) }
+            environment.clientDidDisconnect(id)
         }
         var session = ClientSession()
         session.clientID = id
         session.permissions = permissions
         session.peer = AccessPolicy.peerName(channel.remoteAddress)
-        session.unavailableCommands = partition.unavailableCommands
+        session.unavailableCommands = environment.unavailableCommands
         for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
             guard case .text(let text) = message else {
                 client.send(.object([("error", ReplyJSON.error(ack: .argument, message: "send text messages of JSON"))]))
@@ -246,22 +246,10 @@ final class WebServer: Service, Sendable {
 
     /// Follows what every client hears of unasked: the current item, the life cycle, the location.
     private func observe() -> [Any] {
-        let (clients, partition, application) = (clients, partition, application)
-        if let location {
-            partition.perform { _ in
-                location.listener = { event in
-                    switch event {
-                    case .fixes(let fixes):
-                        for fix in fixes { clients.broadcast(LocationEvents.event(fix)) }
-                    case .region(let identifier, let entered):
-                        clients.broadcast(LocationEvents.region(identifier, entered: entered))
-                    }
-                }
-            }
-        }
+        let (clients, partition, application, commands) = (clients, partition, application, environment.runner.executor)
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { _, _ in
-            partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition)) }
+            partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition, commands: commands)) }
         })
         let center = application.notificationCenter
         typealias Lifecycle = AppLifecycle.Application

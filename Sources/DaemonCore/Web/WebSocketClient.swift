@@ -49,9 +49,10 @@ final class WebSocketClient: Sendable {
     private let mayRead: Atomic<Bool>
     /// Sends what a client gets on connecting (the downloads' list, the location's history).
     private let startingState: @Sendable (WebSocketClient) -> Void
-    private let partition: Partition
-    private let player: QueuePlayer
-    private let scheduler: any ConnectionScheduler
+    /// The daemon as the client's commands and subscriptions use it.
+    private let environment: ClientEnvironment
+    private var partition: Partition { environment.partition }
+    private var player: QueuePlayer { environment.partition.player }
     private let logger: Logger
 
     private struct Subscription {
@@ -76,15 +77,13 @@ final class WebSocketClient: Sendable {
 
     /// `permissions`: what the client's session holds at first (its ``ClientSession/permissions``);
     /// `startingState` pushes what a client gets on connecting (``sendStartingState()``).
-    init(id: Int, channel: any Channel, partition: Partition, player: QueuePlayer, scheduler: any ConnectionScheduler,
+    init(id: Int, channel: any Channel, environment: ClientEnvironment,
          permissions: Permission, logger: Logger, startingState: @escaping @Sendable (WebSocketClient) -> Void) {
         self.id = id
         mayRead = Atomic(permissions.contains(.read))
         self.startingState = startingState
         self.channel = channel
-        self.partition = partition
-        self.player = player
-        self.scheduler = scheduler
+        self.environment = environment
         self.logger = logger
     }
 
@@ -195,52 +194,18 @@ final class WebSocketClient: Sendable {
             case .handled(let handled):
                 actions += handled
             case .ready(let needsExecutor):
-                let placement: ConnectionWorkPlacement = !needsExecutor ? .protocolOnly
-                    : session.isPendingWorkExpensive ? .expensive : .partition
-                let (returned, more) = await lend(session, placement)
-                session = returned
-                actions += more
+                let back = await environment.runner.lend(session, needsExecutor: needsExecutor, on: channel.eventLoop)
+                // A wrong password's answer after the wait ``AccessPolicy`` says: the client's
+                // task sleeps, and its next message is read after it.
+                if let delay = back.delay { try? await Task.sleep(for: .seconds(delay)) }
+                session = back.session
+                actions += back.actions
             }
         }
         for failed in session.takeFailedCommands() {
             logger.debug("web client \(id): command \"\(failed.line)\" failed: \(failed.ack)")
         }
         return ReplyJSON.answer(command: name, actions: actions)
-    }
-
-    /// Runs the session's pending work where `placement` says (the partition's queue, behind the
-    /// expensive-command gate for an expensive one) and hands the session back; the answer to a
-    /// wrong password after the wait ``AccessPolicy`` says (the client's task sleeps, its next
-    /// message is read after it).
-    private func lend(_ lent: ClientSession, _ placement: ConnectionWorkPlacement) async -> (ClientSession, [SessionAction]) {
-        let partition = partition
-        // Remote playlists the work names are fetched first, off the partition's queue.
-        let remote = lent.pendingPlaylistURLs
-        if !remote.isEmpty { await partition.remotePlaylists.fetch(remote, for: lent.clientID) }
-        let back = await withCheckedContinuation { done in
-            scheduler.run(placement, on: channel.eventLoop, {
-                var session = lent
-                let actions: [SessionAction]
-                switch placement {
-                case .partition, .expensive:
-                    actions = session.runPending(executor: partition)
-                case .protocolOnly:
-                    actions = session.runPending { command, _ throws(MPDError) in
-                        throw MPDError(.unknown, "\(command.name) needs the partition's queue")
-                    }
-                }
-                let delay = placement == .protocolOnly ? nil : partition.access.takeAnswerDelay(client: session.clientID)
-                return LentSession(session: session, actions: actions, delay: delay)
-            }, deliver: { lent in done.resume(returning: lent) })
-        }
-        if let delay = back.delay { try? await Task.sleep(for: .seconds(delay)) }
-        return (back.session, back.actions)
-    }
-
-    private struct LentSession: Sendable {
-        var session: ClientSession
-        var actions: [SessionAction]
-        var delay: Double?
     }
 
     // MARK: Subscriptions

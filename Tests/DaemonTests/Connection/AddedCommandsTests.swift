@@ -21,8 +21,6 @@ struct AddedCommandsTests {
 
     @Test func eachIsRefusedWithoutItsPermissionAndGrantedWithIt() throws {
         let fixture = try Fixture()
-        let kills = Counter()
-        fixture.partition.perform { $0.kill = { _ in kills.add() } }
         let requests: [(String, Permission)] = [
             ("clearerror", .player), ("rangeid 1 1:2", .add), ("addtagid 1 artist x", .add), ("cleartagid 1", .add),
             ("searchaddpl pl any x", .control), ("kill", .admin), ("outputset 0 dop 1", .admin),
@@ -37,7 +35,7 @@ struct AddedCommandsTests {
             try granted.send(request + "\n")
             #expect(!(try granted.settle()).hasPrefix("ACK [4@0] {\(name)} you don't"), "\(request)")
         }
-        #expect(kills.value == 1)
+        #expect(fixture.shutdown.peers.count == 1)
         // What `read` allows.
         let reader = try connect(fixture, permissions: .read)
         try reader.send("playlist\nlistpartitions\npartition default\nreadcomments \"x.mp3\"\n")
@@ -95,13 +93,11 @@ struct AddedCommandsTests {
 
     @Test func killStopsTheDaemonAndClosesTheConnectionWithoutAReply() throws {
         let fixture = try Fixture()
-        let asked = Mutex<[String]>([])
-        fixture.partition.perform { partition in partition.kill = { peer in asked.withLock { $0.append(peer) } } }
         let client = try connect(fixture, permissions: .all)
         try client.send("kill\nping\n")
         #expect(try client.settle() == "")
         #expect(!client.channel.isActive)
-        #expect(asked.withLock { $0 } == ["192.0.2.7"])
+        #expect(fixture.shutdown.peers == ["192.0.2.7"])
     }
 
     @Test func onePartitionOneOutputSetAnswerAsMPDWould() throws {
@@ -128,9 +124,3 @@ struct AddedCommandsTests {
     }
 }
 
-/// A count another queue adds to.
-private final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    var value: Int { count.load(ordering: .acquiring) }
-    func add() { count.add(1, ordering: .releasing) }
-}

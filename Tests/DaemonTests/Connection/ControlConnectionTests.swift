@@ -15,21 +15,23 @@ import Testing
 struct ControlConnectionTests {
     /// A partition with an empty queue, and what a connection needs around it.
     final class Fixture {
-        let partition: Partition
-        let events: ControlEvents
+        let parts: DaemonParts
         let scheduler: ManualConnectionScheduler
         let directory: URL
+        /// Who asked for `kill`.
+        let shutdown = ShutdownRequests()
+        var partition: Partition { parts.partition }
+        var events: ControlEvents { parts.events }
+        /// What the fixture's connections use.
+        var environment: ClientEnvironment { parts.environment(scheduler: scheduler) }
 
-        init() throws {
+        /// `access`: the passwords and permissions (`password`).
+        init(access: AccessPolicy = .open) throws {
             directory = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
                                                     appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
-            let queue = DispatchQueue(label: "test.partition")
-            events = ControlEvents(queue: queue)
-            let player = QueuePlayer(sink: NullAudioSink())
-            partition = Partition(queue: queue, player: player, library: MusicLibrary(root: directory), events: events,
-                                  outputs: AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil),
-                                  stateDirectory: directory, logger: Logger(label: "test"))
-            scheduler = ManualConnectionScheduler(partition: partition)
+            parts = DaemonParts(player: QueuePlayer(sink: NullAudioSink()), library: MusicLibrary(root: directory),
+                                stateDirectory: directory, access: access, shutdown: shutdown)
+            scheduler = ManualConnectionScheduler(partition: parts.partition)
         }
 
         deinit {
@@ -42,7 +44,7 @@ struct ControlConnectionTests {
             let channel = EmbeddedChannel()
             if let front { try channel.pipeline.syncOperations.addHandler(front) }
             try channel.pipeline.syncOperations.addHandler(
-                ControlConnection(partition: partition, events: events, scheduler: scheduler,
+                ControlConnection(environment: environment,
                                   logger: Logger(label: "test"), outputLimit: outputLimit, timeout: timeout))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6600)).wait()
             let client = Client(channel: channel, scheduler: scheduler)

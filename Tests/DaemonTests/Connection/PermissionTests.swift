@@ -19,17 +19,12 @@ struct PermissionTests {
                  isLocal: Bool = false) throws -> ControlConnectionTests.Client {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
-            ControlConnection(partition: fixture.partition, events: fixture.events, scheduler: fixture.scheduler,
+            ControlConnection(environment: fixture.environment,
                               logger: Logger(label: "test"), permissions: permissions, peer: peer, isLocal: isLocal))
         try channel.connect(to: SocketAddress(ipAddress: "192.0.2.7", port: 6600)).wait()
         let client = ControlConnectionTests.Client(channel: channel, scheduler: fixture.scheduler)
         #expect(try client.received() == ClientSession.greeting)
         return client
-    }
-
-    private func setPolicy(_ fixture: Fixture, _ policy: AccessPolicy) {
-        fixture.partition.perform { $0.access = policy }
-        fixture.scheduler.runAll(loop: EmbeddedEventLoop())
     }
 
     @Test func aReadOnlyClientIsRefusedWhatItMayNotDoInMPDsWords() throws {
@@ -109,8 +104,7 @@ struct PermissionTests {
     }
 
     @Test func aPasswordReplacesThePermissionsAndAWrongOneIsRefused() throws {
-        let fixture = try Fixture()
-        setPolicy(fixture, AccessPolicy(passwords: [.init(secret: Array("s3cret".utf8), permissions: [.read, .player]),
+        let fixture = try Fixture(access: AccessPolicy(passwords: [.init(secret: Array("s3cret".utf8), permissions: [.read, .player]),
                                                     .init(secret: Array("all".utf8), permissions: .all)],
                                         defaultPermissions: nil, localPermissions: nil, logger: Logger(label: "test")))
         let client = try connect(fixture, permissions: [])
@@ -132,8 +126,7 @@ struct PermissionTests {
     /// per wait), and meanwhile the owner's right password, from the same address, is accepted
     /// at once.
     @Test func aGuessersWrongAnswersAreHeldBackAndTheOwnersRightPasswordIsAcceptedAtOnce() throws {
-        let fixture = try Fixture()
-        setPolicy(fixture, AccessPolicy(passwords: [.init(secret: Array("s3cret".utf8), permissions: .all)],
+        let fixture = try Fixture(access: AccessPolicy(passwords: [.init(secret: Array("s3cret".utf8), permissions: .all)],
                                         defaultPermissions: nil, localPermissions: nil, logger: Logger(label: "test")))
         let refused = "ACK [3@0] {password} incorrect password\n"
         let guesser = try connect(fixture, permissions: [], peer: "127.0.0.1")
@@ -185,8 +178,7 @@ struct PermissionTests {
     /// same passwords) get the same `ACK`, `command:` and `list_OK` lines here; `status` bodies differ
     /// (mpd's has no mixer) and are not compared.
     @Test func theRepliesAreMPDsForTheTranscriptsRequests() throws {
-        let fixture = try Fixture()
-        setPolicy(fixture, AccessPolicy(passwords: [.init(secret: Array("reader".utf8), permissions: .read),
+        let fixture = try Fixture(access: AccessPolicy(passwords: [.init(secret: Array("reader".utf8), permissions: .read),
                                                     .init(secret: Array("s3cret".utf8), permissions: .all)],
                                         defaultPermissions: nil, localPermissions: nil, logger: Logger(label: "test")))
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

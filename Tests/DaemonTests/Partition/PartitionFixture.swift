@@ -9,8 +9,9 @@ import TestSupport
 /// with a scratch state directory: what a command or a hand-over does, without a daemon process.
 final class PartitionFixture {
     let clock = VirtualClock()
-    let partition: Partition
+    let parts: DaemonParts
     let directory: URL
+    var partition: Partition { parts.partition }
 
     /// `sink` makes the player's output on the fixture's clock (a null sink by default);
     /// `decoders` opens its items.
@@ -19,10 +20,8 @@ final class PartitionFixture {
         directory = try TestMedia.scratchDirectory()
         let queue = DispatchQueue(label: "test.partition")
         let player = QueuePlayer(sink: sink(clock), decoderFactory: decoders)
-        partition = Partition(queue: queue, player: player, library: MusicLibrary(root: TestMedia.directory),
-                              events: ControlEvents(queue: queue),
-                              outputs: AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil),
-                              stateDirectory: directory, logger: Logger(label: "test"))
+        parts = DaemonParts(player: player, library: MusicLibrary(root: TestMedia.directory), stateDirectory: directory,
+                            queue: queue)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -31,9 +30,10 @@ final class PartitionFixture {
 
     /// One command line through a session, run on the partition's queue; the reply's text.
     func send(_ line: String) async -> String {
-        await partition.run { partition in
+        let commands = parts.commands
+        return await partition.run { _ in
             var session = ClientSession()
-            return session.receive(Array((line + "\n").utf8), executor: partition).map { action in
+            return session.receive(Array((line + "\n").utf8), executor: commands).map { action in
                 if case .send(let text) = action { return text }
                 return ""
             }.joined()

@@ -19,13 +19,16 @@ struct StickerCommandTests {
     /// A partition whose library has ``songs`` (its saved database: no files needed) and, unless
     /// `stickers` is false, a sticker database beside it.
     final class Fixture {
-        let partition: Partition
-        let events: ControlEvents
+        let parts: DaemonParts
         let scheduler: ManualConnectionScheduler
         let directory: URL
         let store: StickerStore?
+        var partition: Partition { parts.partition }
+        var events: ControlEvents { parts.events }
 
-        init(stickers: Bool = true, songs: [String] = StickerCommandTests.songs) throws {
+        /// `deferred`: with no store, the default file at this path under the directory, made by
+        /// the first sticker command.
+        init(stickers: Bool = true, songs: [String] = StickerCommandTests.songs, deferred: String? = nil) throws {
             directory = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
                                                     appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true)
             let library = MusicLibrary(root: directory)
@@ -35,15 +38,12 @@ struct StickerCommandTests {
                 database.records[uri] = SongDatabase.Record(uri: uri, modified: 1, size: 1, duration: 1, format: nil, tags: [])
             }
             try JSONEncoder().encode(database).write(to: directory.appendingPathComponent("database.json"))
-            let queue = DispatchQueue(label: "test.partition")
-            events = ControlEvents(queue: queue)
-            partition = Partition(queue: queue, player: QueuePlayer(sink: NullAudioSink()), library: library, events: events,
-                                  outputs: AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil),
-                                  stateDirectory: directory, logger: Logger(label: "test"))
-            scheduler = ManualConnectionScheduler(partition: partition)
             store = stickers ? try StickerStore(file: directory.appendingPathComponent("sticker.sql")) : nil
-            let availability = store.map(StickerAvailability.open) ?? .off
-            queue.sync { partition.useStickers(availability) }
+            let availability = store.map(StickerAvailability.open)
+                ?? deferred.map { [directory] in .deferred(directory.appendingPathComponent($0)) } ?? .off
+            parts = DaemonParts(player: QueuePlayer(sink: NullAudioSink()), library: library, stateDirectory: directory,
+                                stickers: availability)
+            scheduler = ManualConnectionScheduler(partition: parts.partition)
         }
 
         deinit {
@@ -53,7 +53,7 @@ struct StickerCommandTests {
         func connect(permissions: Permission = .all) throws -> ControlConnectionTests.Client {
             let channel = EmbeddedChannel()
             try channel.pipeline.syncOperations.addHandler(
-                ControlConnection(partition: partition, events: events, scheduler: scheduler,
+                ControlConnection(environment: parts.environment(scheduler: scheduler),
                                   logger: Logger(label: "test"), permissions: permissions))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6600)).wait()
             let client = ControlConnectionTests.Client(channel: channel, scheduler: scheduler)
@@ -113,10 +113,8 @@ struct StickerCommandTests {
     }
 
     @Test func theDefaultFileIsMadeByTheFirstStickerCommand() throws {
-        let fixture = try Fixture(stickers: false)
+        let fixture = try Fixture(stickers: false, deferred: "state/queueplayerd/sticker.sql")
         let file = fixture.directory.appendingPathComponent("state/queueplayerd/sticker.sql")
-        fixture.partition.perform { $0.useStickers(.deferred(file)) }
-        fixture.scheduler.runAll(loop: EmbeddedEventLoop())
         let client = try fixture.connect()
         try client.send("commands\n")
         #expect(try client.settle().contains("command: sticker\n"), "listed before the file is made")
