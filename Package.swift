@@ -169,8 +169,9 @@ let package = Package(
             path: "bench/floor"
         ),
 
-        // Fixtures shared by the test targets: the sample media, tone synthesis, processes.
-        .target(name: "TestSupport", dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")],
+        // Fixtures shared by the test targets: the sample media, tone synthesis, a reference decoder
+        // (libmpg123 called directly), processes, raw MPD clients and their polls.
+        .target(name: "TestSupport", dependencies: ["QueuePlayer", "CMPG123", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TestSupport"),
         // Counts each thread's calls of malloc in the test process (it defines malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -187,6 +188,9 @@ let package = Package(
         .testTarget(name: "LocationTests", dependencies: ["Location", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
+        // The whole daemon inside the test process (Support/InProcessDaemon.swift): what needs no process boundary.
+        .testTarget(name: "DaemonInProcessTests", dependencies: ["DaemonCore", "MPDProtocol", "QueuePlayer", "TestSupport",
+                                                               .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport", "Location"], exclude: ["Scripts", "Transcripts"]),
 
         // The fuzzed entry points (Fuzz/README.md), and the replay of their corpora and crashers.

@@ -32,7 +32,14 @@ extension Daemon {
     /// places (state, feeds, stickers) and systemd's variables.
     public static func run(options: DaemonOptions,
                            environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
-        let logger = Logger(label: "queueplayerd")
+        try await make(options: options, environment: environment, logger: Logger(label: "queueplayerd")).run()
+    }
+
+    /// The daemon that `options` describe, built but not started (``run()`` starts it). Throws
+    /// ``DaemonOptionError`` for an option the daemon cannot use. `adjust` changes the
+    /// configuration last: the in-process tests keep signals and stdout to the test process.
+    static func make(options: DaemonOptions, environment: [String: String], logger: Logger,
+                     adjust: (inout Configuration) -> Void = { _ in }) throws -> Daemon {
         let urls: [URL]
         if let media = options.media {
             do {
@@ -93,8 +100,8 @@ extension Daemon {
         configuration.stickerFile = options.stickerFile.file(stateDirectory: configuration.stateStore?.file.deletingLastPathComponent(),
                                                              environment: environment)
         configuration.createsStickerDirectory = options.stickerFile == .besideState
-        let daemon = Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
-        try await daemon.run()
+        adjust(&configuration)
+        return Daemon(configuration: configuration, library: MusicLibrary(root: root), outputs: outputs, logger: logger)
     }
 
     /// Where the control server listens: the Unix socket (`--socket`, or the default path)

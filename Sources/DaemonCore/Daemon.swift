@@ -21,7 +21,8 @@ import UnixSignals
 /// the state is saved, and the player lets what was written play out and closes.
 ///
 /// `@unchecked Sendable`: its parts are `let`s made in `init`; `retained` (observation tokens)
-/// is appended to only while the daemon starts, on the thread that starts it, and never read.
+/// is appended to only while the daemon starts, on the thread that starts it, and never read;
+/// `defaultCenterObservers` likewise, read once more after the service group has ended.
 public final class Daemon: @unchecked Sendable {
     /// How the daemon was asked to run.
     struct Configuration {
@@ -66,6 +67,11 @@ public final class Daemon: @unchecked Sendable {
         var streamRetryTime = 300.0
         /// `--ca-file`, read: certificates trusted besides the system's for https:// items.
         var trustedCertificates: TrustedCertificates?
+        /// Whether the daemon takes the process's signals (SIGTERM and SIGINT stop it, SIGUSR1,
+        /// SIGUSR2 and SIGHUP steer it); false for a daemon inside a test process, which keeps them.
+        var handlesSignals = true
+        /// Where the daemon's own output lines go ("Now playing: ..."): stdout, or a test's record.
+        var printLine: @Sendable (String) -> Void = { Console.line($0) }
     }
 
     private let player: QueuePlayer
@@ -93,6 +99,9 @@ public final class Daemon: @unchecked Sendable {
     private let systemd: SystemdService
     /// Observation tokens and sources kept alive for the daemon's lifetime (set once, in `start`).
     private var retained: [Any] = []
+    /// The observers of `NotificationCenter.default` (whose notifications are any player's in the
+    /// process), removed when the daemon has stopped.
+    private var defaultCenterObservers: [NSObjectProtocol] = []
     /// With `--once`: the part that ends when the queue has finished, stopping the daemon.
     private let queueFinished = DaemonPart(endingOnRequest: "queue")
     /// The part that ends at a client's `kill`, stopping the daemon as SIGTERM does.
@@ -215,7 +224,7 @@ public final class Daemon: @unchecked Sendable {
         await instance.stickers.open(configuration.stickerFile, createDirectory: configuration.createsStickerDirectory)
         observePlayer()
         await connectLifecycle(regions: regions)
-        watchSignals()
+        if configuration.handlesSignals { watchSignals() }
         // Clients' commands run on the partition's queue, so loading the queue there ahead of
         // them means no client sees it empty (a socket-activated daemon's first client is already
         // waiting). The queue is held (suspended) from before the socket listens until the load
@@ -294,7 +303,7 @@ public final class Daemon: @unchecked Sendable {
             feeds.playerDidChangeItem(to: (change.newValue ?? nil)?.url)
             if let item = change.newValue ?? nil {
                 hasPlayed.store(true, ordering: .relaxed)
-                Console.line("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
+                configuration.printLine("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
             } else if configuration.exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
                 // Checked after the partition's current command: `play N` empties the player for a moment.
                 partition.perform { [self] _ in
@@ -327,7 +336,8 @@ public final class Daemon: @unchecked Sendable {
             events.post([.player])
             web?.streamChanged(item, partition: partition)
         }
-        retained += [failures, outputFailures, playedToEnd, nowPlaying, transport, ticks, streams]
+        defaultCenterObservers = [failures, outputFailures, playedToEnd]
+        retained += [nowPlaying, transport, ticks, streams]
     }
 
     private func connectLifecycle(regions: [RegionWaypoint]) async {
@@ -415,11 +425,20 @@ public final class Daemon: @unchecked Sendable {
         })
         if configuration.exitWhenFinished { part(queueFinished, endsTheDaemon: true) }
         part(killed, endsTheDaemon: true)
-        var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var group = ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: configuration.handlesSignals ? [.sigterm, .sigint] : [],
+                                              logger: logger)
         // A part that hangs while stopping does not keep the daemon alive: after 10 s the group
         // cancels the parts, and 2 s later it ends the process (a `fatalError`, not status 0).
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(2)
+        defer {
+            for observer in defaultCenterObservers { NotificationCenter.default.removeObserver(observer) }
+        }
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// Stops the daemon as SIGTERM and a client's `kill` do (``run()`` then returns).
+    func stop() {
+        killed.end()
     }
 }

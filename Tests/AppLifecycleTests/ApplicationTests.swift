@@ -178,7 +178,7 @@ import Testing
         #expect(fixture.onQueue(\.state) == .suspended)
     }
 
-    // MARK: - Background fetch (issue 13)
+    // MARK: - Background fetch
 
     @Test func aFetchWakesASuspendedDaemonOnlyUntilItsTaskEnds() {
         let fixture = Fixture(backgroundTime: 180)

@@ -4,7 +4,7 @@ import NIOCore
 import Testing
 @testable import DaemonCore
 
-/// Who may do what (issue 34): mpd's defaults, the read-only rule for other machines, the
+/// Who may do what: mpd's defaults, the read-only rule for other machines, the
 /// constant-time comparison and the limit on guessing.
 @Suite struct AccessPolicyTests {
     private let logger = Logger(label: "test")

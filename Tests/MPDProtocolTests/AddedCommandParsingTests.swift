@@ -1,7 +1,7 @@
 import MPDProtocol
 import Testing
 
-/// The commands issue 34 added to the table, with the argument errors mpd 0.23.12 gave for
+/// The commands added to the table, with the argument errors mpd 0.23.12 gave for
 /// them (Tests/IntegrationTests/Transcripts/51-raw-missing-commands.txt): the order in which
 /// arguments are checked, the texts, and what each request becomes.
 @Suite struct AddedCommandParsingTests {

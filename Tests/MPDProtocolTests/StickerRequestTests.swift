@@ -1,7 +1,7 @@
 import MPDProtocol
 import Testing
 
-/// `sticker`'s arguments with mpd 0.23's errors in its order, and mpd 0.24's `sort`/`window` (issue 34).
+/// `sticker`'s arguments with mpd 0.23's errors in its order, and mpd 0.24's `sort`/`window`.
 @Suite struct StickerRequestTests {
     private func parse(_ arguments: String...) throws(MPDError) -> StickerRequest {
         try StickerRequest.parse(arguments)

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// A tick allocates nothing (issue 14). With the real-time clock a 10 ms observer's tick runs
+/// A tick allocates nothing. With the real-time clock a 10 ms observer's tick runs
 /// on the clock thread from end to end: the timer fires, the player works out what is due and
 /// sets its timer again, and the block is called holding its queue. The block reads the clock
 /// thread's count of `malloc` calls (``AllocationCounter``) at every tick, so the difference

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// While an item plays, a tick works out the time and calls the periodic observers on the
-/// clock thread without entering the player's control queue (issue 32: "no control-queue round
+/// clock thread without entering the player's control queue ("no control-queue round
 /// trip per tick"): the tick reads what the control queue published with the timer
 /// (`TickShare`), and goes to the control queue only when the item's end or anything else
 /// that changes the timeline is due.

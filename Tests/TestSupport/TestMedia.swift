@@ -11,6 +11,10 @@ public enum TestMedia {
     /// The repository's `Media/` directory.
     public static let directory = repository.appendingPathComponent("Media")
 
+    /// `Tests/IntegrationTests`, whose `Scripts/` (the Python clients) and `Transcripts/` (mpd's
+    /// replies) the tests of either target read.
+    public static let integrationTests = repository.appendingPathComponent("Tests/IntegrationTests")
+
     /// Every `.mp3` in `Media/`, sorted by name.
     public static var all: [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

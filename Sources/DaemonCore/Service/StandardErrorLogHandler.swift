@@ -33,6 +33,8 @@ struct StandardErrorLogHandler: LogHandler {
     let format: Format
     /// The logger's label (`queueplayerd`, or a library's), printed in the plain format.
     let label: String
+    /// Where the lines go: stderr, or a test's record of a daemon inside the test process.
+    var write: @Sendable (String) -> Void = { Console.error($0) }
 
     init(label: String, format: Format, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
         self.label = label
@@ -103,7 +105,7 @@ struct StandardErrorLogHandler: LogHandler {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             output += prefix + line + "\n"
         }
-        Console.error(output)
+        write(output)
     }
 
     private static func timestamp() -> String {

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 @testable import DaemonCore
 
-/// The commands issue 34 added, on a control connection: each refused, in mpd's words, to a
+/// The commands the daemon adds to mpd's, on a control connection: each refused, in mpd's words, to a
 /// client without its permission (and then not run), `clearerror`, `kill`, and the single
 /// partition's answers. Their replies against mpd's own are `CommandTranscriptTests`' (the
 /// daemon as a process, over a music directory).

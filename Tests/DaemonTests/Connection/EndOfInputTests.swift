@@ -3,7 +3,7 @@ import NIOEmbedded
 import Testing
 @testable import DaemonCore
 
-/// The end of a client's input (issue 34): a shell one-liner (`printf 'status\n' | socat - ...`)
+/// The end of a client's input: a shell one-liner (`printf 'status\n' | socat - ...`)
 /// shuts down its sending side right after its commands, and still gets every reply, in order,
 /// before the connection closes; what is not a complete command is dropped, as mpd drops it.
 @Suite("ControlConnection at the end of input")

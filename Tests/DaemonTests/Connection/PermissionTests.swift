@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 @testable import DaemonCore
 
-/// mpd's permissions on a control connection (issue 34): a command the client may not use is
+/// mpd's permissions on a control connection: a command the client may not use is
 /// refused with mpd's words, `commands`/`notcommands` say what it may do, and `password`
 /// replaces what it holds.
 @Suite("ControlConnection permissions")

@@ -2,7 +2,7 @@ import MPDProtocol
 import Testing
 @testable import DaemonCore
 
-/// Which songs an update renamed and which it removed, for the stickers to follow (issue 34).
+/// Which songs an update renamed and which it removed, for the stickers to follow.
 @Suite("SongMoves")
 struct SongMovesTests {
     private func record(_ uri: String, size: Int64 = 1000, nanoseconds: Int64 = 1, title: String = "T") -> SongDatabase.Record {

@@ -7,7 +7,7 @@ import QueuePlayer
 import Testing
 @testable import DaemonCore
 
-/// `sticker` on a control connection (issue 34), in process: mpd 0.23.12's transcript replayed
+/// `sticker` on a control connection, in process: mpd 0.23.12's transcript replayed
 /// word for word, the database disabled, idle's `sticker`, and the stickers following a song
 /// renamed by `update`.
 @Suite("sticker commands")

@@ -3,7 +3,7 @@ import MPDProtocol
 import Testing
 @testable import DaemonCore
 
-/// The sticker database in SQLite (issue 34), in process: what mpd's `StickerDatabase` does,
+/// The sticker database in SQLite, in process: what mpd's `StickerDatabase` does,
 /// a file that survives being closed, and files it cannot use.
 @Suite("StickerStore")
 struct StickerStoreTests {

@@ -1,4 +1,4 @@
-"""python-mpd2 (Debian's python3-mpd 3.0.5) and the commands issue 34 added: each called through
+"""python-mpd2 (Debian's python3-mpd 3.0.5) and the commands the daemon adds to mpd's: each called through
 its own method, as a client script would.
 
 Usage: /usr/bin/python3 mpd2_added_commands.py SOCKET OUTPUT_NAME

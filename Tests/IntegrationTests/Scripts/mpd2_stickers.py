@@ -1,4 +1,4 @@
-"""python-mpd2 (Debian's python3-mpd) over TCP against a queueplayerd with stickers (issue 34):
+"""python-mpd2 (Debian's python3-mpd) over TCP against a queueplayerd with stickers:
 refused without admin, then set, get, list, find with filters, sort and window, delete.
 
 Usage: /usr/bin/python3 mpd2_stickers.py HOST PORT

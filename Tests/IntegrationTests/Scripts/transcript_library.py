@@ -1,4 +1,4 @@
-"""Makes the music directory of the issue 34 command transcripts, for the mpd that takes them
+"""Makes the music directory of the command transcripts, for the mpd that takes them
 (Transcripts/capture_commands.py) and for the daemon that replays them (CommandTranscriptTests).
 
 Usage: /usr/bin/python3 transcript_library.py MEDIA_DIR MUSIC_DIR

@@ -1,0 +1,306 @@
+import DaemonCore
+import Foundation
+import MPDProtocol
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The WebSocket API (docs/websocket.md) against the daemon in process, with a real
+/// client: Python's `websockets` (`Tests/IntegrationTests/Scripts/ws_api.py`).
+@Suite(.serialized) struct WebSocketAPITests {
+    @Test func commandsAnswerAsTheSocketDoesAndErrorsLeaveTheConnectionUsable() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("commands")
+        let status = steps.ok("status") as? [String: Any] ?? [:]
+        #expect(status["state"] as? String == "play")
+        #expect(status["volume"] as? Int == 100)
+        #expect(status["playlistlength"] as? Int == 4)
+        #expect(status["elapsed"] is Double || status["elapsed"] is Int)
+        let queue = steps.ok("playlistinfo") as? [[String: Any]] ?? []
+        #expect(queue.count == 4)
+        let titles: [String] = queue.compactMap { $0["Title"] as? String }
+        #expect(titles == ControlSocketExpectations.media.map(\.title))
+        #expect(queue.allSatisfy { $0["Id"] is Int && $0["Pos"] is Int })
+        let outputs = steps.ok("outputs") as? [[String: Any]] ?? []
+        #expect(outputs.count == 1 && outputs.first?["outputenabled"] as? Int == 1)
+        let commands = steps.ok("commands") as? [String] ?? []
+        #expect(commands.contains("play") && commands.contains("status"))
+        #expect((steps.ok("currentsong") as? [String: Any])?["Title"] as? String == ControlSocketExpectations.media[0].title)
+        #expect(steps.object("string id")["id"] as? Int != nil)
+
+        let noSuchSong = steps.error("no such song")
+        #expect(noSuchSong["ack"] as? Int == 50 && noSuchSong["command"] as? String == "playid")
+        #expect(steps.error("unknown command")["ack"] as? Int == 5)
+        #expect(steps.error("idle refused")["command"] as? String == "idle")
+        // A WebSocket client is not on this machine's Unix socket: `config` is refused as mpd
+        // refuses it to a TCP client.
+        let config = steps.error("config refused")
+        #expect(config["ack"] as? Int == 4 && config["command"] as? String == "config", "\(config)")
+        #expect((config["message"] as? String) == "Command only permitted to local clients", "\(config)")
+        for step in ["bad json", "not an object", "unknown request", "interval too short", "interval too long",
+                     "interval not a number", "interval boolean", "bad boundary", "unknown subscription", "multi-line command",
+                     "binary message"] {
+            _ = steps.error(step)
+        }
+        #expect(steps.object("bad json")["id"] == nil)
+        #expect(steps.object("interval too short")["id"] as? Int != nil, "the id is echoed in a refusal")
+        #expect((steps.ok("still usable") as? [String: Any])?["state"] as? String == "play")
+    }
+
+    /// One message is one command line: a CR or LF inside `command` (a CRLF pair too, which
+    /// Swift counts as one character) is refused, and nothing of the line runs.
+    @Test func aCommandWithALineBreakInsideIsRefusedAndRunsNothing() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("line-breaks")
+        #expect(steps["volume before"] as? Int == 100)
+        for step in ["crlf", "cr", "lf", "crlf idle", "crlf list", "crlf close"] {
+            let error = steps.error(step)
+            #expect(error["ack"] as? Int == 2, "\(step): \(error)")
+            #expect((error["message"] as? String ?? "").contains("no CR or LF"), "\(step): \(error)")
+        }
+        #expect(steps["volume after"] as? Int == 100, "no setvol ran")
+        #expect(steps.ok("still usable") != nil)
+    }
+
+    /// The figures of the bench, measured here with generous bounds for a loaded 2-core
+    /// machine: the spacing of ticks at 10 ms as they arrive, and the pushed `elapsed` against
+    /// the audible clock (a line through the ticks: the audible position runs at the wall
+    /// clock's rate on the null output).
+    @Test func ticksAtTenMillisecondsFollowTheAudibleClock() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("ticks", ["0.01", "5"])
+        let ticks = (steps["ticks"] as? [[Any]] ?? []).compactMap { row -> (at: Double, elapsed: Double, song: Int)? in
+            guard row.count == 5, let at = row[0] as? Double, let song = row[2] as? Int else { return nil }
+            return (at, (row[1] as? Double) ?? Double(row[1] as? Int ?? 0), song)
+        }
+        #expect(ticks.count >= 350, "5 s at 10 ms: \(ticks.count) ticks")
+        #expect(ticks.allSatisfy { $0.song == ticks.first?.song })
+        #expect(steps["after unsubscribe"] as? Int == 0)
+        guard ticks.count > 10 else { return }
+        // Spacing as received, against 10 ms.
+        let gaps: [Double] = zip(ticks.dropFirst(), ticks).map { ($0.at - $1.at) * 1000 }
+        let intervalErrors: [Double] = gaps.map { abs($0 - 10) }
+        // How far each tick's elapsed is past its multiple of 10 ms (the observer's own lateness).
+        let lateness: [Double] = ticks.map { tick -> Double in
+            let past = (tick.elapsed - (tick.elapsed / 0.01).rounded(.down) * 0.01) * 1000
+            return past > 9.99 ? 0 : past
+        }
+        // elapsed - arrival: constant if every tick says where the audio is when it arrives.
+        let offsets: [Double] = ticks.map { $0.elapsed - $0.at }
+        let median = percentile(offsets, 50)
+        let deviation: [Double] = offsets.map { abs($0 - median) * 1000 }
+        let elapsedSteps: [Double] = zip(ticks.dropFirst(), ticks).map { ($0.elapsed - $1.elapsed) * 1000 }
+        let figures: [Double] = [percentile(intervalErrors, 50), percentile(intervalErrors, 99), intervalErrors.max() ?? 0,
+                                 percentile(lateness, 50), percentile(lateness, 99), percentile(deviation, 50), percentile(deviation, 99)]
+        let shown = figures.map { String(format: "%.2f", $0) }
+        print("web ticks at 10 ms, \(ticks.count) ticks: interval error p50 \(shown[0]) ms, p99 \(shown[1]) ms, max \(shown[2]) ms; "
+              + "elapsed past its multiple p50 \(shown[3]) ms, p99 \(shown[4]) ms; elapsed vs arrival p50 \(shown[5]) ms, p99 \(shown[6]) ms")
+        #expect(percentile(intervalErrors, 50) < 3, "interval error p50")
+        #expect(percentile(intervalErrors, 99) < 25, "interval error p99")
+        #expect(percentile(deviation, 50) < 5, "elapsed against the audible clock, p50")
+        #expect(percentile(deviation, 99) < 30, "elapsed against the audible clock, p99")
+        #expect(elapsedSteps.allSatisfy { $0 > 0 }, "elapsed only grows within an item")
+        #expect(percentile(elapsedSteps, 50) > 9 && percentile(elapsedSteps, 50) < 11)
+    }
+
+    @Test func severalSubscriptionsEachAtItsIntervalAndOneEndsAlone() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("two-subscriptions")
+        let counts = steps.object("counts")
+        let fast = counts["fast"] as? Int ?? 0
+        let slow = counts["slow"] as? Int ?? 0
+        #expect((32...44).contains(fast), "2 s at 50 ms: \(fast)")
+        #expect((8...12).contains(slow), "2 s at 200 ms: \(slow)")
+        _ = steps.ok("unsubscribe one")
+        let left = steps["left"] as? [Int] ?? []
+        #expect(left.count == 2 && left[0] * 1000 == left[1], "only the slow subscription is left: \(left)")
+    }
+
+    @Test func nothingIsPushedWhilePaused() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("pause")
+        #expect((steps["before"] as? Int ?? 0) >= 6)
+        #expect(steps["while paused"] as? Int == 0)
+        #expect((steps.object("resumed"))["state"] as? String == "play")
+    }
+
+    @Test func boundariesArePushedAsTheyAreCrossed() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("boundary")
+        _ = steps.ok("subscribed")
+        let pushes = steps["pushes"] as? [[String: Any]] ?? []
+        let times: [Double] = pushes.compactMap { $0["time"] as? Double }
+        #expect(times == [1.6, 2.2], "\(pushes)")
+        #expect(pushes.allSatisfy { $0["songid"] is Int })
+        _ = steps.ok("unsubscribe")
+    }
+
+    @Test func everyClientHearsTheIdleEventsTheCurrentItemAndItsMessages() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("events")
+        let song = steps.object("currentItem")["song"] as? [String: Any] ?? [:]
+        #expect(song["Title"] as? String == ControlSocketExpectations.media[1].title)
+        #expect(song["Id"] is Int)
+        #expect(steps.object("idle player")["changed"] as? [String] != nil)
+        #expect((steps.object("idle mixer")["changed"] as? [String] ?? []).contains("mixer"))
+        #expect((steps.object("idle message")["changed"] as? [String] ?? []).contains("message"))
+        let messages = steps.ok("readmessages") as? [[String: Any]] ?? []
+        #expect(messages.first?["channel"] as? String == "news" && messages.first?["message"] as? String == "hello")
+    }
+
+    /// The control socket's passwords hold on the WebSocket too: with `--default-permissions ""`
+    /// a client may do nothing that needs a permission, and is pushed nothing, until it gives one.
+    @Test func aClientWithoutReadIsRefusedAndPushedNothingUntilItsPassword() throws {
+        let daemon = try InProcessWebDaemon {
+            $0.passwords = [try PasswordSetting.parse("s3cret@read,add,player,control,admin")]
+            $0.defaultPermissions = try Permission.parse("")
+        }
+        defer { daemon.stop() }
+        let steps = try daemon.run("permissions", ["s3cret"])
+        let refused = steps.error("status refused")
+        #expect(refused["ack"] as? Int == 4 && refused["command"] as? String == "status", "\(refused)")
+        let subscribe = steps.error("subscribe refused")
+        #expect(subscribe["ack"] as? Int == 4 && subscribe["command"] as? String == "subscribe", "\(subscribe)")
+        _ = steps.ok("ping")
+        _ = steps.ok("b password")
+        #expect((steps.ok("b status") as? [String: Any])?["state"] != nil)
+        #expect(steps.object("b idle")["changed"] as? [String] != nil, "the client with the password hears the player")
+        #expect(steps.error("wrong password")["ack"] as? Int == 3)
+        _ = steps.ok("a password")
+        let early = steps["a events before its password"] as? [Any]
+        #expect(early?.isEmpty == true, "pushed without read: \(String(describing: early))")
+        _ = steps.ok("a subscribe")
+        #expect(steps.object("a idle")["changed"] as? [String] != nil, "once it has read, it hears the player")
+        #expect(steps.object("a tick")["elapsed"] is Double)
+    }
+
+    /// Guesses over the WebSocket count as the control socket's: past three failures the answer
+    /// to a wrong password comes only after the wait (the client's task waits, nothing else),
+    /// and the right password is never refused: another client from the same loopback address
+    /// gives it meanwhile, the guesser afterwards.
+    @Test func aGuessersWrongAnswerIsHeldBackAndTheRightPasswordIsNeverRefused() throws {
+        let daemon = try InProcessWebDaemon {
+            $0.passwords = [try PasswordSetting.parse("s3cret@read,add,player,control,admin")]
+            $0.defaultPermissions = try Permission.parse("")
+        }
+        defer { daemon.stop() }
+        let steps = try daemon.run("guessing", ["s3cret"])
+        for attempt in 1...3 { #expect(steps.error("guess \(attempt)")["ack"] as? Int == 3, "guess \(attempt)") }
+        _ = steps.ok("owner password")
+        #expect(steps.error("guess 4")["ack"] as? Int == 3)
+        let heldFor = try #require(steps["guess 4 answered after"] as? Double)
+        #expect(heldFor >= 0.9, "the fourth wrong answer came \(heldFor) s after it was sent")
+        _ = steps.ok("guesser password")
+        #expect(daemon.standardError.contains("(4 failed attempts; answered after 1 s)"))
+    }
+
+    /// What a client is sent on connecting (the downloads' counts, with a music directory) comes
+    /// once a password lets it read.
+    @Test func aClientThatMayReadOnlyAfterItsPasswordIsThenSentWhatItMissedOnConnecting() throws {
+        let daemon = try InProcessWebDaemon {
+            $0.passwords = [try PasswordSetting.parse("s3cret@read,add,player,control,admin")]
+            $0.defaultPermissions = try Permission.parse("")
+            $0.media = nil
+            $0.musicDirectory = TestMedia.directory.path
+        }
+        defer { daemon.stop() }
+        let steps = try daemon.run("late-read", ["s3cret"])
+        #expect(steps.error("status refused")["ack"] as? Int == 4)
+        _ = steps.ok("password")
+        let before = steps["before the password"] as? [[String: Any]]
+        #expect(before?.contains { $0["event"] as? String == "downloads" } == false, "\(String(describing: before))")
+        #expect(steps.object("downloads after the password")["active"] as? Int == 0)
+    }
+
+    @Test func anotherSitesPageAndAReboundHostAreRefused() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("origin")
+        #expect(steps.object("no origin")["accepted"] != nil)
+        #expect(steps.object("own origin")["accepted"] != nil)
+        #expect(steps.object("other origin")["refused"] as? Int == 403)
+        #expect(steps.object("other port")["refused"] as? Int == 403)
+        #expect(steps.object("rebound host")["refused"] as? Int == 403)
+        #expect(steps["page"] as? Int == 200)
+        #expect(steps["script"] as? Int == 200)
+        #expect(steps["elsewhere"] as? Int == 404)
+        #expect(steps["rebound page"] as? Int == 403)
+        let headers = steps.object("headers")
+        #expect((headers["content-security-policy"] as? String ?? "").contains("default-src 'none'"))
+        #expect(headers["x-content-type-options"] as? String == "nosniff")
+    }
+
+    @Test func aTokenIsCheckedOnEveryRequestAndUpgrade() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token")
+        try "s3cret-token-0123456789\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let daemon = try InProcessWebDaemon { $0.httpTokenFile = tokenFile.path }
+        defer { daemon.stop() }
+        let steps = try daemon.run("token", ["s3cret-token-0123456789"])
+        // 401, as for the page: no credentials, or wrong ones.
+        #expect(steps.object("no token")["refused"] as? Int == 401)
+        #expect(steps.object("wrong token")["refused"] as? Int == 401)
+        #expect(steps.object("query token")["accepted"] != nil)
+        #expect(steps.object("bearer token")["accepted"] != nil)
+        #expect(steps.object("cookie token")["accepted"] != nil)
+        #expect(steps["page without"] as? Int == 401)
+        let page = steps["page with"] as? [Any] ?? []
+        #expect(page.first as? Int == 200)
+        #expect((page.last as? String ?? "").contains("queueplayerd_token=s3cret-token-0123456789; HttpOnly; SameSite=Strict"))
+        #expect(steps["script without"] as? Int == 401)
+    }
+
+    /// RFC 6455: a frame from the client that is not masked closes the connection with 1002, a
+    /// text message that is not UTF-8 with 1007, and neither is answered. RFC 9112: a request
+    /// with two Host headers is answered 400 (the first would have decided).
+    @Test func unmaskedFramesInvalidTextAndTwoHostsAreRefused() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("strict")
+        #expect((steps.object("masked")["answers"] as? [String])?.count == 1, "a masked frame is answered")
+        for (step, code) in [("unmasked", 1002), ("unmasked ping", 1002), ("invalid utf-8", 1007)] {
+            let result = steps.object(step)
+            #expect(result["close"] as? Int == code, "\(step): \(result)")
+            #expect((result["answers"] as? [String])?.isEmpty == true, "\(step): \(result)")
+        }
+        #expect(steps["two hosts upgrade"] as? Int == 400)
+        #expect(steps["two hosts page"] as? Int == 400)
+        #expect(steps["one host page"] as? Int == 200)
+    }
+
+    /// A client that reads nothing and floods requests is dropped once its buffer is full;
+    /// another client's ticks go on meanwhile.
+    @Test func aClientThatDoesNotReadIsDroppedAndOthersKeepTheirTicks() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("slow", ["6"])
+        #expect(daemon.standardError.contains("messages unread; disconnected"), "\(daemon.standardError)")
+        #expect(steps["send failed after"] is Double, "the server closed the silent client's connection")
+        let ticks = (steps["reader ticks"] as? [[Double]] ?? []).map { $0[0] }
+        #expect(ticks.count >= 350, "6 s at 10 ms beside the flood: \(ticks.count)")
+        let gaps: [Double] = zip(ticks.dropFirst(), ticks).map { ($0 - $1) * 1000 }
+        let shown = [percentile(gaps, 50), percentile(gaps, 99), gaps.max() ?? 0].map { String(format: "%.2f", $0) }
+        print("reader beside a flooding client: \(ticks.count) ticks, gap p50 \(shown[0]) ms, p99 \(shown[1]) ms, max \(shown[2]) ms")
+        #expect(percentile(gaps, 99) < 60)
+        #expect(steps.object("reader still answers")["ok"] != nil)
+    }
+
+    @Test func tooManyClientsAreRefusedCleanly() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("limit", ["32"])
+        let extra = steps.object("extra")
+        #expect(extra["code"] as? Int == 1013 && extra["reason"] as? String == "too many connections", "\(extra)")
+        #expect(steps.object("after one left")["ok"] != nil, "a client gets in once one has left")
+    }
+}
