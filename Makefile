@@ -23,7 +23,7 @@ BINARY       ?=
 # Extra arguments for scripts/run-tests (e.g. TESTFLAGS="--filter StateRestoreTests", "--jobs 1").
 TESTFLAGS    ?=
 
-.PHONY: all bootstrap build run test test-fast bench clean
+.PHONY: all bootstrap build run test test-fast bench clean man docs
 
 all: build
 
@@ -55,6 +55,16 @@ test-fast: bootstrap
 
 clean:
 	rm -rf .build
+
+## Writes the documents made from the settings' declarations (Sources/DaemonCore/Configuration/
+## Settings.swift): the man pages docs/man/queueplayerd.1 and queueplayerd.toml.5, docs/settings.md
+## and docs/examples/queueplayerd.toml. They are committed; a test fails when they are stale.
+DOCUMENTS := docs/man/queueplayerd.1 docs/man/queueplayerd.toml.5 docs/settings.md docs/examples/queueplayerd.toml
+man docs: build
+	@mkdir -p docs/man docs/examples
+	@bin="$$($(SWIFT) build --show-bin-path)"; for file in $(DOCUMENTS); do \
+	  "$$bin/queueplayerd" --print-document "$$(basename $$file)" > "$$file.tmp" && mv "$$file.tmp" "$$file" || exit 1; \
+	  echo "wrote $$file"; done
 
 ## Benchmarks side by side with mpg123 and mpd (about 75 minutes): bench/results/latest.md.
 bench:
@@ -138,7 +148,7 @@ INSTALLED_BINARY = $(or $(BINARY),.build/release/queueplayerd)
 COMPLETIONS    = .build/completions
 
 ## The shell completions of the binary to install (bash, zsh, fish), in $(COMPLETIONS)/, made
-## by swift-argument-parser from the options themselves (`--generate-completion-script`).
+## from the settings' declarations (`--generate-completion-script`).
 completions:
 	@if [ -z "$(BINARY)" ]; then $(MAKE) --no-print-directory release || exit 1; fi
 	@mkdir -p $(COMPLETIONS)

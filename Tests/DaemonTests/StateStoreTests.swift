@@ -88,8 +88,8 @@ import Testing
         #expect(ConfigurationFile.defaultPath(environment: environment) == "/some/dir/.config/queueplayerd/queueplayerd.toml")
         let file = try ConfigurationFile(path: "/etc/q.toml", text: "socket = \"~/q.sock\"\nfiles = [\"~\", \"~/a.mp3\"]\n",
                                          environment: environment)
-        #expect(file.settings.socket == "/some/dir/q.sock")
-        #expect(file.settings.files == ["/some/dir", "/some/dir/a.mp3"])
+        #expect(file.settings[\.socket] == "/some/dir/q.sock")
+        #expect(file.settings[\.files] == ["/some/dir", "/some/dir/a.mp3"])
         // The XDG variables still win, and the control socket is under XDG_RUNTIME_DIR, not the home directory.
         #expect(StateStore.defaultFile(environment: ["HOME": "/some/dir", "XDG_STATE_HOME": "/x"]).path == "/x/queueplayerd/state.json")
         #expect(Daemon.defaultSocketPath(environment: ["HOME": "/some/dir", "XDG_RUNTIME_DIR": "/run/user/7"]) == "/run/user/7/queueplayerd.sock")

@@ -3,7 +3,7 @@ import Foundation
 import TOMLKit
 
 /// The configuration file, `$XDG_CONFIG_HOME/queueplayerd/queueplayerd.toml` or `--config PATH`:
-/// TOML whose keys are the options of `--help` (``Setting``), read once at start.
+/// TOML whose keys are the settings' names (``Settings``), the options of `--help` without their dashes, read once at start.
 ///
 /// ```toml
 /// music-directory = "~/Music"
@@ -22,8 +22,8 @@ public struct ConfigurationFile: Sendable {
     public let path: String
     /// What the file says.
     public let settings: DaemonSettings
-    /// The line each setting the file gives starts on.
-    public let lines: [Setting: Int]
+    /// The line each setting the file gives starts on, by its name.
+    public let lines: [String: Int]
 
     /// The largest file read: a file of every setting, with a long list of `files`, is a few kilobytes.
     public static let maximumSize = 1 << 20
@@ -81,85 +81,21 @@ public struct ConfigurationFile: Sendable {
         } catch {
             throw ConfigurationFileError(path: path, line: nil, problem: "\(error)")
         }
-        var reader = ValueReader(path: path, directory: (path as NSString).deletingLastPathComponent, environment: environment)
+        let reader = SettingFileReader(directory: (path as NSString).deletingLastPathComponent, environment: environment)
         var settings = DaemonSettings()
-        var found: [Setting: Int] = [:]
+        var found: [String: Int] = [:]
         // In the order of the file, so that of two mistakes the first is reported.
         for key in table.keys.sorted(by: { (lines[$0] ?? 0) < (lines[$1] ?? 0) }) {
             guard let value = table[key] else { continue }
-            reader.line = lines[key]
-            guard let setting = Setting(rawValue: key) else {
-                throw reader.error("unknown setting '\(key)'")
+            guard let setting = Settings.named(key) else {
+                throw ConfigurationFileError(path: path, line: lines[key], problem: "unknown setting '\(key)'")
             }
-            found[setting] = lines[key]
-            switch setting {
-            case .media: settings.media = try reader.path(value, setting)
-            case .musicDirectory: settings.musicDirectory = try reader.path(value, setting)
-            case .socket: settings.socket = try reader.path(value, setting)
-            case .bind:
-                // A relative socket path is beside the file, as every path of the file is.
-                settings.binds = try reader.strings(value, setting).map { text in
-                    text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix(".") ? reader.resolve(text) : text
-                }
-            case .password: settings.passwords = try reader.strings(value, setting)
-            case .defaultPermissions: settings.defaultPermissions = try reader.string(value, setting)
-            case .localPermissions: settings.localPermissions = try reader.string(value, setting)
-            case .http: settings.http = try reader.string(value, setting)
-            case .location:
-                let text = try reader.string(value, setting, expected: "\"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"")
-                guard let choice = LocationChoice(argument: text) else {
-                    throw reader.error("location: '\(text)' is not a location source: give \"gpsd\", \"gpsd:HOST\" or \"gpsd:HOST:PORT\"")
-                }
-                settings.location = choice
-            case .regions: settings.regions = try reader.path(value, setting)
-            case .httpTokenFile: settings.httpTokenFile = try reader.path(value, setting)
-            case .caFile: settings.caFile = try reader.path(value, setting)
-            case .stickerFile:
-                // A path is beside the file, as every path of the file is; "off" is no path.
-                let text = try reader.string(value, setting, expected: "a file path or \"off\"")
-                guard !text.isEmpty else { throw reader.error("sticker-file: give a file path or \"off\"") }
-                settings.stickerFile = text == "off" ? .off : .file(try reader.path(value, setting))
-            case .files: settings.files = try reader.strings(value, setting).map(reader.resolve)
-            case .output:
-                settings.outputs = try reader.strings(value, setting).map { text throws(ConfigurationFileError) in
-                    guard let output = OutputChoice(argument: text) else {
-                        throw reader.error("output: '\(text)' is not an output: give "
-                                           + OutputChoice.allValueStrings.joined(separator: ", "))
-                    }
-                    return output
-                }
-            case .feed: settings.feeds = try reader.strings(value, setting)
-            case .bufferTime: settings.bufferTime = try reader.integer(value, setting)
-            case .downloadLimit: settings.downloadLimit = try reader.integer(value, setting)
-            case .maxClients: settings.maxClients = try reader.integer(value, setting)
-            case .connectionTimeout: settings.connectionTimeout = try reader.number(value, setting)
-            case .zeroconf: settings.zeroconf = try reader.boolean(value, setting)
-            case .zeroconfName: settings.zeroconfName = try reader.string(value, setting)
-            case .minFreeSpace: settings.minFreeSpace = try Int64(reader.integer(value, setting))
-            case .maxDownloadSize: settings.maxDownloadSize = try Int64(reader.integer(value, setting))
-            case .backgroundTime: settings.backgroundTime = try reader.number(value, setting)
-            case .fetchTimeout: settings.fetchTimeout = try reader.number(value, setting)
-            case .streamRetryTime: settings.streamRetryTime = try reader.number(value, setting)
-            case .once: settings.once = try reader.boolean(value, setting)
-            case .noState: settings.noState = try reader.boolean(value, setting)
-            case .autoEnqueue: settings.autoEnqueue = try reader.boolean(value, setting)
-            case .backgroundModes:
-                let text = try reader.string(value, setting, expected: "\"audio\", \"location\", \"audio,location\" or \"none\"")
-                guard let modes = BackgroundModesChoice(argument: text) else {
-                    throw reader.error("background-modes: '\(text)' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\"")
-                }
-                settings.backgroundModes = modes
-            case .fetchInterval:
-                if value.string == "never" {
-                    settings.fetchInterval = .never
-                    break
-                }
-                let seconds = try reader.number(value, setting, expected: "a number of seconds or \"never\"")
-                guard let interval = FetchIntervalChoice(seconds: seconds) else {
-                    throw reader.error("fetch-interval: give a number of seconds more than 0, or \"never\"")
-                }
-                settings.fetchInterval = interval
+            do throws(SettingProblem) {
+                settings[name: key] = try setting.read(value, reader)
+            } catch {
+                throw ConfigurationFileError(path: path, line: lines[key], problem: "\(key): \(error.text)")
             }
+            found[key] = lines[key]
         }
         self.settings = settings
         self.lines = found
@@ -189,22 +125,16 @@ public struct ConfigurationFileError: Error, CustomStringConvertible, Equatable 
     public var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(problem)" }
 }
 
-/// Reads the file's values into the types of ``DaemonSettings``, each mistake an error at the
-/// line of the key being read.
-private struct ValueReader {
-    let path: String
+/// Reads the file's values into the types of the settings (``SettingKind``); a mistake is a
+/// ``SettingProblem`` that the file puts its line and the key in front of.
+public struct SettingFileReader: Sendable {
     /// The file's directory, which relative paths in it are relative to.
     let directory: String
     /// Whose `HOME` `~` is.
     let environment: [String: String]
-    var line: Int?
 
-    func error(_ problem: String) -> ConfigurationFileError {
-        ConfigurationFileError(path: path, line: line, problem: problem)
-    }
-
-    /// `buffer-time: expected an integer, found a string`.
-    func mismatch(_ setting: Setting, _ value: TOMLValueConvertible, expected: String) -> ConfigurationFileError {
+    /// `expected an integer, found a string`.
+    func mismatch(_ value: TOMLValueConvertible, expected: String) -> SettingProblem {
         let found = switch value.type {
         case .string: "a string"
         case .int: "an integer"
@@ -216,45 +146,41 @@ private struct ValueReader {
         case .time: "a time"
         case .dateTime: "a date-time"
         }
-        return error("\(setting.rawValue): expected \(expected), found \(found)")
+        return SettingProblem("expected \(expected), found \(found)")
     }
 
-    func string(_ value: TOMLValueConvertible, _ setting: Setting, expected: String = "a string") throws(ConfigurationFileError) -> String {
-        guard let string = value.string else { throw mismatch(setting, value, expected: expected) }
+    func string(_ value: TOMLValueConvertible, expected: String = "a string") throws(SettingProblem) -> String {
+        guard let string = value.string else { throw mismatch(value, expected: expected) }
         return string
     }
 
     /// A list, or one string for a list of one (`output = "null"`).
-    func strings(_ value: TOMLValueConvertible, _ setting: Setting) throws(ConfigurationFileError) -> [String] {
+    func strings(_ value: TOMLValueConvertible) throws(SettingProblem) -> [String] {
         let expected = "a string or an array of strings"
         if let string = value.string { return [string] }
-        guard let array = value.array else { throw mismatch(setting, value, expected: expected) }
+        guard let array = value.array else { throw mismatch(value, expected: expected) }
         var strings: [String] = []
         for element in array {
-            guard let string = element.string else { throw mismatch(setting, element, expected: expected) }
+            guard let string = element.string else { throw mismatch(element, expected: expected) }
             strings.append(string)
         }
         return strings
     }
 
-    func integer(_ value: TOMLValueConvertible, _ setting: Setting) throws(ConfigurationFileError) -> Int {
-        guard let integer = value.int else { throw mismatch(setting, value, expected: "an integer") }
+    func integer(_ value: TOMLValueConvertible) throws(SettingProblem) -> Int {
+        guard let integer = value.int else { throw mismatch(value, expected: "an integer") }
         return integer
     }
 
     /// An integer or a floating-point number: `background-time = 60` means 60.0.
-    func number(_ value: TOMLValueConvertible, _ setting: Setting, expected: String = "a number") throws(ConfigurationFileError) -> Double {
-        guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(setting, value, expected: expected) }
+    func number(_ value: TOMLValueConvertible, expected: String = "a number") throws(SettingProblem) -> Double {
+        guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(value, expected: expected) }
         return number
     }
 
-    func boolean(_ value: TOMLValueConvertible, _ setting: Setting) throws(ConfigurationFileError) -> Bool {
-        guard let boolean = value.bool else { throw mismatch(setting, value, expected: "true or false") }
+    func boolean(_ value: TOMLValueConvertible) throws(SettingProblem) -> Bool {
+        guard let boolean = value.bool else { throw mismatch(value, expected: "true or false") }
         return boolean
-    }
-
-    func path(_ value: TOMLValueConvertible, _ setting: Setting) throws(ConfigurationFileError) -> String {
-        resolve(try string(value, setting))
     }
 
     /// `~/x` is in the home directory and `x` beside the file: the daemon's working directory,

@@ -82,6 +82,7 @@ public enum OutputChoice: Equatable, Sendable, CustomStringConvertible {
     /// (`ALSAConfiguration.loadInBackground()`): a wrong guess costs that load for nothing, or
     /// saves nothing, and changes nothing else.
     public static func commandLineMayOpenALSA(_ arguments: [String]) -> Bool {
+        let option = "--" + Settings.schema.output.name
         var given: [String] = []
         var index = 0
         while index < arguments.count {
@@ -89,11 +90,11 @@ public enum OutputChoice: Equatable, Sendable, CustomStringConvertible {
             index += 1
             if argument == "--" { break }
             if argument == "--help" || argument == "-h" || argument == "--version" { return false }
-            if argument == "--output" {
+            if argument == option {
                 if index < arguments.count { given.append(arguments[index]) }
                 index += 1
-            } else if argument.hasPrefix("--output=") {
-                given.append(String(argument.dropFirst("--output=".count)))
+            } else if argument.hasPrefix(option + "=") {
+                given.append(String(argument.dropFirst(option.count + 1)))
             }
         }
         return given.isEmpty || given.contains { choice in
