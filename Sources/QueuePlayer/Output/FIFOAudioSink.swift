@@ -48,6 +48,8 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// The last write found a reader (it wrote, or the pipe was full): what the pipe holds is
     /// what that reader has not read yet.
     private var readerTakes = false
+    /// Paused by the player: what the pipe holds still goes to its reader, so none of it is pending.
+    private var paused = false
     /// The bytes of a frame the pipe took only part of, to go first into the pipe next time,
     /// so the reader's stream stays frame-aligned (a pipe takes writes of up to PIPE_BUF,
     /// 4,096 bytes, whole; a chunk is at most that, so this is a safeguard).
@@ -132,15 +134,23 @@ public final class FIFOAudioSink: AudioSink, @unchecked Sendable {
     /// when a reader comes or goes. The pace's account, eight chunks ahead of the clock, is
     /// ``framesAheadOfClock()``: counted as delay, it would put the position that far behind
     /// what the reader was given, and a pause resumed there would give it that audio again.
+    /// Paused, nothing is pending: a pipe cannot take back what it holds, so its reader plays
+    /// all of it, and the song resumes after it.
     public func delay() -> Int {
-        guard descriptor >= 0, readerTakes else { return 0 }
+        guard !paused, descriptor >= 0, readerTakes else { return 0 }
         var unread: Int32 = 0
         guard ioctl(descriptor, UInt(FIONREAD), &unread) == 0, unread > 0 else { return 0 }
         return Int(unread) / format.bytesPerFrame
     }
     public func framesAheadOfClock() -> Int { pacer.delay() }
-    public func pause() -> Bool { pacer.pause() }
-    public func resume() { pacer.resume() }
+    public func pause() -> Bool {
+        paused = pacer.pause()
+        return paused
+    }
+    public func resume() {
+        paused = false
+        pacer.resume()
+    }
     /// What is in the pipe already is the reader's; only the pace's account is dropped.
     public func flush() { pacer.flush() }
     /// The pipe's reader takes what is written at once (snapserver does): a flush takes nothing back.
