@@ -282,13 +282,32 @@ public final class Daemon: @unchecked Sendable {
         statusLine?.show()
     }
 
+    /// With `--once`: ends the daemon if the player has nothing left. Checked after the
+    /// partition's current command (`play N` empties the player for a moment; a failed item's
+    /// successor is handed over there).
+    private func endIfQueueFinished() {
+        partition.perform { [self] _ in
+            guard player.currentItem == nil && player.items().isEmpty else { return }
+            logger.info("the queue has finished")
+            // At once: no "Stopped" drawn while the parts stop.
+            statusLine?.hide()
+            queueFinished.end()
+        }
+    }
+
     private func observePlayer() {
         let logger = logger
         let failures = NotificationCenter.default.addObserver(
             forName: PlayerItem.failedToPlayToEndTimeNotification, object: nil, queue: nil
-        ) { [failures] note in
+        ) { [self, failures] note in
             let error = note.userInfo?[PlayerItem.failedToPlayToEndTimeErrorKey].map { "\($0)" } ?? "unknown error"
             failures.failed((note.object as? PlayerItem).map { .init(url: $0.url) }, error: error)
+            // An item that failed before it was heard never became the current item: with
+            // `--once` a queue of nothing but such items has finished all the same.
+            if configuration.exitWhenFinished {
+                hasPlayed.store(true, ordering: .relaxed)
+                endIfQueueFinished()
+            }
         }
         let outputFailures = NotificationCenter.default.addObserver(
             forName: QueuePlayer.outputDidFailNotification, object: nil, queue: nil
@@ -306,14 +325,7 @@ public final class Daemon: @unchecked Sendable {
                 hasPlayed.store(true, ordering: .relaxed)
                 configuration.printLine("Now playing: \(item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent)")
             } else if configuration.exitWhenFinished && hasPlayed.load(ordering: .relaxed) {
-                // Checked after the partition's current command: `play N` empties the player for a moment.
-                partition.perform { [self] _ in
-                    guard player.currentItem == nil && player.items().isEmpty else { return }
-                    logger.info("the queue has finished")
-                    // At once, as the old exit did: no "Stopped" drawn while the parts stop.
-                    statusLine?.hide()
-                    queueFinished.end()
-                }
+                endIfQueueFinished()
             }
             events.post([.player])
         }
