@@ -116,6 +116,23 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
     /// The average bit rate in kbit/s, once the item is ready.
     public var bitRate: Int? { state.withLock { $0.bitRate } }
 
+    /// How the item is played at a rate other than 1 (`AVPlayerItem.audioTimePitchAlgorithm`):
+    /// `.timeDomain` (the default) keeps the pitch, `.varispeed` lets it follow the rate. A change
+    /// while the item plays is heard from the next chunk decoded (within the output's buffer).
+    /// Observable.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { AudioTimePitchAlgorithm(rawValue: pitchAlgorithm.load(ordering: .relaxed)) ?? .timeDomain }
+        set {
+            guard newValue != audioTimePitchAlgorithm else { return }
+            observationRegistry.change(\PlayerItem.audioTimePitchAlgorithm) {
+                pitchAlgorithm.store(newValue.rawValue, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// ``audioTimePitchAlgorithm``: an atomic, which the render thread reads once per chunk.
+    private let pitchAlgorithm = Atomic<UInt8>(AudioTimePitchAlgorithm.timeDomain.rawValue)
+
     /// The file name, for logs and displays (a stream's: its URL).
     public var displayName: String { isStream ? url.absoluteString : url.lastPathComponent }
 
