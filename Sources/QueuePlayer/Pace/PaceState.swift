@@ -121,13 +121,15 @@ struct PaceState {
     /// Sonic 0.2.0 takes a little more or less than `rate` item frames per frame it gives (its
     /// pitch periods are whole frames): over an hour at 3x what is heard would drift seconds
     /// from the time told. Its pace is nudged, by at most 2 %, so that what it holds stays
-    /// near its own window (two of its longest pitch periods; none when resampling).
+    /// near its own window (two of its longest pitch periods). Its resampler (``TimeStretcher/Mode/resample``)
+    /// keeps the pace within a frame: left as it is.
     mutating func stretch(_ samples: UnsafeRawBufferPointer, frameCount: Int) {
         guard let stretcher else { return }
         _ = stretcher.write(samples, frameCount: frameCount)
         holdsOutput = true
+        guard mode == .speed else { return }
         let sampleRate = Double(stretcher.format.sampleRate)
-        let target = mode == .speed ? 2 * (sampleRate / 65).rounded(.down) : 0
+        let target = 2 * (sampleRate / 65).rounded(.down)
         let correction = max(-0.02, min(0.02, (target - (Double(fed) - consumed)) / (2 * sampleRate)))
         stretcher.set(rate: rate * Float(1 + correction), mode: mode)
     }

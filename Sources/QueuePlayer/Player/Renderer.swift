@@ -223,9 +223,10 @@ final class Renderer: @unchecked Sendable {
         let mode: TimeStretcher.Mode = item.item.audioTimePitchAlgorithm == .varispeed ? .resample : .speed
         guard wanted != paced.rate || (wanted != 1 && mode != paced.mode) else { return true }
         if paced.inPath && !paced.hasPassedItemStart { return true }
-        if wanted == 1 {
-            // Out of the path: what the stretcher holds is made into output at the old rate,
-            // read before the next chunk; the item plays at 1 from the frame after it.
+        if wanted == 1 || (paced.inPath && mode != paced.mode) {
+            // Out of the path (or out and, at the next chunk, in again in the other mode): what
+            // the stretcher holds is made into output at the old rate, read before the next
+            // chunk; the item plays at 1 from the frame after it.
             let at = paced.leave()
             reportPace(of: item, at: at, itemFrame: paced.itemFrame(at: Double(paced.fed)), rate: 1)
             return true
