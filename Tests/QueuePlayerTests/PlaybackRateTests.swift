@@ -243,3 +243,82 @@ import Testing
         observation.invalidate()
     }
 }
+
+/// Skip silence: quiet stretches shortened, measured in what the sink was given.
+@Suite struct SkipSilenceTests {
+    /// Two seconds of a tone, three at `quietVolume`, two of the tone again (sox, then lame).
+    static func gapFile(quietVolume: String, in directory: URL, name: String) throws -> URL {
+        func part(_ seconds: Int, _ volume: String, _ partName: String) throws -> String {
+            let path = directory.appendingPathComponent("\(name)-\(partName).wav").path
+            try TestMedia.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "vol", volume])
+            return path
+        }
+        let wav = directory.appendingPathComponent("\(name).wav").path
+        let mp3 = directory.appendingPathComponent("\(name).mp3")
+        try TestMedia.run("/usr/bin/sox", [try part(2, "0.5", "a"), try part(3, quietVolume, "b"), try part(2, "0.5", "c"), wav])
+        try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4", wav, mp3.path])
+        return mp3
+    }
+
+    /// The seconds of 10 ms windows whose peak is under −50 dBFS, between the first and last loud one.
+    static func quietSeconds(_ left: [Int16]) -> Double {
+        let windows = stride(from: 0, to: left.count - 441, by: 441).map { start in
+            left[start..<(start + 441)].map { abs(Int($0)) }.max() ?? 0
+        }
+        guard let first = windows.firstIndex(where: { $0 >= 104 }), let last = windows.lastIndex(where: { $0 >= 104 }) else { return 0 }
+        return Double(windows[first...last].filter { $0 < 104 }.count) / 100
+    }
+
+    @Test func aThreeSecondGapAtMinusSixtyIsShortenedAndTheTimeSkipsIt() throws {
+        let fixtures = try PlaybackRateTests.Fixtures()
+        let url = try Self.gapFile(quietVolume: "0.001", in: fixtures.directory, name: "gap60")
+        let clock = VirtualClock()
+        let (player, sink, items) = PlaybackRateTests.player([url], clock: clock)
+        player.skipsSilence = true
+        let queue = DispatchQueue(label: "ticks")
+        let times = Recorder<Double>()
+        let token = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: queue) { times.append($0.seconds) }
+        player.play()
+        let took = PlaybackRateTests.playOut(player, clock: clock, limit: 10)
+        queue.sync {}
+        player.removeTimeObserver(token)
+        let left = PlaybackRateTests.left(sink.captured)
+        let remaining = Self.quietSeconds(left)
+        #expect(remaining >= 0.2 && remaining <= 0.5, "\(remaining) s of the gap remain")
+        let skipped = items[0].silenceSkipped
+        #expect(abs(skipped + remaining - 3) < 0.06, "\(skipped) s skipped, \(remaining) s remain")
+        #expect(abs(Double(left.count) / 44_100 - (7 - skipped)) < 0.03, "\(Double(left.count) / 44_100) s written")
+        #expect(took < 5.5, "the item took \(took) s of the clock")
+        // The item's time jumps over what was cut, as a seek would, and never goes back.
+        let all = times.all
+        let jumps = zip(all, all.dropFirst()).map { $1 - $0 }
+        #expect(jumps.allSatisfy { $0 >= 0 })
+        #expect(jumps.contains { $0 > 2 }, "no jump over the gap in \(all)")
+    }
+
+    @Test func aPassageAtMinusFortyIsUntouched() throws {
+        let fixtures = try PlaybackRateTests.Fixtures()
+        let url = try Self.gapFile(quietVolume: "0.01", in: fixtures.directory, name: "gap40")
+        let clock = VirtualClock()
+        let (player, sink, items) = PlaybackRateTests.player([url], clock: clock)
+        player.skipsSilence = true
+        player.play()
+        PlaybackRateTests.playOut(player, clock: clock, limit: 10)
+        #expect(items[0].silenceSkipped == 0)
+        #expect(sink.captured == (try TestMedia.decodedPCM(url)))
+    }
+
+    @Test func anItemsOwnSettingWinsAndSkipsAtOnePointFiveToo() throws {
+        let fixtures = try PlaybackRateTests.Fixtures()
+        let url = try Self.gapFile(quietVolume: "0.001", in: fixtures.directory, name: "gap60")
+        let clock = VirtualClock()
+        let (player, sink, items) = PlaybackRateTests.player([url], clock: clock)
+        items[0].skipsSilence = true
+        player.rate = 1.5
+        PlaybackRateTests.playOut(player, clock: clock, limit: 10)
+        let remaining = Self.quietSeconds(PlaybackRateTests.left(sink.captured))
+        // At 1.5x the 0.3 s kept is heard in 0.2 s.
+        #expect(remaining >= 0.13 && remaining <= 0.34, "\(remaining) s of the gap remain at 1.5x")
+        #expect(items[0].silenceSkipped > 2.4)
+    }
+}

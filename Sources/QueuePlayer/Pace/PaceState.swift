@@ -15,6 +15,8 @@ struct PaceState {
     /// Made for the output's format where the render thread may allocate: on a command, or at
     /// a change of format (``Renderer``).
     var stretcher: TimeStretcher?
+    /// Skip silence, before the stretcher; made with it.
+    var skipper: SilenceSkipper?
     /// The rate the output is made at (1: the stretcher is out of the path), and how.
     private(set) var rate: Float = 1
     private(set) var mode: TimeStretcher.Mode = .speed
@@ -38,6 +40,7 @@ struct PaceState {
     /// (read into `scratch`) and it leaves the path until the next chunk asks for it again.
     mutating func restart(scratch: UnsafeMutableRawBufferPointer, startFrame: Int64) {
         if inPath || holdsOutput { stretcher?.reset(scratch: scratch) }
+        skipper?.reset()
         holdsOutput = false
         rate = 1
         fed = 0
@@ -51,6 +54,12 @@ struct PaceState {
     mutating func beginItem(startFrame: Int64) {
         originFed = fed
         originFrame = startFrame
+    }
+
+    /// Skipped silence: the next frame given is the current item's `itemFrame`.
+    mutating func jump(toItemFrame itemFrame: Int64) {
+        originFed = fed
+        originFrame = itemFrame
     }
 
     /// The current item's frame at `fedPosition` (a point in the `fed` count).

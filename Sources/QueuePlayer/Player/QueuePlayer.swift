@@ -109,6 +109,20 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
             published.withLock { $0.defaultRate = rate }
         }
     }
+    /// Skip silence (an extension: AVFoundation has none; Overcast's Smart Speed): a stretch
+    /// quieter than −50 dBFS lasting 1 s or more is shortened to its first and last 0.15 s,
+    /// nothing louder is touched. The time stays the item's: what is cut is skipped, as by a
+    /// seek, and counted in ``PlayerItem/silenceSkipped``. An item's own
+    /// ``PlayerItem/skipsSilence`` wins over this. Off by default.
+    public var skipsSilence: Bool {
+        get { renderer.skipsSilence.load(ordering: .relaxed) }
+        set {
+            // Its buffers are made off the render path, before the chunk that needs them.
+            if newValue { renderer.mailbox.post(.preparePace) }
+            renderer.skipsSilence.store(newValue, ordering: .relaxed)
+        }
+    }
+
     /// The rates other than 0 the player plays at.
     public static let supportedRates: ClosedRange<Float> = 0.5...3.0
 
@@ -354,7 +368,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         if newRate != 0 {
             renderer.pace.store(newRate.bitPattern, ordering: .relaxed)
             // The stretcher is made off the render path, before the chunk that needs it.
-            if newRate != 1 { renderer.mailbox.post(.prepareStretcher) }
+            if newRate != 1 { renderer.mailbox.post(.preparePace) }
         }
         setPublished(\.rate, newRate, \Published.rate)
         NotificationCenter.default.post(name: Self.rateDidChangeNotification, object: self,

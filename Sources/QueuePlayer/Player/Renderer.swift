@@ -39,6 +39,8 @@ final class Renderer: @unchecked Sendable {
     /// The playback rate wanted (a `Float`'s bits; ``QueuePlayer/rate`` while it is not 0),
     /// read once per chunk. At 1 the stretcher is out of the path.
     let pace = Atomic<UInt32>(Float(1).bitPattern)
+    /// ``QueuePlayer/skipsSilence``: an item's own setting wins.
+    let skipsSilence = Atomic<Bool>(false)
     private let sink: any AudioSink
     private let events: RenderEventRing
     private let finished = DispatchSemaphore(value: 0)
@@ -146,6 +148,10 @@ final class Renderer: @unchecked Sendable {
                 readStretched()
                 continue
             }
+            if let skipper = paced.skipper, skipper.readableFrames > 0 {
+                readSkipped()
+                continue
+            }
             guard let item = current else {
                 if needsDrain { drainStep() } else { waitForCommand() }
                 continue
@@ -182,19 +188,38 @@ final class Renderer: @unchecked Sendable {
                 streamWaiting = true
                 return
             }
+            if let skipper = paced.skipper, !skipper.isEmpty {
+                // The item's end: what skip silence held goes out first.
+                skipper.letOut()
+                return
+            }
             report(.finished, item.id, at: paced.boundaryFrame(streamFrame: streamFrame))
             moveToNextItem()
             return
         }
         currentHasPlayed = true
         if item.decoder.isStarved { streamWaiting = true }
+        let skips = item.item.skipsSilence ?? skipsSilence.load(ordering: .relaxed)
+        if skips && paced.skipper?.format != item.decoder.format { preparePace() }
+        if let skipper = paced.skipper, skips || !skipper.isEmpty {
+            // Through skip silence (classed before the volume): the loop reads what it lets out.
+            let samples = UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: Int16.self))
+            let dropped = skipper.write(samples, frameCount: frames, skipping: skips)
+            if dropped > 0 { item.item.addSilenceSkipped(frames: dropped) }
+            return
+        }
+        give(frames, of: item.decoder.format)
+    }
+
+    /// `frames` frames in the buffer go on, at the volume, to the output or the stretcher.
+    private func give(_ frames: Int, of format: AudioFormat) {
         pendingOffset = 0
         pendingFrames = frames
-        pendingBytesPerFrame = item.decoder.format.bytesPerFrame
+        pendingBytesPerFrame = format.bytesPerFrame
         let gain = gain.load(ordering: .relaxed)
         if gain != SoftwareVolume.unity {
             let samples = buffer.bindMemory(to: Int16.self)
-            SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * item.decoder.format.channelCount)]))
+            SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * format.channelCount)]))
         }
         paced.took(frames)
         if paced.inPath {
@@ -202,6 +227,21 @@ final class Renderer: @unchecked Sendable {
             pendingFrames = 0
             paced.stretch(UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * pendingBytesPerFrame)]), frameCount: frames)
         }
+    }
+
+    /// Reads what skip silence lets out into the buffer, to go on; a stretch it dropped before
+    /// it is a jump of the item's time where it is heard.
+    private func readSkipped() {
+        renderThread.check()
+        guard let skipper = paced.skipper, let item = current else { return }
+        let out = buffer.baseAddress!.assumingMemoryBound(to: Int16.self)
+        let (frames, skipped) = skipper.read(into: out, maximumFrames: Self.framesPerChunk)
+        if skipped > 0 {
+            let itemFrame = paced.itemFrame(at: Double(paced.fed)) + Int64(skipped)
+            paced.jump(toItemFrame: itemFrame)
+            reportPace(of: item, at: paced.boundaryFrame(streamFrame: streamFrame), itemFrame: itemFrame, rate: Double(paced.rate))
+        }
+        give(frames, of: item.decoder.format)
     }
 
     /// Reads what the stretcher has made into the buffer, to be written.
@@ -215,7 +255,7 @@ final class Renderer: @unchecked Sendable {
 
     /// Brings the stretcher in line with the rate wanted and `item`'s pitch algorithm before a
     /// chunk of it is decoded, reporting where the new pace starts (``RenderEvent/Kind/paced``).
-    /// False while a change must wait: for the stretcher to be made (``prepareStretcher()``),
+    /// False while a change must wait: for the stretcher to be made (``preparePace()``),
     /// or for what it holds of the previous item to be heard out (a piece of pace belongs to
     /// one item).
     private func updatePace(for item: RenderItem) -> Bool {
@@ -234,7 +274,7 @@ final class Renderer: @unchecked Sendable {
         if paced.stretcher?.format != item.decoder.format {
             // Normally made ahead (on the player's command, or at the change of format); if
             // not, here, once. Without one (Sonic could not allocate) the item plays at 1.
-            prepareStretcher()
+            preparePace()
             if paced.stretcher?.format != item.decoder.format { return !paced.holdsOutput }
         }
         let at = paced.enter(rate: wanted, mode: mode)
@@ -242,11 +282,16 @@ final class Renderer: @unchecked Sendable {
         return true
     }
 
-    /// Makes the stretcher for the sink's format, if it has none of it (the render thread,
-    /// on a command or at a change of format: not per chunk).
-    private func prepareStretcher() {
-        guard let format = sinkFormat, paced.stretcher?.format != format, !paced.holdsOutput else { return }
-        paced.replaceStretcher(with: TimeStretcher(format: format))
+    /// Makes the stretcher and skip silence for the sink's format, if it has none of it (the
+    /// render thread, on a command or at a change of format: not per chunk).
+    private func preparePace() {
+        guard let format = sinkFormat else { return }
+        if paced.stretcher?.format != format, !paced.holdsOutput {
+            paced.replaceStretcher(with: TimeStretcher(format: format))
+        }
+        if paced.skipper?.format != format, paced.skipper?.isEmpty ?? true {
+            paced.skipper = SilenceSkipper(format: format, chunkCapacity: Self.framesPerChunk)
+        }
     }
 
     private func reportPace(of item: RenderItem, at frame: Int64, itemFrame: Int64, rate: Double) {
@@ -389,7 +434,9 @@ final class Renderer: @unchecked Sendable {
         }
         sinkFormat = format
         sinkPaused = false
-        if Float(bitPattern: pace.load(ordering: .relaxed)) != 1 || paced.stretcher != nil { prepareStretcher() }
+        if Float(bitPattern: pace.load(ordering: .relaxed)) != 1 || paced.stretcher != nil || skipsSilence.load(ordering: .relaxed) {
+            preparePace()
+        }
         if outputUnavailable {
             outputUnavailable = false
             report(.outputRestored, current?.id ?? 0)
@@ -517,8 +564,8 @@ final class Renderer: @unchecked Sendable {
                 } else {
                     publish(running: false)
                 }
-            case .prepareStretcher:
-                prepareStretcher()
+            case .preparePace:
+                preparePace()
             case .releaseOutput:
                 guard !isPlaying, sinkFormat != nil else { continue }
                 giveBackBufferedAudio(closingSink: true, held: sink.delay())

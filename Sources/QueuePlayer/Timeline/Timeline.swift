@@ -188,7 +188,11 @@ struct Timeline {
     var isEmpty: Bool { segments.isEmpty }
 
     /// The items whose end has not been heard yet, in stream order (the one being heard first).
-    var pendingItems: [PlayerItem] { segments[min(audibleIndex, segments.count)...].map(\.item) }
+    var pendingItems: [PlayerItem] {
+        let pending = segments[min(audibleIndex, segments.count)...]
+        // An item's pieces after a change of pace are still the one item.
+        return pending.indices.filter { $0 == pending.startIndex || !segments[$0].isContinuation }.map { segments[$0].item }
+    }
 
     /// The render thread has decoded the latest item it was handed to its end.
     var latestIsDecoded: Bool { segments.last?.end != nil }
