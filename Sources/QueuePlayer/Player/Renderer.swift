@@ -233,7 +233,11 @@ final class Renderer: @unchecked Sendable {
     /// it is a jump of the item's time where it is heard.
     private func readSkipped() {
         renderThread.check()
-        guard let skipper = paced.skipper, let item = current else { return }
+        guard let skipper = paced.skipper else { return }
+        guard let item = current else {
+            // Nothing to hear it in (not reached: an item's end waits for what it held).
+            return skipper.reset()
+        }
         let out = buffer.baseAddress!.assumingMemoryBound(to: Int16.self)
         let (frames, skipped) = skipper.read(into: out, maximumFrames: Self.framesPerChunk)
         if skipped > 0 {
