@@ -49,6 +49,9 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
+        // Playback rate (issue 52): Sonic's time-stretcher (libsonic-dev, Apache-2.0), made for
+        // speech. Debian ships no pkg-config file for it: its header is in the default path.
+        .systemLibrary(name: "CSonic"),
         // Zeroconf: `_mpd._tcp` published through the Avahi daemon (libavahi-client, D-Bus;
         // libavahi-client-dev). Its headers are in the default path; not found through
         // pkg-config, whose `-D_REENTRANT` SwiftPM would warn about on every build.
@@ -60,7 +63,7 @@ let package = Package(
         // The engine: AVQueuePlayer's shape over libmpg123 and ALSA.
         .target(
             name: "QueuePlayer",
-            dependencies: ["CALSA", "CMPG123", "CShims"]
+            dependencies: ["CALSA", "CMPG123", "CShims", "CSonic"]
         ),
 
         // An AsyncHTTPClient client made at its first request, shut down only if made: nothing

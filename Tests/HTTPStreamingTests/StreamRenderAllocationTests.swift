@@ -55,6 +55,35 @@ import Glibc
         print("stream\(icy ? " with ICY titles" : ""): \(allocating.count) of \(perWrite.count) render-thread writes over \(String(format: "%.1f", seconds)) s of audio allocated (\(allocating.prefix(20)))")
         #expect(allocating.count == 0, "\(allocating.count) of \(perWrite.count) writes allocated: \(allocating.prefix(20))")
     }
+
+    /// The pace stage (the stretcher at 1.5x, skip silence on) allocates nothing per chunk
+    /// either: Sonic's buffers are grown when the stretcher is made, before the chunk that needs it.
+    @Test(arguments: [AudioTimePitchAlgorithm.timeDomain, .varispeed])
+    func playingAtOnePointFiveAllocatesNothingOnTheRenderThread(algorithm: AudioTimePitchAlgorithm) throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try TestMedia.makeTone(seconds: 40, in: directory, name: "forty")
+        let clock = VirtualClock()
+        let sink = AllocationRecordingSink(wrapping: NullAudioSink(clock: clock))
+        let item = PlayerItem(url: url)
+        item.audioTimePitchAlgorithm = algorithm
+        let player = QueuePlayer(items: [item], sink: sink)
+        player.skipsSilence = true
+        player.rate = 1.5
+        let deadline = ChildProcess.now() + 60
+        while player.currentItem != nil && sink.recorded < AllocationRecordingSink.capacity && ChildProcess.now() < deadline {
+            clock.advance(bySeconds: 0.05)
+        }
+        player.pause()
+        player.close()
+        let writes = sink.writes.drop { $0.framesBefore < 3 * 44_100 }
+        let perWrite = zip(writes, writes.dropFirst()).compactMap { previous, next in
+            pthread_equal(previous.thread, next.thread) != 0 ? next.allocations - previous.allocations : nil
+        }
+        try #require(perWrite.count >= 200, "only \(perWrite.count) writes in a row on the render thread")
+        let allocating = perWrite.filter { $0 != 0 }
+        #expect(allocating.count == 0, "\(allocating.count) of \(perWrite.count) writes allocated: \(allocating.prefix(20))")
+    }
 }
 
 /// A sink that passes everything to another and, on the render thread, records at each write

@@ -76,6 +76,31 @@ import Testing
         #expect(timeline.pendingItems == [b.item])
     }
 
+    /// A change of rate within an item is a piece of it: crossed without the item being entered
+    /// or ended again, still one pending item (not a queue out of step, reloaded), its time
+    /// continuous and moving at the piece's rate, and its decoder kept until the item is heard out.
+    @Test func aChangeOfRateIsAPieceOfTheItemNotAnotherItem() {
+        var (timeline, a, b) = Self.playingAThenB()
+        timeline.record(Self.event(.started, a, at: 0, of: timeline))
+        // From stream frame 400 (item frame 400) A plays at 2x: its last 600 frames in 300.
+        var paced = Self.event(.paced, a, at: 400, of: timeline)
+        paced.itemFrame = 400
+        paced.rate = 2
+        timeline.record(paced)
+        timeline.record(Self.event(.finished, a, at: 700, of: timeline))
+        timeline.record(Self.event(.started, b, at: 700, of: timeline))
+        #expect(timeline.pendingItems == [a.item, b.item])
+        #expect(Self.steps(&timeline, to: 300) == ["entered a"])
+        #expect(Self.steps(&timeline, to: 500) == [])
+        timeline.forgetHeard()
+        #expect(timeline.pendingItems == [a.item, b.item])
+        #expect(timeline.renderItem(a.id) != nil)
+        let seconds = timeline.audibleSeconds(of: a.item, in: Self.measured(timeline, audible: 500), at: 0)
+        #expect(seconds == 0.6)
+        #expect(timeline.audibleSpan(of: a.item)?.rate == 2)
+        #expect(Self.steps(&timeline, to: 700) == ["ended a, next starts", "entered b"])
+    }
+
     @Test func anEndHeardBeforeTheNextItemsStartIsReportedWaitsForIt() {
         var (timeline, a, b) = Self.playingAThenB()
         timeline.record(Self.event(.finished, a, at: 1_000, of: timeline))

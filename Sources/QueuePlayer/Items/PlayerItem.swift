@@ -116,6 +116,44 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
     /// The average bit rate in kbit/s, once the item is ready.
     public var bitRate: Int? { state.withLock { $0.bitRate } }
 
+    /// How the item is played at a rate other than 1 (`AVPlayerItem.audioTimePitchAlgorithm`):
+    /// `.timeDomain` (the default) keeps the pitch, `.varispeed` lets it follow the rate. A change
+    /// while the item plays is heard from the next chunk decoded (within the output's buffer).
+    /// Observable.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { AudioTimePitchAlgorithm(rawValue: pitchAlgorithm.load(ordering: .relaxed)) ?? .timeDomain }
+        set {
+            guard newValue != audioTimePitchAlgorithm else { return }
+            observationRegistry.change(\PlayerItem.audioTimePitchAlgorithm) {
+                pitchAlgorithm.store(newValue.rawValue, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// ``audioTimePitchAlgorithm``: an atomic, which the render thread reads once per chunk.
+    private let pitchAlgorithm = Atomic<UInt8>(AudioTimePitchAlgorithm.timeDomain.rawValue)
+
+    /// Whether quiet stretches of this item are shortened (``QueuePlayer/skipsSilence``, which
+    /// this overrides; nil, the default: as the player says). Read by the render thread once per chunk.
+    public var skipsSilence: Bool? {
+        get { switch skipsSilenceSetting.load(ordering: .relaxed) { case 1: false; case 2: true; default: nil } }
+        set { skipsSilenceSetting.store(newValue.map { $0 ? 2 : 1 } ?? 0, ordering: .relaxed) }
+    }
+    private let skipsSilenceSetting = Atomic<UInt8>(0)
+
+    /// The seconds of silence skip silence has cut from this item so far (decoded: a seek
+    /// within the output's buffer after a cut still counts it).
+    public var silenceSkipped: Double {
+        let rate = format?.sampleRate ?? 0
+        return rate > 0 ? Double(silenceSkippedFrames.load(ordering: .relaxed)) / Double(rate) : 0
+    }
+    private let silenceSkippedFrames = Atomic<Int64>(0)
+
+    /// The render thread cut `frames` frames of silence.
+    func addSilenceSkipped(frames: Int) {
+        silenceSkippedFrames.add(Int64(frames), ordering: .relaxed)
+    }
+
     /// The file name, for logs and displays (a stream's: its URL).
     public var displayName: String { isStream ? url.absoluteString : url.lastPathComponent }
 

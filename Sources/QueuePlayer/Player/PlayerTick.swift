@@ -76,7 +76,7 @@ final class PlayerTick: Sendable {
             let hearing = Hearing(snapshot: snapshot, now: now, last: last)
             share.lastMeasurement = (span.generation, hearing.audibleAtMeasurement, snapshot.measuredAt)
             let deadline = hearing.wakeUp(start: span.start, end: span.end, itemStartFrame: span.itemStartFrame,
-                                          sampleRate: span.sampleRate, seconds: seconds) { share.timeObservers.nextDue(at: $0) }
+                                          sampleRate: span.sampleRate, rate: span.rate, seconds: seconds) { share.timeObservers.nextDue(at: $0) }
             return max(deadline, now)
         }
         calls?.makeAll()

@@ -76,6 +76,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         var items: [PlayerItem] = []
         var currentItem: PlayerItem?
         var rate: Float = 0
+        var defaultRate: Float = 1
         var timeControlStatus: TimeControlStatus = .paused
         var reasonForWaitingToPlay: WaitingReason?
         var actionAtItemEnd: ActionAtItemEnd = .advance
@@ -86,10 +87,59 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     /// The item being heard (the head of the queue), or nil. Observable.
     public var currentItem: PlayerItem? { published.withLock { $0.currentItem } }
-    /// 1 while playback is wanted, 0 when paused. Observable.
+    /// The playback rate, as `AVPlayer.rate`: 0 when paused; otherwise the rate playback is
+    /// wanted at, in item time per second (1 as recorded, 2 twice as fast). Setting a rate other
+    /// than 0 plays at it, setting 0 pauses. A rate outside ``supportedRates`` is clamped to it;
+    /// a negative or non-finite rate is ignored (nothing plays backwards). At 1 the audio is as
+    /// decoded; at other rates it goes through the time-stretcher, as each item's
+    /// ``PlayerItem/audioTimePitchAlgorithm`` says, and the change is heard within the output's
+    /// buffer. Time stays the item's own (``currentTime()``, seeks, observers). Observable, and
+    /// each change is posted as ``rateDidChangeNotification``.
     public var rate: Float {
         get { published.withLock { $0.rate } }
-        set { if newValue == 0 { pause() } else { play() } }
+        set { setRate(newValue) }
+    }
+    /// The rate ``play()`` plays at (`AVPlayer.defaultRate`), 1 unless set; clamped to
+    /// ``supportedRates`` (a negative, zero or non-finite value is ignored). Setting it does not
+    /// change the rate of a player that plays.
+    public var defaultRate: Float {
+        get { published.withLock { $0.defaultRate } }
+        set {
+            guard let rate = Self.supportedRate(newValue), rate != 0 else { return }
+            published.withLock { $0.defaultRate = rate }
+        }
+    }
+    /// Skip silence (an extension: AVFoundation has none; Overcast's Smart Speed): a stretch
+    /// quieter than −50 dBFS lasting 1 s or more is shortened to its first and last 0.15 s,
+    /// nothing louder is touched. The time stays the item's: what is cut is skipped, as by a
+    /// seek, and counted in ``PlayerItem/silenceSkipped``. An item's own
+    /// ``PlayerItem/skipsSilence`` wins over this. Off by default.
+    public var skipsSilence: Bool {
+        get { renderer.skipsSilence.load(ordering: .relaxed) }
+        set {
+            // Its buffers are made off the render path, before the chunk that needs them.
+            if newValue { renderer.mailbox.post(.preparePace) }
+            renderer.skipsSilence.store(newValue, ordering: .relaxed)
+        }
+    }
+
+    /// The rates other than 0 the player plays at.
+    public static let supportedRates: ClosedRange<Float> = 0.5...3.0
+
+    /// Posted (object: the player) after each change of ``rate``, as
+    /// `AVPlayer.rateDidChangeNotification`; `userInfo[rateDidChangeReasonKey]` says why
+    /// (a ``RateDidChangeReason``).
+    public static let rateDidChangeNotification = Notification.Name("QueuePlayerRateDidChange")
+    /// The `userInfo` key of a ``RateDidChangeReason`` in ``rateDidChangeNotification``.
+    public static let rateDidChangeReasonKey = "QueuePlayerRateDidChangeReason"
+
+    /// Why the rate changed (`AVPlayer.RateDidChangeReason`'s first case, and the pause at
+    /// an item's end that AVPlayer makes under `actionAtItemEnd = .pause`).
+    public enum RateDidChangeReason: Sendable, Hashable {
+        /// ``rate``, ``play()`` or ``pause()`` was called.
+        case setRateCalled
+        /// The item played to its end under ``ActionAtItemEnd/pause``.
+        case playedToEnd
     }
     /// Playing, paused, or waiting (see ``reasonForWaitingToPlay``). Observable.
     public var timeControlStatus: TimeControlStatus { published.withLock { $0.timeControlStatus } }
@@ -248,7 +298,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
 
     // MARK: - Transport
 
-    /// Starts or resumes playback of the current item (rate 1).
+    /// Starts or resumes playback of the current item, at ``defaultRate``.
     ///
     /// With an empty queue the player waits (`.waitingToPlayAtSpecifiedRate`,
     /// reason `.noItemToPlay`) and starts as soon as an item is inserted. On an
@@ -259,7 +309,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
                 removeFromQueue(item)
             }
             guard rate == 0 else { return }
-            setPublished(\.rate, 1, \Published.rate)
+            changeRate(to: defaultRate, reason: .setRateCalled)
             renderer.mailbox.post(.play)
             reconcileRenderer()
             updateTimeControlStatus()
@@ -273,12 +323,56 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         onControlQueue {
             guard rate != 0 else { return }
             let position = audiblePosition()
-            setPublished(\.rate, 0, \Published.rate)
+            changeRate(to: 0, reason: .setRateCalled)
             renderer.mailbox.post(.pause)
             updateTimeControlStatus()
             if let position { deliverToAllPeriodicObservers(at: position) }
             scheduleWakeUp()
         }
+    }
+
+    /// ``rate``'s setter: 0 pauses; another rate plays at it (clamped to ``supportedRates``).
+    private func setRate(_ newValue: Float) {
+        guard let wanted = Self.supportedRate(newValue) else { return }
+        if wanted == 0 { return pause() }
+        onControlQueue {
+            guard rate != 0 else {
+                // As play(), at this rate.
+                if control.state.timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
+                    removeFromQueue(item)
+                }
+                changeRate(to: wanted, reason: .setRateCalled)
+                renderer.mailbox.post(.play)
+                reconcileRenderer()
+                updateTimeControlStatus()
+                deliverToAllPeriodicObservers()
+                scheduleWakeUp()
+                return
+            }
+            // Playing on at another pace: the render thread's next chunk takes it (a `paced`
+            // event places it in the timeline, and the wake-up is worked out again then).
+            changeRate(to: wanted, reason: .setRateCalled)
+        }
+    }
+
+    /// `rate` within ``supportedRates`` (0 stays 0); nil for a negative or non-finite one.
+    static func supportedRate(_ rate: Float) -> Float? {
+        guard rate.isFinite, rate >= 0 else { return nil }
+        return rate == 0 ? 0 : min(max(rate, supportedRates.lowerBound), supportedRates.upperBound)
+    }
+
+    /// Control queue: the published rate becomes `newRate`, announced to its observers and
+    /// posted; a rate other than 0 is the render thread's pace from its next chunk.
+    private func changeRate(to newRate: Float, reason: RateDidChangeReason) {
+        guard newRate != rate else { return }
+        if newRate != 0 {
+            renderer.pace.store(newRate.bitPattern, ordering: .relaxed)
+            // The stretcher is made off the render path, before the chunk that needs it.
+            if newRate != 1 { renderer.mailbox.post(.preparePace) }
+        }
+        setPublished(\.rate, newRate, \Published.rate)
+        NotificationCenter.default.post(name: Self.rateDidChangeNotification, object: self,
+                                        userInfo: [Self.rateDidChangeReasonKey: reason])
     }
 
     /// Closes the audio device while playback is paused, so other programs can
@@ -572,7 +666,9 @@ extension QueuePlayer {
     private func load(_ item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) {
         dispatchPrecondition(condition: .onQueue(controlQueue))
         takeTickBack()
-        let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame)
+        // At the pace the render thread will play it at (it reports another, should the rate change first).
+        let pace = Double(Float(bitPattern: renderer.pace.load(ordering: .relaxed)))
+        let renderItem = control.state.timeline.startGeneration(with: item, decoder: decoder, at: frame, rate: pace)
         // A network item waits for its first audio until the render thread says it plays.
         control.state.waitingForData = decoder?.isStreaming == true ? .evaluatingBufferingRate : nil
         ticking.share.withLock { $0.timeObservers.forgetBoundaryProgress() }
@@ -649,7 +745,7 @@ extension QueuePlayer {
             }
             guard event.generation == control.state.timeline.generation else { continue }
             switch event.kind {
-            case .started, .finished, .failed, .drained:
+            case .started, .finished, .failed, .drained, .paced:
                 control.state.timeline.record(event)
             case .droppedOnPause:
                 // The device could not pause in place: reload the audible position, paused.
@@ -796,7 +892,7 @@ extension QueuePlayer {
         }
         control.state.timeline.holdAtEnd()
         if action == .pause {
-            setPublished(\.rate, 0, \Published.rate)
+            changeRate(to: 0, reason: .playedToEnd)
             renderer.mailbox.post(.pause)
         }
         deliverToAllPeriodicObservers()

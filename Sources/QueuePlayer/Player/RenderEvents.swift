@@ -31,12 +31,20 @@ struct RenderEvent: Sendable {
         case stalled
         /// The network item that waited plays (on) again; its format is known.
         case bufferingEnded
+        /// From `streamFrame` on, the item plays at `rate` (item frames per stream frame), its
+        /// frame `itemFrame` heard there: the rate changed, the stretcher entered or left the
+        /// path, or skipped silence made the item's time jump.
+        case paced
     }
 
     var kind: Kind
     var generation: UInt64
     var renderID: UInt64
     var streamFrame: Int64
+    /// ``Kind/paced``: the item's frame at `streamFrame`.
+    var itemFrame: Int64 = 0
+    /// ``Kind/started``, ``Kind/paced``: item frames per stream frame from `streamFrame` on.
+    var rate: Double = 1
 }
 
 /// A single-producer, single-consumer ring of render events.

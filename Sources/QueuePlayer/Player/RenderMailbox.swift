@@ -14,6 +14,8 @@ enum RenderCommand: Sendable {
     case pause
     /// While paused, close the device so other programs can use it (reopened on play).
     case releaseOutput
+    /// Make the stretcher and skip silence for the output's format now, ahead of their use.
+    case preparePace
     /// End the render thread.
     case shutdown
 
@@ -21,7 +23,7 @@ enum RenderCommand: Sendable {
     var isSupersededByLoad: Bool {
         switch self {
         case .load, .setNext: return true
-        case .play, .pause, .releaseOutput, .shutdown: return false
+        case .play, .pause, .releaseOutput, .preparePace, .shutdown: return false
         }
     }
 }

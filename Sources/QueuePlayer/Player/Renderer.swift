@@ -36,6 +36,11 @@ final class Renderer: @unchecked Sendable {
     /// `QueuePlayer.automaticallyWaitsToMinimizeStalling`: a network item that waits for data
     /// resumes only once it is likely to keep up, not at its first bytes.
     let waitsToMinimizeStalls = Atomic<Bool>(true)
+    /// The playback rate wanted (a `Float`'s bits; ``QueuePlayer/rate`` while it is not 0),
+    /// read once per chunk. At 1 the stretcher is out of the path.
+    let pace = Atomic<UInt32>(Float(1).bitPattern)
+    /// ``QueuePlayer/skipsSilence``: an item's own setting wins.
+    let skipsSilence = Atomic<Bool>(false)
     private let sink: any AudioSink
     private let events: RenderEventRing
     private let finished = DispatchSemaphore(value: 0)
@@ -76,6 +81,8 @@ final class Renderer: @unchecked Sendable {
     /// The current item has given frames since it started.
     private var currentHasPlayed = false
     private let buffer: UnsafeMutableRawBufferPointer
+    /// The pace stage (``PaceState``): the stretcher and where its output stands in the item.
+    private var paced = PaceState()
 
     init(sink: any AudioSink, events: RenderEventRing) {
         self.sink = sink
@@ -137,6 +144,14 @@ final class Renderer: @unchecked Sendable {
                 writePending()
                 continue
             }
+            if paced.holdsOutput {
+                readStretched()
+                continue
+            }
+            if let skipper = paced.skipper, skipper.readableFrames > 0 {
+                readSkipped()
+                continue
+            }
             guard let item = current else {
                 if needsDrain { drainStep() } else { waitForCommand() }
                 continue
@@ -145,6 +160,7 @@ final class Renderer: @unchecked Sendable {
             if sinkFormat != item.decoder.format {
                 if !prepareSink(for: item.decoder.format) { continue }
             }
+            if !updatePace(for: item) { continue }
             decodeChunk(of: item)
         }
         // Let what was written play out (an output that buffers, like alsa-lib's file plugin,
@@ -163,7 +179,7 @@ final class Renderer: @unchecked Sendable {
             frames = try item.decoder.decode(into: buffer, maximumFrames: Self.framesPerChunk)
         } catch {
             item.failure.withLock { $0 = error }
-            report(.failed, item.id)
+            report(.failed, item.id, at: paced.boundaryFrame(streamFrame: streamFrame))
             moveToNextItem()
             return
         }
@@ -172,20 +188,119 @@ final class Renderer: @unchecked Sendable {
                 streamWaiting = true
                 return
             }
-            report(.finished, item.id)
+            if let skipper = paced.skipper, !skipper.isEmpty {
+                // The item's end: what skip silence held goes out first.
+                skipper.letOut()
+                return
+            }
+            report(.finished, item.id, at: paced.boundaryFrame(streamFrame: streamFrame))
             moveToNextItem()
             return
         }
         currentHasPlayed = true
         if item.decoder.isStarved { streamWaiting = true }
+        let skips = item.item.skipsSilence ?? skipsSilence.load(ordering: .relaxed)
+        if skips && paced.skipper?.format != item.decoder.format { preparePace() }
+        if let skipper = paced.skipper, skips || !skipper.isEmpty {
+            // Through skip silence (classed before the volume): the loop reads what it lets out.
+            let samples = UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: Int16.self))
+            let dropped = skipper.write(samples, frameCount: frames, skipping: skips)
+            if dropped > 0 { item.item.addSilenceSkipped(frames: dropped) }
+            return
+        }
+        give(frames, of: item.decoder.format)
+    }
+
+    /// `frames` frames in the buffer go on, at the volume, to the output or the stretcher.
+    private func give(_ frames: Int, of format: AudioFormat) {
         pendingOffset = 0
         pendingFrames = frames
-        pendingBytesPerFrame = item.decoder.format.bytesPerFrame
+        pendingBytesPerFrame = format.bytesPerFrame
         let gain = gain.load(ordering: .relaxed)
         if gain != SoftwareVolume.unity {
             let samples = buffer.bindMemory(to: Int16.self)
-            SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * item.decoder.format.channelCount)]))
+            SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * format.channelCount)]))
         }
+        paced.took(frames)
+        if paced.inPath {
+            // The chunk goes through the stretcher: what it gives back is written instead.
+            pendingFrames = 0
+            paced.stretch(UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * pendingBytesPerFrame)]), frameCount: frames)
+        }
+    }
+
+    /// Reads what skip silence lets out into the buffer, to go on; a stretch it dropped before
+    /// it is a jump of the item's time where it is heard.
+    private func readSkipped() {
+        renderThread.check()
+        guard let skipper = paced.skipper else { return }
+        guard let item = current else {
+            // Nothing to hear it in (not reached: an item's end waits for what it held).
+            return skipper.reset()
+        }
+        let out = buffer.baseAddress!.assumingMemoryBound(to: Int16.self)
+        let (frames, skipped) = skipper.read(into: out, maximumFrames: Self.framesPerChunk)
+        if skipped > 0 {
+            let itemFrame = paced.itemFrame(at: Double(paced.fed)) + Int64(skipped)
+            paced.jump(toItemFrame: itemFrame)
+            reportPace(of: item, at: paced.boundaryFrame(streamFrame: streamFrame), itemFrame: itemFrame, rate: Double(paced.rate))
+        }
+        give(frames, of: item.decoder.format)
+    }
+
+    /// Reads what the stretcher has made into the buffer, to be written.
+    private func readStretched() {
+        renderThread.check()
+        guard let bytesPerFrame = paced.stretcher?.format.bytesPerFrame else { return }
+        pendingOffset = 0
+        pendingFrames = paced.read(into: buffer)
+        pendingBytesPerFrame = bytesPerFrame
+    }
+
+    /// Brings the stretcher in line with the rate wanted and `item`'s pitch algorithm before a
+    /// chunk of it is decoded, reporting where the new pace starts (``RenderEvent/Kind/paced``).
+    /// False while a change must wait: for the stretcher to be made (``preparePace()``),
+    /// or for what it holds of the previous item to be heard out (a piece of pace belongs to
+    /// one item).
+    private func updatePace(for item: RenderItem) -> Bool {
+        let wanted = Float(bitPattern: pace.load(ordering: .relaxed))
+        let mode: TimeStretcher.Mode = item.item.audioTimePitchAlgorithm == .varispeed ? .resample : .speed
+        guard wanted != paced.rate || (wanted != 1 && mode != paced.mode) else { return true }
+        if paced.inPath && !paced.hasPassedItemStart { return true }
+        if wanted == 1 || (paced.inPath && mode != paced.mode) {
+            // Out of the path (or out and, at the next chunk, in again in the other mode): what
+            // the stretcher holds is made into output at the old rate, read before the next
+            // chunk; the item plays at 1 from the frame after it.
+            let at = paced.leave()
+            reportPace(of: item, at: at, itemFrame: paced.itemFrame(at: Double(paced.fed)), rate: 1)
+            return true
+        }
+        if paced.stretcher?.format != item.decoder.format {
+            // Normally made ahead (on the player's command, or at the change of format); if
+            // not, here, once. Without one (Sonic could not allocate) the item plays at 1.
+            preparePace()
+            if paced.stretcher?.format != item.decoder.format { return !paced.holdsOutput }
+        }
+        let at = paced.enter(rate: wanted, mode: mode)
+        reportPace(of: item, at: at, itemFrame: paced.itemFrame(at: paced.consumed), rate: Double(wanted))
+        return true
+    }
+
+    /// Makes the stretcher and skip silence for the sink's format, if it has none of it (the
+    /// render thread, on a command or at a change of format: not per chunk).
+    private func preparePace() {
+        guard let format = sinkFormat else { return }
+        if paced.stretcher?.format != format, !paced.holdsOutput {
+            paced.replaceStretcher(with: TimeStretcher(format: format))
+        }
+        if paced.skipper?.format != format, paced.skipper?.isEmpty ?? true {
+            paced.skipper = SilenceSkipper(format: format, chunkCapacity: Self.framesPerChunk)
+        }
+    }
+
+    private func reportPace(of item: RenderItem, at frame: Int64, itemFrame: Int64, rate: Double) {
+        events.push(RenderEvent(kind: .paced, generation: generation, renderID: item.id, streamFrame: frame,
+                                itemFrame: itemFrame, rate: rate))
     }
 
     /// Hands decoded frames to the sink: one (possibly blocking) write.
@@ -267,13 +382,26 @@ final class Renderer: @unchecked Sendable {
 
     private func moveToNextItem() {
         resetStreamState()
+        let boundary = paced.boundaryFrame(streamFrame: streamFrame)
         current = next
         next = nil
         if let current {
-            report(.started, current.id)
+            begin(current, at: boundary)
         } else {
             needsDrain = true
+            // The last item's end is still in the stretcher: out it comes, at the rate it had.
+            if paced.inPath { paced.flushForEnd() }
         }
+    }
+
+    /// `item` follows, its first frame heard at stream frame `boundary`.
+    private func begin(_ item: RenderItem, at boundary: Int64) {
+        paced.beginItem(startFrame: item.startFrame)
+        if paced.inPath, paced.stretcher?.format != item.decoder.format {
+            // Another format: the stretcher gives out what it holds before the sink changes.
+            paced.flushForEnd()
+        }
+        report(.started, item.id, at: boundary, rate: Double(paced.rate))
     }
 
     /// Plays out what is buffered, in short steps so commands are still seen.
@@ -310,6 +438,9 @@ final class Renderer: @unchecked Sendable {
         }
         sinkFormat = format
         sinkPaused = false
+        if Float(bitPattern: pace.load(ordering: .relaxed)) != 1 || paced.stretcher != nil || skipsSilence.load(ordering: .relaxed) {
+            preparePace()
+        }
         if outputUnavailable {
             outputUnavailable = false
             report(.outputRestored, current?.id ?? 0)
@@ -385,6 +516,7 @@ final class Renderer: @unchecked Sendable {
                 pendingFrames = 0
                 generation = newGeneration
                 streamFrame = 0
+                paced.restart(scratch: buffer, startFrame: item?.startFrame ?? 0)
                 resetStreamState()
                 current = item
                 next = nextItem
@@ -411,7 +543,7 @@ final class Renderer: @unchecked Sendable {
                     needsDrain = false
                     resetStreamState()
                     current = item
-                    report(.started, item.id)
+                    begin(item, at: paced.boundaryFrame(streamFrame: streamFrame))
                 } else {
                     next = item
                 }
@@ -436,6 +568,8 @@ final class Renderer: @unchecked Sendable {
                 } else {
                     publish(running: false)
                 }
+            case .preparePace:
+                preparePace()
             case .releaseOutput:
                 guard !isPlaying, sinkFormat != nil else { continue }
                 giveBackBufferedAudio(closingSink: true, held: sink.delay())
@@ -476,6 +610,11 @@ final class Renderer: @unchecked Sendable {
 
     private func report(_ kind: RenderEvent.Kind, _ id: UInt64) {
         events.push(RenderEvent(kind: kind, generation: generation, renderID: id, streamFrame: streamFrame))
+    }
+
+    /// An item's boundary, at `frame` of the stream (where the stretcher's output reaches it).
+    private func report(_ kind: RenderEvent.Kind, _ id: UInt64, at frame: Int64, rate: Double = 1) {
+        events.push(RenderEvent(kind: kind, generation: generation, renderID: id, streamFrame: frame, rate: rate))
     }
 
     private func publish(running: Bool, delay: Int? = nil, rate: Int? = nil) {

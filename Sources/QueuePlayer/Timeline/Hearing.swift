@@ -38,16 +38,17 @@ struct Hearing {
     }
 
     /// The wake-up while an item is heard (stream frames `start` to `end`, its own frame
-    /// `itemStartFrame` at `start`, at `sampleRate`; its audible time `seconds`): its end, or
+    /// `itemStartFrame` at `start`, at `sampleRate`, `rate` item frames per stream frame; its
+    /// audible time `seconds`): its end, or
     /// the item time of the earliest observer call (`nextDue`), whichever is first, and at the
     /// latest ``Timeline/longestSleep`` from now.
-    func wakeUp(start: Int64, end: Int64?, itemStartFrame: Int64, sampleRate: Int, seconds: Double?,
+    func wakeUp(start: Int64, end: Int64?, itemStartFrame: Int64, sampleRate: Int, rate: Double, seconds: Double?,
                 nextDue: (Double) -> Double?) -> UInt64 {
         var deadline = now + Timeline.longestSleep
         if let end { deadline = min(deadline, when(Double(end))) }
         // The stream frame of the earliest call due: the clock's time for it follows.
         if let seconds, let next = nextDue(seconds) {
-            let frame = Double(start) + next * Double(sampleRate) - Double(itemStartFrame)
+            let frame = Double(start) + (next * Double(sampleRate) - Double(itemStartFrame)) / rate
             deadline = min(deadline, when(frame))
         }
         return deadline

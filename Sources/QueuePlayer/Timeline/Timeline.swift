@@ -22,15 +22,25 @@ import Synchronization
 /// ``advance(toAudibleFrame:)``, ``audibleSeconds(of:in:at:)``, ``nextWakeUp(of:in:at:nextDue:)``)
 /// allocate nothing.
 struct Timeline {
-    /// One item's stretch of the stream of a generation.
+    /// One item's stretch of the stream of a generation, or a piece of it played at one rate.
+    ///
+    /// At a rate other than 1 the stream (the output's frames) and the item (its own frames)
+    /// move at different paces: a segment maps `rate` item frames to each stream frame. A
+    /// change of rate within an item (``RenderEvent/Kind/paced``) ends the piece it plays in and
+    /// starts a continuation, which the item crosses without being entered or ended again.
     private struct Segment {
         let renderID: UInt64
         let item: PlayerItem
-        /// The stream frame at which the item's first decoded frame was written.
+        /// The stream frame at which the item's first decoded frame was written (of a
+        /// continuation: the frame its rate starts at).
         let start: Int64
-        /// The item frame decoding started from (non-zero after a seek).
-        let itemStartFrame: Int64
+        /// The item frame heard at `start` (decoding started there: non-zero after a seek).
+        var itemStartFrame: Int64
         var sampleRate: Int
+        /// Item frames per stream frame: the playback rate (1, exactly, without a stretcher).
+        var rate: Double = 1
+        /// A piece of the item after a change of rate: entered with the piece before it.
+        var isContinuation = false
         /// The stream frame after the item's last frame, once decoding has ended.
         var end: Int64?
         var failure: DecoderError?
@@ -90,7 +100,7 @@ struct Timeline {
     /// Starts a new generation: forgets every hand-over and segment of the last, and hands over
     /// `item` (when there is one) to play from its `frame`. A load starts at stream frame 0, so
     /// its segment is known before the render thread reports it.
-    mutating func startGeneration(with item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64) -> RenderItem? {
+    mutating func startGeneration(with item: PlayerItem?, decoder: (any Decoder)?, at frame: Int64, rate: Double = 1) -> RenderItem? {
         generation += 1
         lastMeasurement = nil
         handoffs.removeAll()
@@ -100,7 +110,7 @@ struct Timeline {
         guard let item, let decoder else { return nil }
         let loaded = handOver(item, decoder: decoder, startFrame: frame)
         segments.append(Segment(renderID: loaded.id, item: item, start: 0, itemStartFrame: frame,
-                                sampleRate: decoder.format.sampleRate))
+                                sampleRate: decoder.format.sampleRate, rate: rate))
         return loaded
     }
 
@@ -134,7 +144,8 @@ struct Timeline {
             rendererIdle = false
             if segments.contains(where: { $0.renderID == event.renderID }) { return }
             segments.append(Segment(renderID: event.renderID, item: renderItem.item, start: event.streamFrame,
-                                    itemStartFrame: renderItem.startFrame, sampleRate: renderItem.decoder.format.sampleRate))
+                                    itemStartFrame: renderItem.startFrame, sampleRate: renderItem.decoder.format.sampleRate,
+                                    rate: event.rate))
             if requestedNextID == event.renderID { requestedNextID = nil }
         case .finished, .failed:
             if let index = segments.lastIndex(where: { $0.renderID == event.renderID }) {
@@ -145,6 +156,19 @@ struct Timeline {
             }
         case .drained:
             rendererIdle = true
+        case .paced:
+            guard let index = segments.lastIndex(where: { $0.renderID == event.renderID }), segments[index].end == nil else { return }
+            if segments[index].start >= event.streamFrame {
+                // From the piece's first frame: the piece itself plays at the rate.
+                segments[index].rate = event.rate
+                segments[index].itemStartFrame = event.itemFrame
+                return
+            }
+            segments[index].end = event.streamFrame
+            var piece = Segment(renderID: event.renderID, item: segments[index].item, start: event.streamFrame,
+                                itemStartFrame: event.itemFrame, sampleRate: segments[index].sampleRate, rate: event.rate)
+            piece.isContinuation = true
+            segments.insert(piece, at: index + 1)
         case .droppedOnPause, .outputFailed, .outputLost, .outputRestored, .underrunsRecovered,
              .bufferingStarted, .stalled, .bufferingEnded:
             break
@@ -164,7 +188,11 @@ struct Timeline {
     var isEmpty: Bool { segments.isEmpty }
 
     /// The items whose end has not been heard yet, in stream order (the one being heard first).
-    var pendingItems: [PlayerItem] { segments[min(audibleIndex, segments.count)...].map(\.item) }
+    var pendingItems: [PlayerItem] {
+        let pending = segments[min(audibleIndex, segments.count)...]
+        // An item's pieces after a change of pace are still the one item.
+        return pending.indices.filter { $0 == pending.startIndex || !segments[$0].isContinuation }.map { segments[$0].item }
+    }
 
     /// The render thread has decoded the latest item it was handed to its end.
     var latestIsDecoded: Bool { segments.last?.end != nil }
@@ -196,24 +224,34 @@ struct Timeline {
     /// plays), the end of the last segment waits for it: taking the next item for missing
     /// would reload it over what is already written.
     mutating func advance(toAudibleFrame audible: Double) -> Step? {
-        guard audibleIndex < segments.count else { return nil }
-        let segment = segments[audibleIndex]
-        if !segment.entered {
-            guard audible >= Double(segment.start) else { return nil }
-            segments[audibleIndex].entered = true
-            return .entered(segment.item)
+        while audibleIndex < segments.count {
+            let segment = segments[audibleIndex]
+            if !segment.entered {
+                guard audible >= Double(segment.start) else { return nil }
+                segments[audibleIndex].entered = true
+                if segment.isContinuation { continue }
+                return .entered(segment.item)
+            }
+            guard let end = segment.end, audible >= Double(end) else { return nil }
+            // A piece that another piece of the item continues: crossed, not ended.
+            if audibleIndex + 1 < segments.count, segments[audibleIndex + 1].isContinuation {
+                audibleIndex += 1
+                segments[audibleIndex].entered = true
+                continue
+            }
+            if audibleIndex + 1 == segments.count, requestedNextID != nil, !rendererIdle { return nil }
+            audibleIndex += 1
+            return .ended(segment.item, failure: segment.failure, nextStarts: audibleIndex < segments.count)
         }
-        guard let end = segment.end, audible >= Double(end) else { return nil }
-        if audibleIndex + 1 == segments.count, requestedNextID != nil, !rendererIdle { return nil }
-        audibleIndex += 1
-        return .ended(segment.item, failure: segment.failure, nextStarts: audibleIndex < segments.count)
+        return nil
     }
 
     /// Forgets the segments heard to their end: the render thread let go of those items when it
     /// decoded past them, so their decoders are released with them (but the one requested next).
     mutating func forgetHeard() {
         guard audibleIndex > 0 && audibleIndex <= segments.count else { return }
-        for finished in segments[..<audibleIndex] where finished.renderID != requestedNextID {
+        let heard = audibleIndex < segments.count ? segments[audibleIndex].renderID : nil
+        for finished in segments[..<audibleIndex] where finished.renderID != requestedNextID && finished.renderID != heard {
             handoffs.removeValue(forKey: finished.renderID)
         }
         segments.removeFirst(audibleIndex)
@@ -226,7 +264,7 @@ struct Timeline {
         guard snapshot.generation == generation else { return segment.itemStartFrame }
         var played = Int64(snapshot.audibleFrame(at: now)) - segment.start
         played = max(0, min(played, (segment.end ?? Int64.max) - segment.start))
-        return segment.itemStartFrame + played
+        return segment.itemStartFrame + (segment.rate == 1 ? played : Int64((Double(played) * segment.rate).rounded()))
     }
 
     /// The audible time of `item` (the player's current item) in seconds, or nil without one;
@@ -240,7 +278,7 @@ struct Timeline {
         } else if let segment = audibleSegment {
             var played = snapshot.generation == generation ? snapshot.audibleFrame(at: now) - Double(segment.start) : 0
             played = max(0, min(played, Double((segment.end ?? Int64.max) - segment.start)))
-            seconds = (Double(segment.itemStartFrame) + played) / Double(segment.sampleRate)
+            seconds = (Double(segment.itemStartFrame) + played * segment.rate) / Double(segment.sampleRate)
         } else if let loaded = segments.first(where: { $0.item == item }) {
             // Handed to the render thread but not yet audible.
             seconds = Double(loaded.itemStartFrame) / Double(loaded.sampleRate)
@@ -257,7 +295,7 @@ struct Timeline {
     func audibleSpan(of item: PlayerItem?) -> AudibleSpan? {
         guard let item, !isHeldAtEnd, let segment = audibleSegment, segment.item === item else { return nil }
         return AudibleSpan(item: item, generation: generation, start: segment.start, end: segment.end,
-                           itemStartFrame: segment.itemStartFrame, sampleRate: segment.sampleRate)
+                           itemStartFrame: segment.itemStartFrame, sampleRate: segment.sampleRate, rate: segment.rate)
     }
 
     /// The last audible time reported for `item` (0 if none): the time another thread works
@@ -302,8 +340,8 @@ struct Timeline {
             return min(now + Self.longestSleep, hearing.when(Double(segment.start)))
         }
         return hearing.wakeUp(start: segment.start, end: segment.end, itemStartFrame: segment.itemStartFrame,
-                              sampleRate: segment.sampleRate, seconds: audibleSeconds(of: item, in: snapshot, at: now),
-                              nextDue: nextDue)
+                              sampleRate: segment.sampleRate, rate: segment.rate,
+                              seconds: audibleSeconds(of: item, in: snapshot, at: now), nextDue: nextDue)
     }
 
     /// The clock thread reported `seconds` for `item` of `generation` without the control
@@ -344,10 +382,12 @@ struct AudibleSpan: Sendable, Equatable {
     /// The item's own frame at `start`.
     let itemStartFrame: Int64
     let sampleRate: Int
+    /// Item frames per stream frame (``Timeline``'s segments).
+    var rate: Double = 1
 
     static func == (lhs: AudibleSpan, rhs: AudibleSpan) -> Bool {
         lhs.item === rhs.item && lhs.generation == rhs.generation && lhs.start == rhs.start && lhs.end == rhs.end
-            && lhs.itemStartFrame == rhs.itemStartFrame && lhs.sampleRate == rhs.sampleRate
+            && lhs.itemStartFrame == rhs.itemStartFrame && lhs.sampleRate == rhs.sampleRate && lhs.rate == rhs.rate
     }
 
     /// The item's audible time in seconds at `now`, never below `floor` (the last time
@@ -359,6 +399,6 @@ struct AudibleSpan: Sendable, Equatable {
         let audible = snapshot.audibleFrame(at: now)
         guard audible >= Double(start), audible < Double(end ?? .max) else { return nil }
         // In the order the control queue's timeline works it out: a tick alone reports the same bits.
-        return max(floor, (Double(itemStartFrame) + (audible - Double(start))) / Double(sampleRate))
+        return max(floor, (Double(itemStartFrame) + (audible - Double(start)) * rate) / Double(sampleRate))
     }
 }
