@@ -49,7 +49,7 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
-        // Playback rate (issue 52): Sonic's time-stretcher (libsonic-dev, Apache-2.0), made for
+        // Playback rate: Sonic's time-stretcher (libsonic-dev, Apache-2.0), made for
         // speech. Debian ships no pkg-config file for it: its header is in the default path.
         .systemLibrary(name: "CSonic"),
         // Zeroconf: `_mpd._tcp` published through the Avahi daemon (libavahi-client, D-Bus;
