@@ -305,17 +305,30 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     /// item that has played to its end under `.pause`, play moves on to the next item.
     public func play() {
         onControlQueue {
-            if control.state.timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
-                removeFromQueue(item)
+            if rate == 0 {
+                startPlaying(at: defaultRate)
+            } else {
+                moveOnFromAnItemHeldAtItsEnd()
             }
-            guard rate == 0 else { return }
-            changeRate(to: defaultRate, reason: .setRateCalled)
-            renderer.mailbox.post(.play)
-            reconcileRenderer()
-            updateTimeControlStatus()
-            deliverToAllPeriodicObservers()
-            scheduleWakeUp()
         }
+    }
+
+    /// Control queue: an item that played to its end under `.pause` is left for the next one.
+    private func moveOnFromAnItemHeldAtItsEnd() {
+        if control.state.timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
+            removeFromQueue(item)
+        }
+    }
+
+    /// Control queue, while paused: plays at `newRate` (``play()``, or a rate set while paused).
+    private func startPlaying(at newRate: Float) {
+        moveOnFromAnItemHeldAtItsEnd()
+        changeRate(to: newRate, reason: .setRateCalled)
+        renderer.mailbox.post(.play)
+        reconcileRenderer()
+        updateTimeControlStatus()
+        deliverToAllPeriodicObservers()
+        scheduleWakeUp()
     }
 
     /// Pauses playback where it is (rate 0).
@@ -336,19 +349,7 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         guard let wanted = Self.supportedRate(newValue) else { return }
         if wanted == 0 { return pause() }
         onControlQueue {
-            guard rate != 0 else {
-                // As play(), at this rate.
-                if control.state.timeline.isHeldAtEnd, published.withLock({ $0.actionAtItemEnd }) == .pause, let item = currentItem {
-                    removeFromQueue(item)
-                }
-                changeRate(to: wanted, reason: .setRateCalled)
-                renderer.mailbox.post(.play)
-                reconcileRenderer()
-                updateTimeControlStatus()
-                deliverToAllPeriodicObservers()
-                scheduleWakeUp()
-                return
-            }
+            guard rate != 0 else { return startPlaying(at: wanted) }
             // Playing on at another pace: the render thread's next chunk takes it (a `paced`
             // event places it in the timeline, and the wake-up is worked out again then).
             changeRate(to: wanted, reason: .setRateCalled)

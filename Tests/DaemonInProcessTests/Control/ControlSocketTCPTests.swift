@@ -109,6 +109,7 @@ import Glibc
                     guesses.add(1, ordering: .relaxed)
                     client.close()
                 }
+                // The guesser's pace, what is under test: a guess every 20 ms.
                 usleep(20_000)
             }
         }
@@ -117,6 +118,7 @@ import Glibc
             let owner = try NetworkProbe.greeted("127.0.0.1", port)
             answers.append(try owner.request("password \(secret)", timeout: 10))
             owner.close()
+            // The owner's logins are spread over the guessing, one every 20 ms or so.
             usleep(20_000)
         }
         stop.store(true, ordering: .relaxed)

@@ -114,11 +114,7 @@ extension TaggedLibrary {
         // Without stickers: the tests check the refusal mpd gives without a sticker_file
         // (StickerDaemonTests has them on).
         let daemon = try ControlDaemon(["--music-directory", music.path, "--sticker-file", "off"] + extra)
-        let deadline = ChildProcess.now() + 20
-        while ChildProcess.now() < deadline {
-            if (try? daemon.mpc("listall"))?.stdout.count == songs { return daemon }
-            usleep(50_000)
-        }
+        if waitUntil(timeout: 20, { (try? daemon.mpc("listall"))?.stdout.count == songs }) { return daemon }
         daemon.stop()
         throw UnixSocketError("the song database did not list \(songs) songs within 20 s")
     }
