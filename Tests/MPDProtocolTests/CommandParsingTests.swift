@@ -201,7 +201,7 @@ import Testing
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
-            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
+            "locationupdates", "loudness", "loudnessscan", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
             "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "play", "playid", "playlist",
             "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "readcomments",
