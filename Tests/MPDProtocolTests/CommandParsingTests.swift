@@ -144,7 +144,8 @@ import Testing
         #expect(try parse("noidle").get() == .noidle)
         let all = Subsystem.allCases.map(\.protocolName)
         #expect(all == ["database", "stored_playlist", "playlist", "player", "mixer", "output", "options",
-                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region"])
+                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region",
+                        "loudness"])
     }
 
     @Test func tagtypes() throws {

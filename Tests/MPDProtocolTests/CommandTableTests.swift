@@ -97,7 +97,7 @@ import Testing
             "playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind", "playlistsearch",
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
-            "sticker",
+            "sticker", "loudnessscan",
         ])
     }
 

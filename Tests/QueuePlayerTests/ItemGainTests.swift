@@ -12,13 +12,14 @@ import Testing
         init() throws { directory = try TestMedia.scratchDirectory() }
         deinit { try? FileManager.default.removeItem(at: directory) }
 
-        /// A sox tone at `volume` (0 to 1) encoded by lame.
-        func tone(_ name: String, seconds: Double = 3, frequency: Int = 440, volume: Double) throws -> URL {
+        /// A sox tone at `volume` (0 to 1) encoded by lame, without the ReplayGain lame writes
+        /// into its header unless `lameGain`.
+        func tone(_ name: String, seconds: Double = 3, frequency: Int = 440, volume: Double, lameGain: Bool = false) throws -> URL {
             let wav = directory.appendingPathComponent("\(name).wav")
             let mp3 = directory.appendingPathComponent("\(name).mp3")
             try TestMedia.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav.path, "synth", "\(seconds)",
                                                "sine", "\(frequency)", "vol", "\(volume)"])
-            try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4", wav.path, mp3.path])
+            try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4"] + (lameGain ? [] : ["--noreplaygain"]) + [wav.path, mp3.path])
             try FileManager.default.removeItem(at: wav)
             return mp3
         }
@@ -57,6 +58,18 @@ import Testing
         #expect(try MPG123Decoder(url: try fixtures.tone("untagged", seconds: 1, volume: 0.3)).replayGain == nil)
     }
 
+    /// Without tags, the gain lame wrote into its header (read by libmpg123), as mpd reads it;
+    /// ffmpeg reads the same header.
+    @Test func theLAMEHeadersGainIsTheFallback() throws {
+        let fixtures = try Fixtures()
+        let tone = try fixtures.tone("lame", volume: 0.5, lameGain: true)
+        let gain = try #require(try MPG123Decoder(url: tone).replayGain?.trackGain)
+        let run = try ToolRun.run("/usr/bin/ffprobe", ["-hide_banner", tone.path], timeout: 30)
+        let said = try #require(run.stderr.split(separator: "\n").first { $0.contains("replaygain: track gain - ") })
+        let theirs = try #require(Double(said.split(separator: "track gain - ")[1].prefix { $0 != "," }))
+        #expect(abs(gain - theirs) < 0.05, "libmpg123 \(gain) dB, ffprobe \(theirs) dB")
+    }
+
     @Test func trackGainBringsTheOutputToTheReferenceAndAlbumGainDiffersAsTagged() throws {
         let fixtures = try Fixtures()
         let loud = try fixtures.tone("loud", volume: 0.5)
@@ -87,11 +100,11 @@ import Testing
         let decoded = FFmpegLoudness.rmsDecibels(try TestMedia.decodedPCM(quiet))
         let boosted = FFmpegLoudness.rmsDecibels(Self.played(quiet, policy: GainPolicy(mode: .track, preamp: 6)))
         #expect(abs(boosted - decoded - (tags.trackGain! + 6)) < 0.05)
-        // +15 dB would take a 0.1 peak past full scale: the limit stops it at 1 / peak.
-        let limited = Self.played(quiet, policy: GainPolicy(mode: .track, preamp: 15))
+        // +22 dB would take a 0.1 peak past full scale: the limit stops it at 1 / peak.
+        let limited = Self.played(quiet, policy: GainPolicy(mode: .track, preamp: 20))
         let peak = limited.withUnsafeBytes { $0.bindMemory(to: Int16.self).map { abs(Int($0)) }.max() ?? 0 }
         #expect(peak < 32_767, "no sample clipped")
-        let unlimited = Self.played(quiet, policy: GainPolicy(mode: .track, preamp: 15, limit: false))
+        let unlimited = Self.played(quiet, policy: GainPolicy(mode: .track, preamp: 20, limit: false))
         let clipped = unlimited.withUnsafeBytes { $0.bindMemory(to: Int16.self).filter { abs(Int($0)) >= 32_767 }.count }
         #expect(clipped > 0, "without the limit the same gain clips")
     }
@@ -122,15 +135,16 @@ import Testing
         // -1 dBTP, so the gain stops there.
         var pcm = Data()
         for frame in 0..<(44_100 * 3) {
-            let click = frame % 22_050 < 8 ? 0.9 : 0
+            let click = frame % 22_050 < 8 ? 0.6 : 0
             let value = Int16((0.05 * sin(2 * Double.pi * 440 * Double(frame) / 44_100) + click) * 32_000)
-            withUnsafeBytes(of: value.littleEndian) { pcm.append(contentsOf: $0 + $0) }
+            withUnsafeBytes(of: value.littleEndian) { pcm.append(contentsOf: $0); pcm.append(contentsOf: $0) }
         }
         let wav = fixtures.directory.appendingPathComponent("clicks.wav")
         let mp3 = fixtures.directory.appendingPathComponent("clicks.mp3")
         try FFmpegLoudness.waveFile(pcm: pcm, rate: 44_100, channels: 2).write(to: wav)
         try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4", wav.path, mp3.path])
-        let clickMeter = try FFmpegLoudness.measure(mp3)
+        // Measured on what the player plays (libmpg123's 16-bit PCM), as the daemon measures.
+        let clickMeter = try FFmpegLoudness.measure(pcm: try TestMedia.decodedPCM(mp3), in: fixtures.directory)
         #expect(-16 - clickMeter.integrated > -1 - clickMeter.truePeak + 3, "the target asks more than the peak allows: \(clickMeter)")
         let limited = Self.played(mp3, policy: GainPolicy(loudnessTarget: -16),
                                   measurement: LoudnessMeasurement(integrated: clickMeter.integrated, truePeak: clickMeter.truePeak))

@@ -15,7 +15,7 @@ public struct FFmpegLoudness: Sendable, CustomStringConvertible {
         guard run.status == 0 else { throw ChildProcessError("ffmpeg failed: \(run)") }
         // The summary at the end: "I:  -16.1 LUFS" and, under "True peak:", "Peak:  -1.2 dBFS".
         let lines = run.stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let summary = lines.lastIndex(where: { $0.hasPrefix("Summary:") }) else { throw ChildProcessError("no summary: \(run)") }
+        guard let summary = lines.lastIndex(where: { $0.hasSuffix("Summary:") }) else { throw ChildProcessError("no summary: \(run)") }
         func value(_ prefix: String) -> Double? {
             lines[summary...].first { $0.hasPrefix(prefix) }.flatMap { line in
                 Double(line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
