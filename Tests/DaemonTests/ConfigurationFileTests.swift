@@ -39,6 +39,11 @@ import TestSupport
             socket = "/run/user/1000/mpd.sock"
             output = ["alsa:hw:1", "fifo:/tmp/snapfifo?format=48000:16:2"]
             buffer-time = 1500
+            replaygain = "auto"
+            replaygain-preamp = 3.5
+            replaygain-missing-preamp = -6
+            replaygain-limit = false
+            loudness-target = -16
             once = true
             background-modes = "none"
             background-time = 60
@@ -68,13 +73,15 @@ import TestSupport
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Settings.all.map(\.name)).subtracting(["media", "files"]))
-        #expect(file.lines["music-directory"] == 2 && file.lines["fetch-timeout"] == 16)
+        #expect(file.lines["music-directory"] == 2 && file.lines["fetch-timeout"] == 21)
         let options = try DaemonSettings().options(over: file)
         #expect(options.musicDirectory == music.path)
         #expect(options.media == nil && options.files.isEmpty)
         #expect(options.socket == "/run/user/1000/mpd.sock")
         #expect(options.outputs == [.alsa(device: "hw:1"), OutputChoice(argument: "fifo:/tmp/snapfifo?format=48000:16:2")])
         #expect(options.bufferTimeMilliseconds == 1500)
+        #expect(options.loudness.mode == .auto && options.loudness.preamp == 3.5 && options.loudness.missingPreamp == -6)
+        #expect(!options.loudness.limit && options.loudness.target == -16)
         #expect(options.once && options.noState && !options.autoEnqueue)
         #expect(options.backgroundMode == .none)
         #expect(options.backgroundTime == 60)

@@ -122,20 +122,32 @@ public struct Settings: Sendable {
             """) { on, options throws(SettingProblem) in options.loudness.limit = on }
 
     public let loudnessTarget = Setting(
-        "loudness-target", .string, group: .output, example: "\"-16\"", value: "LUFS|off", default: "off", values: ["off"],
+        "loudness-target", SettingKind<Double?>(
+            fileType: "a number of LUFS or \"off\"", isFlag: false, isRepeatable: false,
+            argument: { text, _ in Settings.loudnessTarget(text).map { .success($0) } ?? .failure(Settings.loudnessTargetProblem) },
+            file: { value, reader throws(SettingProblem) in
+                if value.string == "off" { return nil }
+                let lufs = try reader.number(value, expected: "a number of LUFS or \"off\"")
+                guard let target = Settings.loudnessTarget(String(lufs)) else { throw Settings.loudnessTargetProblem }
+                return target
+            }),
+        group: .output, example: "-16", value: "LUFS|off", default: "off", values: ["off"],
         summary: "Play measured files without ReplayGain at LUFS",
         manual: """
             The loudness, in LUFS from -40 to -5, at which a file without ReplayGain tags plays \
             once it was measured (a downloaded episode, or loudnessscan), its gain lowered so that \
             its true peak stays at or below -1 dBTP; -16 is the usual podcast target. off (the \
             default) plays every file as it is.
-            """) { text, options throws(SettingProblem) in
-                if text == "off" { return options.loudness.target = nil }
-                guard let lufs = Double(text), lufs.isFinite, (-40 ... -5).contains(lufs) else {
-                    throw SettingProblem("'\(text)' is not a loudness target: give LUFS from -40 to -5, or off")
-                }
-                options.loudness.target = lufs
-            }
+            """) { target, options throws(SettingProblem) in options.loudness.target = target }
+
+    /// `loudness-target`'s value: LUFS from -40 to -5 (`.some(nil)` for "off"); nil: neither.
+    static func loudnessTarget(_ text: String) -> Double?? {
+        if text == "off" { return .some(nil) }
+        guard let lufs = Double(text), lufs.isFinite, (-40 ... -5).contains(lufs) else { return nil }
+        return lufs
+    }
+
+    static let loudnessTargetProblem = SettingProblem("give a loudness target in LUFS from -40 to -5, or off")
 
     // MARK: Clients and the control socket
 
