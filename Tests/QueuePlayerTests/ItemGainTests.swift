@@ -70,6 +70,27 @@ import Testing
         #expect(abs(gain - theirs) < 0.05, "libmpg123 \(gain) dB, ffprobe \(theirs) dB")
     }
 
+    /// An `RVA2` frame (mutagen writes it as foobar2000 and mp3gain's ID3 mode do), read by libmpg123.
+    @Test func anRVA2FrameIsReadWhenThereAreNoTXXXTags() throws {
+        let fixtures = try Fixtures()
+        let tone = try fixtures.tone("rva2", seconds: 1, volume: 0.3)
+        try TestMedia.run("/usr/bin/python3", ["-c", """
+            import sys
+            from mutagen.id3 import ID3, RVA2
+            tag = ID3()
+            tag.add(RVA2(desc="track", channel=1, gain=-6.5, peak=0.4))
+            tag.add(RVA2(desc="album", channel=1, gain=-3.25, peak=0.5))
+            tag.save(sys.argv[1])
+            """, tone.path])
+        let gains = try #require(try MPG123Decoder(url: tone).replayGain)
+        #expect(abs(try #require(gains.trackGain) + 6.5) < 0.01, "\(gains)")
+        #expect(abs(try #require(gains.albumGain) + 3.25) < 0.01, "\(gains)")
+        // Applied as tagged: -6.5 dB in track mode, the output otherwise the file's own samples.
+        let decoded = try TestMedia.decodedPCM(tone)
+        let track = Self.played(tone, policy: GainPolicy(mode: .track))
+        #expect(abs(FFmpegLoudness.rmsDecibels(track) - FFmpegLoudness.rmsDecibels(decoded) + 6.5) < 0.05)
+    }
+
     @Test func trackGainBringsTheOutputToTheReferenceAndAlbumGainDiffersAsTagged() throws {
         let fixtures = try Fixtures()
         let loud = try fixtures.tone("loud", volume: 0.5)

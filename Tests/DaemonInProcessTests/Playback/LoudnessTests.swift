@@ -31,6 +31,33 @@ import Testing
         #expect(try again.client().request("replay_gain_status") == ["replay_gain_mode: auto", "OK"])
     }
 
+    /// `auto` is the album's gain in order and the track's at random, as the item plays.
+    @Test func autoFollowsRandom() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let loud = try TestMedia.makeTone(seconds: 30, in: directory, name: "loud")
+        let wav = directory.appendingPathComponent("quiet.wav")
+        try TestMedia.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav.path, "synth", "30", "sine", "1000", "vol", "0.05"])
+        let quiet = directory.appendingPathComponent("quiet.mp3")
+        try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4", wav.path, quiet.path])
+        try TestMedia.run("/usr/bin/loudgain", ["-q", "-a", "-s", "i", loud.path, quiet.path])
+        let daemon = try InProcessDaemon(directory: directory) { $0.files = [quiet.path, loud.path] }
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        func gain() throws -> Double { try #require(try daemon.request("loudness")["gain"].flatMap(Double.init)) }
+        #expect(try client.request("pause 1") == ["OK"])
+        #expect(abs(try gain()) < 0.001, "off: no gain")
+        #expect(try client.request("replay_gain_mode auto") == ["OK"])
+        let albumGain = try gain()
+        #expect(try client.request("random 1") == ["OK"])
+        let trackGain = try gain()
+        // loudgain: the quiet tone's track gain is about +8 dB, the album's (the louder tone's) about -11.
+        #expect(albumGain < -10 && albumGain > -13, "album \(albumGain)")
+        #expect(trackGain > 6 && trackGain < 10, "track \(trackGain)")
+        #expect(try client.request("random 0") == ["OK"])
+        #expect(try gain() == albumGain)
+    }
+
     @Test func aScannedFilePlaysAtTheLoudnessTarget() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
