@@ -203,6 +203,9 @@ import TestSupport
         ("background-modes = \"fetch\"", "background-modes: 'fetch' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\""),
         ("output = \"speakers\"", "output: 'speakers' is not an output: give auto, alsa, alsa:DEVICE, null, fifo:PATH, fifo:PATH?format=44100:16:2"),
         ("download-limit = 1979-05-27", "download-limit: expected an integer, found a date"),
+        ("replaygain = \"loud\"", "replaygain: 'loud' is not a replay gain mode: give off, track, album, auto"),
+        ("loudness-target = \"loud\"", "loudness-target: expected a number of LUFS or \"off\", found a string"),
+        ("loudness-target = -3", "loudness-target: give a loudness target in LUFS from -40 to -5, or off"),
     ])
     func aValueOfTheWrongTypeIsReportedAtItsLine(line: String, problem: String) throws {
         let error = try #require(Self.error("# settings\nsocket = \"/tmp/s.sock\"\n\(line)\nno-state = true\n"))
