@@ -177,12 +177,15 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
     }
     private let gain = Mutex(GainSettings())
 
-    /// Chooses the gain of every queued item again (after a measurement arrived, say).
+    /// Chooses the gain of every queued item again (after a measurement arrived, say), on the
+    /// control queue, where items are opened: the last gain chosen is the latest policy's.
     public func updateGains() {
-        for item in items() where item.status == .readyToPlay { applyGain(to: item) }
+        onControlQueue {
+            for item in items() where item.status == .readyToPlay { applyGain(to: item) }
+        }
     }
 
-    /// Sets `item`'s gain from the policy, its tags and its measurement.
+    /// Sets `item`'s gain from the policy, its tags and its measurement (on the control queue).
     private func applyGain(to item: PlayerItem) {
         let (policy, lookup) = gain.withLock { ($0.policy, $0.lookup) }
         let measurement = item.isStream ? nil : lookup?(item.url)

@@ -98,7 +98,10 @@ import Testing
         #expect(try client.request("play") == ["OK"])
         let gain = try #require(try daemon.request("loudness")["gain"].flatMap(Double.init))
         #expect(abs(gain - (-16 - loudness)) < 0.05, "gain \(gain) dB")
-        #expect(waitUntil(timeout: 20) { FIFOCapture.size(captured) >= expected }, "\(FIFOCapture.size(captured)) of \(expected) bytes")
+        // The song played to its end; the reader may have missed its first moments (a FIFO with no
+        // reader yet drops audio), and a steady tone's loudness is the same in any part.
+        #expect(waitUntil(timeout: 20) { (try? daemon.request("status"))?["state"] == "stop" }, "log: \(daemon.standardError)")
+        #expect(waitUntil(timeout: 5) { FIFOCapture.size(captured) >= expected / 2 }, "\(FIFOCapture.size(captured)) of \(expected) bytes")
         let pcm = try Data(contentsOf: captured).prefix(expected)
         let heard = try FFmpegLoudness.measure(pcm: pcm, in: directory)
         #expect(abs(heard.integrated + 16) <= 1, "heard \(heard)")
