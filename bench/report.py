@@ -58,6 +58,8 @@ def fmt(v, unit):
         return f"{v / 1024:.1f} MiB"
     if unit == "frames":
         return f"{v:+d}" if v else "0"
+    if unit == "x":
+        return f"{v:.0f}×"
     return f"{v:.3g}"
 
 
@@ -91,7 +93,7 @@ class Table:
             value = ratio if op in ("<=", "<", ">=") else o
             if op == "=0":
                 met = o == 0
-            elif value is not None and op == ">=":
+            elif value is not None and op in (">=", "abs>="):
                 met = value >= limit
             elif value is not None:
                 met = value <= limit if op in ("<=", "abs<=") else value < limit
@@ -445,6 +447,18 @@ def row10(t, sm):
           ("abs<=", 2048, "≤ 2 MiB"))
 
 
+def row11(t, ld):
+    """Loudness measurement of an hour-long episode (bench/loudness.py)."""
+    audio = ld["audio_seconds"]
+    t.add(11, f"measuring a {audio / 3600:.0f} h episode (EBU R128 integrated loudness and true peak), wall s "
+              f"(ours {ld['queueplayerd_lufs']} LUFS / {ld['queueplayerd_dbtp']} dBTP, "
+              f"ffmpeg {ld['ffmpeg_lufs']} LUFS / {ld['ffmpeg_dbtp']} dBTP)",
+          ld["queueplayerd_s"], "ffmpeg `-af ebur128=peak=true`", ld["ffmpeg_s"], "s")
+    median = ld["queueplayerd_s"]["median"]
+    t.add(11, "the same as a multiple of real time", audio / median if median else None, "none (absolute)", "—", "x",
+          ("abs>=", 100, "≥ 100×"))
+
+
 def plot(rt, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -557,8 +571,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     machine = load(frag, "machine") or {}
     end = load(frag, "end") or {}
-    rt, gp, ct, st, lb, ws, sm = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library", "websocket",
-                                                          "streaming"))
+    rt, gp, ct, st, lb, ws, sm, ld = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library",
+                                                              "websocket", "streaming", "loudness"))
     seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
 
     def ran(family):
@@ -577,7 +591,7 @@ def main():
     gapless = row5(t, gp) if gp else None
     for data, family, rows, fn in ((gp, "gapless", "5", None), (ct, "control", "6", row6), (st, "startup", "7", row7),
                                    (lb, "library", "8", row8), (ws, "websocket", "9", row9),
-                                   (sm, "streaming", "10", row10)):
+                                   (sm, "streaming", "10", row10), (ld, "loudness", "11", row11)):
         if data and fn:
             fn(t, data)
         elif not data and ran(family):

@@ -241,6 +241,13 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Loudness (not in mpd)
+    /// `loudnessscan [URI]`: measure a file's loudness (the current song without URI) in the
+    /// background; the reply is the job's number, idle `loudness` says it is done.
+    case loudnessscan(String?)
+    /// `loudness [URI]`: the measurement kept of a file (the current song without URI).
+    case loudness(String?)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -364,6 +371,8 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .loudnessscan: .loudnessscan
+        case .loudness: .loudness
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -506,6 +515,8 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case loudnessscan
+        case loudness
         case ping
         case close
         case commands

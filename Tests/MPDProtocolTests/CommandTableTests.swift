@@ -47,14 +47,17 @@ import Testing
             }
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
-        let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions"]
+        let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
+                        "loudnessscan", "loudness"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
 
     @Test func theDaemonsOwnCommandsAskForWhatTheirRowsSay() {
-        for name in ["location", "locations", "regions"] { #expect(Permission.required(forCommandNamed: name) == .read, "\(name)") }
-        for name in ["locationupdates", "locationaccuracy", "locationdistance"] {
+        for name in ["location", "locations", "regions", "loudness"] {
+            #expect(Permission.required(forCommandNamed: name) == .read, "\(name)")
+        }
+        for name in ["locationupdates", "locationaccuracy", "locationdistance", "loudnessscan"] {
             #expect(Permission.required(forCommandNamed: name) == .player, "\(name)")
         }
         #expect(Permission.required(forCommandNamed: "noidle") == [])
@@ -94,7 +97,7 @@ import Testing
             "playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind", "playlistsearch",
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
-            "sticker",
+            "sticker", "loudnessscan",
         ])
     }
 
