@@ -241,6 +241,12 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Sleep timer and resume (not in mpd)
+    /// `sleep SECONDS|end|chapter|off`: pause after a while, at the item's (or chapter's) end, or cancel.
+    case sleep(SleepRequest)
+    /// `inprogress`: the items kept part-heard (their `elapsed` stickers), most recent first.
+    case inprogress
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -364,6 +370,8 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .sleep: .sleep
+        case .inprogress: .inprogress
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -506,6 +514,8 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case sleep
+        case inprogress
         case ping
         case close
         case commands

@@ -30,6 +30,14 @@ public enum SoftwareVolume {
     /// The gain for a mixer setting of `percent`.
     public static func gain(percent: Int) -> Int32 { gain(linear: linearVolume(percent: percent)) }
 
+    /// Two gains applied one after the other, as one (exactly ``unity`` when both are).
+    @inline(__always)
+    public static func product(_ first: Int32, _ second: Int32) -> Int32 {
+        if second == unity { return first }
+        if first == unity { return second }
+        return (first * second + 512) >> 10
+    }
+
     /// Scales `samples` in place by `gain` / 1024, rounding to nearest and clamping to the
     /// 16-bit range. Does nothing at unity gain.
     public static func apply(gain: Int32, to samples: UnsafeMutableBufferPointer<Int16>) {
