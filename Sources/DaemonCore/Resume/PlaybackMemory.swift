@@ -140,11 +140,12 @@ final class PlaybackMemory: @unchecked Sendable {
         }
     }
 
-    /// The daemon stops: the item heard keeps its place as if left there.
-    func saveBeforeExit(_ item: PlayerItem?, at seconds: Double) {
-        guard let item else { return }
-        leaving(item, at: seconds)
-        ended(item)
+    /// The daemon stops: the item heard keeps its place where it is (no statistics: it was not
+    /// left by a listener). It is still followed, should it play on.
+    func saveBeforeExit(_ item: PlayerItem, at seconds: Double) {
+        guard var current = heard.value, current.item == ObjectIdentifier(item) else { return }
+        current.duration = item.duration?.seconds ?? current.duration
+        keepPlace(of: current, at: seconds, announcing: true)
     }
 
     /// Where `play` starts the song `uri` from its start: its `elapsed` less the rewind; nil
