@@ -416,7 +416,7 @@ public struct Settings: Sendable {
 
     public let statistics = Setting(
         "statistics", .string, group: .resume, value: "daemon|client", default: "daemon", values: ["daemon", "client"],
-        summary: "Who writes playCount, lastPlayed, skipCount, lastSkipped",
+        summary: "Who writes the play statistics stickers",
         manual: """
             daemon: the daemon writes myMPD's statistics stickers (playCount and lastPlayed once an \
             item over 10 seconds has been heard for half its length or 4 minutes; skipCount and \

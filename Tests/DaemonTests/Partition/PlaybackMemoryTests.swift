@@ -13,17 +13,7 @@ import TestSupport
     /// The 660 s item, made once (sox, lame), copied into each fixture's library.
     private static let longItem: Result<URL, any Error> = Result {
         let directory = try TestMedia.scratchDirectory()
-        return try silence(seconds: 660, in: directory, name: "long")
-    }
-
-    /// `seconds` of silence, 8 kHz mono at 8 kb/s: quick to make and to decode.
-    static func silence(seconds: Int, in directory: URL, name: String) throws -> URL {
-        let wav = directory.appendingPathComponent("\(name).wav")
-        let mp3 = directory.appendingPathComponent("\(name).mp3")
-        try TestMedia.run("/usr/bin/sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wav.path, "trim", "0", "\(seconds)"])
-        try TestMedia.run("/usr/bin/lame", ["--quiet", "-b", "8", wav.path, mp3.path])
-        try FileManager.default.removeItem(at: wav)
-        return mp3
+        return try TestMedia.makeSilence(seconds: 660, in: directory, name: "long")
     }
 
     private static func fixture(_ options: PlaybackMemory.Options = .init()) throws -> (PartitionFixture, URL) {
@@ -129,7 +119,7 @@ import TestSupport
         let fixture = try PartitionFixture(memory: .init())
         let podcasts = fixture.directory.appendingPathComponent("Podcasts/Show")
         try FileManager.default.createDirectory(at: podcasts, withIntermediateDirectories: true)
-        let episode = try Self.silence(seconds: 60, in: podcasts, name: "episode")
+        let episode = try TestMedia.makeSilence(seconds: 60, in: podcasts, name: "episode")
         let song = try TestMedia.makeTone(seconds: 20, in: fixture.directory, name: "song")
         await fixture.partition.run { $0.append([song, episode]) }
         #expect(await fixture.send("play 0") == "OK\n")

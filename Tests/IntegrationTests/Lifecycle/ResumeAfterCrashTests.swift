@@ -17,10 +17,7 @@ import Glibc
             try? FileManager.default.removeItem(at: library)
         }
         // 11 minutes of silence at 8 kb/s: a long item, made in a second.
-        let wav = library.appendingPathComponent("long.wav")
-        try TestMedia.run("/usr/bin/sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wav.path, "trim", "0", "660"])
-        try TestMedia.run("/usr/bin/lame", ["--quiet", "-b", "8", wav.path, library.appendingPathComponent("long.mp3").path])
-        try FileManager.default.removeItem(at: wav)
+        _ = try TestMedia.makeSilence(seconds: 660, in: library, name: "long")
         let arguments = ["--music-directory", library.path, "--output", "null", "--no-zeroconf"]
 
         var daemon = try LifecycleDaemon(arguments, stateHome: stateHome)
