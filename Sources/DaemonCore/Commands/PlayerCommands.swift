@@ -34,7 +34,7 @@ struct PlayerCommands: CommandHandler {
             application.commandNeedsPlayer()
             let pause = flag ?? (partition.playState == .play)
             if pause {
-                partition.sleepTimer.cancel()
+                partition.cancelSleep()
                 player.pause()
             } else if partition.outputEnabled {
                 player.play()

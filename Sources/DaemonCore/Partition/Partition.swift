@@ -55,7 +55,7 @@ final class Partition: @unchecked Sendable {
     /// What is remembered of the items heard (`elapsed`, the play statistics); nil: nothing.
     let memory: PlaybackMemory?
     /// `sleep`: the pause after a while, or at the item's end.
-    private(set) var sleepTimer: SleepTimer!
+    let sleepTimer: SleepTimer
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -382,7 +382,7 @@ final class Partition: @unchecked Sendable {
     func stop(reshuffling: Bool = true) {
         syncWithPlayer()
         noteLeaving()
-        sleepTimer.cancel()
+        cancelSleep()
         if nowPlaying != nil && reshuffling { playQueue.stopped() }
         state.value.announcement = nil
         nowPlaying = nil
@@ -502,7 +502,19 @@ final class Partition: @unchecked Sendable {
     /// the player pause there.
     func setSleep(_ request: SleepRequest) throws(MPDError) {
         try sleepTimer.set(request, playing: playState == .play)
-        scheduleLookahead()
+        applyActionAtItemEnd()
+    }
+
+    /// Cancels a sleep timer (`pause`, `stop`): the player no longer pauses at the item's end for it.
+    func cancelSleep() {
+        sleepTimer.cancel()
+        applyActionAtItemEnd()
+    }
+
+    /// What the player does at an item's end: pause there in single mode or for a sleep timer
+    /// waiting for it, else go on.
+    private func applyActionAtItemEnd() {
+        player.actionAtItemEnd = playQueue.stopsAtSongEnd || sleepTimer.pausesAtItemEnd ? .pause : .advance
     }
 
     // MARK: - Changing the queue
@@ -732,7 +744,7 @@ final class Partition: @unchecked Sendable {
         consecutiveFailures = 0
         let sleeping = sleepTimer.pausesAtItemEnd
         guard playQueue.stopsAtSongEnd || sleeping else { return }
-        defer { if sleeping { sleepTimer.itemEndReached(); scheduleLookahead() } }
+        defer { if sleeping { sleepTimer.itemEndReached(); applyActionAtItemEnd() } }
         if lookahead != nil {
             player.pause()
             player.remove(item)
@@ -786,7 +798,7 @@ final class Partition: @unchecked Sendable {
             setLookahead(nil)
             return
         }
-        player.actionAtItemEnd = playQueue.stopsAtSongEnd || sleepTimer.pausesAtItemEnd ? .pause : .advance
+        applyActionAtItemEnd()
         setLookahead(playQueue.chooseNext())
     }
 

@@ -59,8 +59,9 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
     /// Where `play` starts the song at `position` from its start (its kept place less the rewind).
     func resumePoint(at position: Int) -> Double
     /// `sleep`'s timer.
-    var sleepTimer: SleepTimer! { get }
+    var sleepTimer: SleepTimer { get }
     func setSleep(_ request: SleepRequest) throws(MPDError)
+    func cancelSleep()
     /// What is remembered of the items heard; nil: nothing.
     var memory: PlaybackMemory? { get }
 }

@@ -92,6 +92,13 @@ import Glibc
         #expect(try watcher.readReply() == ["changed: options", "OK"])
         #expect(try daemon.status()["sleep"] == nil)
         #expect(try client.request("play") == ["OK"])
+        // A cancelled `end` leaves the item's end alone: the queue goes on.
+        #expect(try client.request("sleep end") == ["OK"])
+        #expect(try client.request("pause 1") == ["OK"])
+        #expect(try client.request("play") == ["OK"])
+        #expect(try client.request("seekcur 16") == ["OK"])
+        let onNext = try daemon.waitForStatus(timeout: 8) { $0["song"] == "1" }
+        #expect(onNext["song"] == "1" && onNext["state"] == "play", "\(onNext)")
         // `stop` cancels it.
         #expect(try client.request("sleep end") == ["OK"])
         #expect(try daemon.status()["sleep"] == "end")
