@@ -73,6 +73,46 @@ import Glibc
         #expect(levels[(end + 1)...].contains { $0 > 0.8 * full }, "the volume came back: \(levels[end...].map { Int($0) })")
     }
 
+    /// `sleep end` 5 s before a constant tone's end: its last 10 s are faded where it can, so
+    /// the level is already down to about half when set and falls to nothing at the end, where
+    /// the next item waits paused.
+    @Test func sleepEndFadesTheItemsLastSeconds() throws {
+        let directory = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("audio.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let capture = directory.appendingPathComponent("audio.raw")
+        let reader = try FIFOCapture.reader(fifo, into: capture)
+        defer { reader.terminate() }
+        let tone = try TestMedia.makeTone(seconds: 12, in: directory, name: "tone")
+        let daemon = try InProcessDaemon(directory: directory) {
+            $0.files = [tone.path, TestMedia.all[1].path]
+            $0.outputs = [try #require(OutputChoice(argument: "fifo:\(fifo)"))]
+        }
+        defer { daemon.stop() }
+        try daemon.waitForElapsed(atLeast: 1)
+        let client = try daemon.client()
+        #expect(try client.request("seekcur 7") == ["OK"])
+        #expect(try client.request("sleep end") == ["OK"])
+        // Paused at the item's end, then (a moment later) on the next item's start.
+        let paused = try daemon.waitForStatus(timeout: 10) { $0["state"] == "pause" && $0["song"] == "1" }
+        #expect(paused["state"] == "pause" && paused["song"] == "1" && paused["sleep"] == nil, "\(paused)")
+        daemon.stop()
+        reader.terminate()
+
+        let levels = Self.levels(try Data(contentsOf: capture))
+        let full = levels.prefix(4).max() ?? 0
+        print("sleep end: levels \(levels.map { Int($0) })")
+        try #require(full > 1000 && levels.count >= 24, "\(levels)")
+        // The last 5 s in quarters of 1.25 s: a fade from about half to nothing.
+        let last = Array(levels.suffix(20))
+        let quarters = stride(from: 0, to: 20, by: 5).map { last[$0..<($0 + 5)].reduce(0, +) / 5 / full }
+        print("sleep end: the last 5 s by quarters at \(quarters.map { Int($0 * 100) }) % of the level before")
+        #expect(zip(quarters, quarters.dropFirst()).allSatisfy { $0 > $1 }, "the level falls: \(quarters)")
+        #expect(quarters[0] > 0.25 && quarters[0] < 0.6, "about half 5 s before the end: \(quarters)")
+        #expect(quarters[3] < 0.2, "nearly silent at the end: \(quarters)")
+    }
+
     @Test func sleepEndPausesAtTheItemsEndAndCancellationsAndStatus() throws {
         let daemon = try InProcessDaemon {
             $0.files = [TestMedia.all[0].path, TestMedia.all[1].path]
@@ -108,7 +148,7 @@ import Glibc
         #expect(try client.request("play 0") == ["OK"])
         #expect(try client.request("seekcur 15") == ["OK"])
         #expect(try client.request("sleep end") == ["OK"])
-        let paused = try daemon.waitForStatus(timeout: 8) { $0["state"] == "pause" }
+        let paused = try daemon.waitForStatus(timeout: 8) { $0["state"] == "pause" && $0["song"] == "1" }
         #expect(paused["state"] == "pause" && paused["song"] == "1" && paused["sleep"] == nil, "\(paused)")
         #expect((Double(paused["elapsed"] ?? "9") ?? 9) < 0.1, "\(paused)")
         // No chapters in this item: refused.
