@@ -85,6 +85,7 @@ extension Daemon {
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         configuration.streamRetryTime = options.streamRetryTime
         configuration.loudness = options.loudness
+        configuration.memory = PlaybackMemory.Options(rewind: options.resumeRewind, keepsStatistics: options.statisticsByDaemon)
         configuration.trustedCertificates = try options.caFile.map { path throws(DaemonOptionError) in
             do {
                 return try TrustedCertificates(contentsOf: path)

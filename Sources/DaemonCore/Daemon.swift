@@ -1,6 +1,7 @@
 import AppLifecycle
 import Dispatch
 import FeedFetch
+import Feeds
 import Foundation
 import HTTPStreaming
 import Logging
@@ -64,6 +65,8 @@ public final class Daemon: @unchecked Sendable {
         var createsStickerDirectory = false
         /// `--zeroconf-name` with `%h` replaced; nil: `--no-zeroconf`.
         var zeroconfName: String?
+        /// `--resume-rewind` and `--statistics`: what is remembered of the items heard.
+        var memory = PlaybackMemory.Options()
         /// `--stream-retry-time`, seconds.
         var streamRetryTime = 300.0
         /// `--replaygain` and the other gain settings.
@@ -113,6 +116,8 @@ public final class Daemon: @unchecked Sendable {
     private let decoders: HTTPStreamingDecoderFactory
     /// What an item that cannot be played does (the log, `status`'s `error`).
     private let failures: PlaybackFailures
+    /// What is remembered of the items heard (their places, the play statistics).
+    private let memory: PlaybackMemory
 
     /// Makes the parts, each with what it needs, in the order their dependencies ask for: the
     /// player and the partition's queue; the life cycle; the stickers and the library; the
@@ -144,8 +149,12 @@ public final class Daemon: @unchecked Sendable {
                                      file: stateDirectory?.appendingPathComponent("database.json"),
                                      follower: StickersFollowLibrary(stickers: stickers, events: events, logger: logger))
         let playlistsHome = stateDirectory ?? StateStore.defaultFile(environment: configuration.environment).deletingLastPathComponent()
+        let memory = PlaybackMemory(stickers: stickers, options: configuration.memory,
+                                    podcasts: configuration.feeds.musicDirectory?.appendingPathComponent(PodcastFileName.directory),
+                                    events: events, queue: partitionQueue, logger: logger)
+        self.memory = memory
         let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
-                                  outputs: outputs.list, application: lifecycle, logger: logger)
+                                  outputs: outputs.list, application: lifecycle, memory: memory, logger: logger)
         self.partition = partition
         let loudnessStore = LoudnessStore(file: stateDirectory?.appendingPathComponent("loudness.json"))
         let loudness = LoudnessScans(store: loudnessStore, player: player, events: events, logger: logger)
@@ -418,6 +427,10 @@ public final class Daemon: @unchecked Sendable {
         if let stateKeeper {
             part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })
         }
+        part(DaemonPart("playback memory") { [memory] in
+            await partition.run { $0.saveMemoryBeforeExit() }
+            await memory.flush()
+        })
         part(DaemonPart("control server", start: { [self] in try await start() }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })

@@ -60,6 +60,10 @@ public struct DaemonOptions: Sendable {
     public var loudness = LoudnessOptions()
     /// `--ca-file`: PEM certificates trusted besides the system's for https:// items; nil: none.
     public var caFile: String?
+    /// `--resume-rewind`, seconds taken off an item's kept place when it resumes.
+    public var resumeRewind = 0.0
+    /// `--statistics`: whether the daemon writes the play statistics stickers (`daemon`) or leaves them to a client.
+    public var statisticsByDaemon = true
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
     /// `--connection-timeout`, seconds: a client that sends no complete command for this long,

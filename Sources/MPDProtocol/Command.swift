@@ -247,6 +247,11 @@ public enum Command: Hashable, Sendable {
     case loudnessscan(String?)
     /// `loudness [URI]`: the measurement kept of a file (the current song without URI).
     case loudness(String?)
+    // MARK: Sleep timer and resume (not in mpd)
+    /// `sleep SECONDS|end|chapter|off`: pause after a while, at the item's (or chapter's) end, or cancel.
+    case sleep(SleepRequest)
+    /// `inprogress`: the items kept part-heard (their `elapsed` stickers), most recent first.
+    case inprogress
 
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
@@ -373,6 +378,8 @@ public enum Command: Hashable, Sendable {
         case .regions: .regions
         case .loudnessscan: .loudnessscan
         case .loudness: .loudness
+        case .sleep: .sleep
+        case .inprogress: .inprogress
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -517,6 +524,8 @@ extension Command {
         case regions
         case loudnessscan
         case loudness
+        case sleep
+        case inprogress
         case ping
         case close
         case commands

@@ -70,6 +70,8 @@ import TestSupport
             sticker-file = "sticker.sql"
             zeroconf = false
             zeroconf-name = "Living room @ %h"
+            resume-rewind = 5
+            statistics = "client"
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Settings.all.map(\.name)).subtracting(["media", "files"]))
@@ -99,6 +101,7 @@ import TestSupport
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
         #expect(options.regions?.hasSuffix("/tour.gpx") == true)
         #expect(options.stickerFile == .file("/etc/xdg/queueplayerd/sticker.sql"), "a relative path is the file's directory's")
+        #expect(options.resumeRewind == 5 && !options.statisticsByDaemon)
         #expect(options.binds == [.unix("/run/user/1000/other.sock"), .tcp(host: "192.168.1.10", port: 6601),
                                   .tcp(host: "::1", port: 6600), .tcp(host: "any", port: 6600)])
         #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),

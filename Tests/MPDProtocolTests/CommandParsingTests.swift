@@ -200,7 +200,7 @@ import Testing
             "add", "addid", "addtagid", "albumart", "binarylimit", "channels", "clear", "clearerror", "cleartagid", "close",
             "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
-            "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
+            "findadd", "getvol", "idle", "inprogress", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
             "locationupdates", "loudness", "loudnessscan", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
             "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "play", "playid", "playlist",
@@ -208,7 +208,7 @@ import Testing
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "readcomments",
             "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
-            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
+            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "sleep", "stats",
             "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {

@@ -48,7 +48,7 @@ import Testing
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
         let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
-                        "loudnessscan", "loudness"]
+                        "loudnessscan", "loudness", "sleep", "inprogress"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
@@ -97,7 +97,7 @@ import Testing
             "playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind", "playlistsearch",
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
-            "sticker", "loudnessscan",
+            "sticker", "loudnessscan", "inprogress",
         ])
     }
 
@@ -107,7 +107,7 @@ import Testing
             "playlistinfo", "playlistid", "playlistfind", "playlistsearch", "plchanges", "plchangesposid",
             "outputs", "listplaylists", "listplaylist", "listplaylistinfo", "lsinfo", "listall", "listallinfo",
             "listfiles", "find", "search", "list", "commands", "notcommands", "tagtypes", "decoders",
-            "urlhandlers", "channels", "readmessages", "playlist",
+            "urlhandlers", "channels", "readmessages", "playlist", "inprogress",
         ])
         #expect(!Command.repliesWithList(named: "status") && !Command.repliesWithList(named: "frobnicate"))
     }

@@ -33,7 +33,12 @@ struct PlayerCommands: CommandHandler {
             guard partition.playState != .stop else { return .empty }
             application.commandNeedsPlayer()
             let pause = flag ?? (partition.playState == .play)
-            if pause { player.pause() } else if partition.outputEnabled { player.play() }
+            if pause {
+                partition.cancelSleep()
+                player.pause()
+            } else if partition.outputEnabled {
+                player.play()
+            }
         case .next:
             try partition.next()
         case .previous:
@@ -97,7 +102,7 @@ struct PlayerCommands: CommandHandler {
         if let position {
             guard position >= 0, position < partition.playQueue.count else { throw MPDError.badSongIndex }
             application.commandNeedsPlayer()
-            partition.startPlayback(at: position, from: 0, paused: false)
+            partition.startPlayback(at: position, from: partition.resumePoint(at: position), paused: false)
             return
         }
         switch partition.playState {
@@ -110,7 +115,8 @@ struct PlayerCommands: CommandHandler {
             application.commandNeedsPlayer()
             // The current song, or the first in play order (in random mode, a random one).
             guard let position = partition.selectedPosition ?? partition.playQueue.firstPosition else { return }
-            partition.startPlayback(at: min(position, partition.playQueue.count - 1), from: 0, paused: false)
+            let at = min(position, partition.playQueue.count - 1)
+            partition.startPlayback(at: at, from: partition.resumePoint(at: at), paused: false)
         }
     }
 }

@@ -78,6 +78,8 @@ struct StatusReport {
             reply.append("error", error)
         }
         for (key, value) in sources.application.statusFields { reply.append(key, value) }
+        // The sleep timer, while one is set: seconds left, or `end`, `chapter`.
+        if let sleep = partition.sleepTimer.statusValue { reply.append("sleep", sleep) }
         return reply
     }
 }

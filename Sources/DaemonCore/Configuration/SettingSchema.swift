@@ -10,6 +10,7 @@ public enum SettingGroup: String, CaseIterable, Sendable {
     case streams = "Streams"
     case web = "The web page"
     case location = "Location"
+    case resume = "Resume and statistics"
 }
 
 /// Why a value is refused, without saying where it came from: `give a number of clients, 1 or more`.

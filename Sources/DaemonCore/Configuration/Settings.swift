@@ -473,6 +473,35 @@ public struct Settings: Sendable {
                 if options.location == nil { options.location = LocationChoice() }
             }
 
+    // MARK: Resume and statistics
+
+    public let resumeRewind = Setting(
+        "resume-rewind", .number, group: .resume, value: "SECONDS", default: Settings.text(Settings.defaults.resumeRewind),
+        summary: "Seconds to go back when an item resumes",
+        manual: """
+            A podcast episode, or an item of 10 minutes or more, left before its last 30 seconds \
+            keeps its place (the sticker elapsed); play starts it there again, this many seconds \
+            earlier (0 to 600).
+            """, into: \.resumeRewind) { seconds in
+            seconds.isFinite && seconds >= 0 && seconds <= 600 ? nil : "give a number of seconds from 0 to 600"
+        }
+
+    public let statistics = Setting(
+        "statistics", .string, group: .resume, value: "daemon|client", default: "daemon", values: ["daemon", "client"],
+        summary: "Who writes the play statistics stickers",
+        manual: """
+            daemon: the daemon writes myMPD's statistics stickers (playCount and lastPlayed once an \
+            item over 10 seconds has been heard for half its length or 4 minutes; skipCount and \
+            lastSkipped when it is left after 10 seconds but before that). client: it leaves them \
+            to a client that keeps them (myMPD's own).
+            """) { text, options throws(SettingProblem) in
+                switch text {
+                case "daemon": options.statisticsByDaemon = true
+                case "client": options.statisticsByDaemon = false
+                default: throw SettingProblem("'\(text)' is not a statistics keeper: give daemon or client")
+                }
+            }
+
     // MARK: The schema
 
     /// The one schema.

@@ -193,6 +193,13 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         item.gainFactor.store(GainPolicy.fixedPoint(scale), ordering: .relaxed)
     }
 
+    /// A fade's factor, 0 (silent) to 1 (none), applied with ``volume`` and multiplied into it
+    /// in the render path (a sleep timer's fade-out): ``volume`` keeps the value a client set.
+    /// Heard, as a change of ``volume`` is, once the audio already in the device has played.
+    public var fadeVolume: Float {
+        get { Float(renderer.fade.load(ordering: .relaxed)) / Float(SoftwareVolume.unity) }
+        set { renderer.fade.store(SoftwareVolume.gain(linear: newValue), ordering: .relaxed) }
+    }
     /// Whether a network item that waits for data (its start, or after a stall) resumes only
     /// once it is likely to keep up (true, the default, as AVPlayer's), or at its first bytes.
     public var automaticallyWaitsToMinimizeStalling: Bool {

@@ -115,6 +115,24 @@ import Glibc
         #expect(messages.first?["channel"] as? String == "news" && messages.first?["message"] as? String == "hello")
     }
 
+    /// The sleep timer over the WebSocket: set (another client hears `idle options`), shown in
+    /// `status` as a string, refused with an ACK's fields, cancelled; `inprogress` answers a list.
+    @Test func theSleepTimerAndTheItemsInProgress() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("sleep")
+        #expect(steps.ok("sleep set") as? [String: Any] != nil)
+        #expect((steps.object("idle options")["changed"] as? [String] ?? []).contains("options"))
+        let sleeping = steps.ok("status sleeping") as? [String: Any] ?? [:]
+        #expect(sleeping["sleep"] as? String == "1800" || sleeping["sleep"] as? String == "1799", "\(sleeping)")
+        let refused = steps.error("sleep refused")
+        #expect(refused["ack"] as? Int == 2 && refused["command"] as? String == "sleep", "\(refused)")
+        #expect((refused["message"] as? String ?? "").hasPrefix("Negative time: -5"), "\(refused)")
+        #expect(steps.ok("sleep off") as? [String: Any] != nil)
+        #expect((steps.ok("status awake") as? [String: Any] ?? [:])["sleep"] == nil)
+        #expect(steps.ok("inprogress") as? [Any] != nil)
+    }
+
     /// The control socket's passwords hold on the WebSocket too: with `--default-permissions ""`
     /// a client may do nothing that needs a permission, and is pushed nothing, until it gives one.
     @Test func aClientWithoutReadIsRefusedAndPushedNothingUntilItsPassword() throws {

@@ -260,6 +260,21 @@ async def scenario_events():
     await b.close()
 
 
+async def scenario_sleep():
+    a, b = await Client.open(), await Client.open()
+    await wait_playing(a)
+    step("sleep set", await a.request({"command": "sleep 1800"}))
+    options = await b.wait_event(lambda d: d.get("event") == "idle" and "options" in d["changed"], 5)
+    step("idle options", options[1] if options else None)
+    step("status sleeping", await a.request({"command": "status"}))
+    step("sleep refused", await a.request({"command": "sleep -5"}))
+    step("sleep off", await a.request({"command": "sleep off"}))
+    step("status awake", await a.request({"command": "status"}))
+    step("inprogress", await a.request({"command": "inprogress"}))
+    await a.close()
+    await b.close()
+
+
 async def scenario_permissions(password):
     """A daemon where nothing is allowed without `password` (`--default-permissions ""`): a client
     without it is refused what needs `read` and is pushed nothing while another, with it, hears the

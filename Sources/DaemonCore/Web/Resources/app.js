@@ -129,7 +129,7 @@ function setConnection(on) {
   element.className = "connection " + (on ? "on" : "off");
 }
 
-function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); }
+function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); refreshInProgress(); }
 
 async function refreshStatus() {
   const status = await command("status");
@@ -148,6 +148,7 @@ async function refreshStatus() {
     $("volumeValue").textContent = status.volume;
   }
   showDownloads(status.transfers ?? 0);
+  showSleep(status.sleep);
   markCurrent();
   drawTime(view.elapsed);
 }
@@ -241,6 +242,7 @@ function onEvent(event) {
         else if (changed === "playlist") { refreshQueue(); refreshStatus(); }
         else if (changed === "mixer" || changed === "options") refreshStatus();
         else if (changed === "output") { refreshOutputs(); refreshStatus(); }
+        else if (changed === "sticker") refreshInProgress();
       }
       break;
     case "lifecycle":
@@ -396,7 +398,50 @@ function drawTrack() {
     (typeof fix.accuracy === "number" ? " ± " + Math.round(fix.accuracy) + " m" : "") + " · " + fix.time;
 }
 
+// Sleep timer and resume: `sleep SECONDS|end|off` from the buttons, the time left from status's
+// `sleep` (counted down here between refreshes), and the items in progress (`inprogress`: the
+// places the daemon keeps), each a link that plays it from there.
+
+let sleepDeadline = null;
+
+function showSleep(value) {
+  const remaining = value === undefined ? null : Number(value);
+  sleepDeadline = Number.isFinite(remaining) ? performance.now() + remaining * 1000 : null;
+  $("sleepRemaining").textContent = value === undefined ? "" : Number.isFinite(remaining) ? formatTime(remaining) : "at the " + value;
+}
+
+function tickSleep() {
+  if (sleepDeadline !== null) $("sleepRemaining").textContent = formatTime((sleepDeadline - performance.now()) / 1000);
+}
+
+async function refreshInProgress() {
+  const items = await command("inprogress");
+  if (!Array.isArray(items)) return;
+  const list = $("inProgress");
+  list.textContent = "";
+  for (const item of items) {
+    const entry = document.createElement("li");
+    const name = item.file.split("/").pop();
+    entry.textContent = name + " · " + formatTime(item.elapsed) +
+      (typeof item.duration === "number" ? " / " + formatTime(item.duration) : "");
+    entry.title = item.file;
+    entry.addEventListener("click", async () => {
+      const ids = await command("addid " + quoted(item.file));
+      if (ids && ids.Id !== undefined) command("playid " + ids.Id);
+    });
+    list.appendChild(entry);
+  }
+}
+
+function setUpSleep() {
+  for (const button of document.querySelectorAll("[data-sleep]")) {
+    button.addEventListener("click", () => command("sleep " + button.dataset.sleep));
+  }
+  setInterval(tickSleep, 1000);
+}
+
 function setUp() {
+  setUpSleep();
   $("prev").addEventListener("click", () => command("previous"));
   $("next").addEventListener("click", () => command("next"));
   $("playpause").addEventListener("click", () => command(view.state === "play" ? "pause 1" : "play"));
