@@ -241,6 +241,14 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Playback rate (not in mpd)
+    /// `rate R`: the playback rate, from 0.5 to 3.0 (the daemon checks the range, its player's).
+    case rate(String)
+    /// `pitchalgorithm timeDomain|varispeed`: how a rate other than 1 is played (the daemon checks the name).
+    case pitchalgorithm(String)
+    /// `skipsilence 0|1`: quiet stretches shortened, or not.
+    case skipsilence(Bool)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -364,6 +372,9 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .rate: .rate
+        case .pitchalgorithm: .pitchalgorithm
+        case .skipsilence: .skipsilence
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -506,6 +517,9 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case rate
+        case pitchalgorithm
+        case skipsilence
         case ping
         case close
         case commands

@@ -52,6 +52,8 @@ final class Partition: @unchecked Sendable {
     /// The application the partition runs in (the daemon's life cycle): commands that need
     /// the player wake it, and a kept `status` waits for its state to be steady.
     let application: any ApplicationContext
+    /// The playback rate, pitch algorithm and skip silence, and feeds' rates (``PlaybackPace``).
+    let pace: PlaybackPace
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -157,6 +159,7 @@ final class Partition: @unchecked Sendable {
         self.application = application
         self.logger = logger
         state = QueueBound(State(), on: queue)
+        pace = PlaybackPace(player: player, events: events, queue: queue)
         startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
@@ -202,7 +205,10 @@ final class Partition: @unchecked Sendable {
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
-            queue.async { self.syncWithPlayer() }
+            queue.async {
+                self.syncWithPlayer()
+                self.pace.follow(self.player.currentItem)
+            }
         })
         // Timed where the player changes (its control queue), counted on the partition's queue, in order.
         observations.append(player.observe(\.timeControlStatus, options: [.initial, .new]) { [weak self] player, change in
@@ -240,6 +246,7 @@ final class Partition: @unchecked Sendable {
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
         let item = entry.song.makeItem()
+        pace.prepare(item)
         nowPlaying = Handoff(item: item, id: entry.id)
         lookahead = nil
         playQueue.makeCurrent(position)
@@ -247,6 +254,7 @@ final class Partition: @unchecked Sendable {
         player.insert(item, after: nil)
         scheduleLookahead()
         if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
+        pace.follow(item)
         if outputEnabled && !paused { player.play() } else { player.pause() }
         events.post([.player])
     }
@@ -729,6 +737,7 @@ final class Partition: @unchecked Sendable {
         playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
         let item = wanted.song.makeItem()
+        pace.prepare(item)
         lookahead = Handoff(item: item, id: wanted.id)
         player.insert(item, after: nowPlaying.item)
     }
