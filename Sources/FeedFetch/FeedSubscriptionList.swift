@@ -67,7 +67,10 @@ public struct FeedSubscriptionList: Sendable, Equatable {
         let url: URL
         switch feedURL(first) {
         case .success(let parsed): url = parsed
-        case .failure(let problem): return .failure(problem)
+        case .failure(let problem):
+            // Named as a whole: `not a URL: not a url at all`, not its first word.
+            if case .failure(let whole) = feedURL(text) { return .failure(whole) }
+            return .failure(problem)
         }
         guard words.count > 1 else { return .success((url, nil)) }
         let range = Double(QueuePlayer.supportedRates.lowerBound)...Double(QueuePlayer.supportedRates.upperBound)

@@ -1,5 +1,5 @@
-import FeedFetch
 import Foundation
+import QueuePlayer
 import Testing
 @testable import DaemonCore
 
@@ -35,9 +35,5 @@ import Testing
         for bad in ["https://example.com/a.xml rate=9", "https://example.com/a.xml speed=2", "https://example.com/a.xml rate=1 x"] {
             #expect(SettingsSchemaTests.refusal(["--feed", bad])?.contains("rate=R, R from 0.5 to 3.0") == true, "\(bad)")
         }
-        let list = FeedSubscriptionList(parsing: "https://example.com/show.xml\trate=2.5\nhttps://example.com/b.xml\nhttps://example.com/c.xml rate=0\n")
-        #expect(list.urls.map(\.absoluteString) == ["https://example.com/show.xml", "https://example.com/b.xml"])
-        #expect(list.rates == [show: 2.5])
-        #expect(list.problems.count == 1 && list.problems[0].hasPrefix("line 3:"), "\(list.problems)")
     }
 }

@@ -47,14 +47,15 @@ import Testing
             }
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
-        let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions"]
+        let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
+                        "rate", "pitchalgorithm", "skipsilence"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
 
     @Test func theDaemonsOwnCommandsAskForWhatTheirRowsSay() {
         for name in ["location", "locations", "regions"] { #expect(Permission.required(forCommandNamed: name) == .read, "\(name)") }
-        for name in ["locationupdates", "locationaccuracy", "locationdistance"] {
+        for name in ["locationupdates", "locationaccuracy", "locationdistance", "rate", "pitchalgorithm", "skipsilence"] {
             #expect(Permission.required(forCommandNamed: name) == .player, "\(name)")
         }
         #expect(Permission.required(forCommandNamed: "noidle") == [])

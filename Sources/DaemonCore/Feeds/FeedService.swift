@@ -49,7 +49,13 @@ final class FeedService: Sendable {
     private let options: Options
     private let logger: Logger
     /// Each feed's playback rate (`--feed` and the feeds file's `rate=R`), by subscription URL.
-    private let rates = Mutex<[String: Double]>([:])
+    private let rates = RateTable()
+
+    /// The feeds' rates: written where the subscriptions are read (the fetcher's queue), read
+    /// where an item becomes current (the partition's queue).
+    private final class RateTable: Sendable {
+        let byFeed = Mutex<[String: Double]>([:])
+    }
 
     /// - Parameters:
     ///   - stateDirectory: where `feeds.json` and `transfers.json` are kept; nil keeps them in memory only.
@@ -104,7 +110,7 @@ final class FeedService: Sendable {
             }
             // `--feed`'s rate wins over the file's, as its URL comes first.
             let merged = list.rates.merging(options.rates) { $1 }
-            rates.withLock { $0 = Dictionary(uniqueKeysWithValues: merged.map { ($0.key.absoluteString, $0.value) }) }
+            rates.byFeed.withLock { $0 = Dictionary(merged.map { ($0.key.absoluteString, $0.value) }, uniquingKeysWith: { $1 }) }
             var urls = options.feeds
             for url in list.urls where !urls.contains(url) { urls.append(url) }
             let interval = options.interval.map { "every \(Self.format($0)) s at most" } ?? "only on remote notifications"
@@ -125,7 +131,7 @@ final class FeedService: Sendable {
     /// download or its feed has no rate. Any thread.
     func rate(of url: URL) -> Double? {
         guard let path = libraryPath(of: url), let feed = transfers?.feed(ofDownload: path) else { return nil }
-        return rates.withLock { $0[feed] }
+        return rates.byFeed.withLock { $0[feed] }
     }
 
     /// The player's current item changed: `--download-limit` never deletes it.

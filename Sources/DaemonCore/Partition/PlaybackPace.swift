@@ -99,7 +99,7 @@ final class PlaybackPace: Sendable {
         player.skipsSilence = settings.skipsSilence
         for item in player.items() { item.audioTimePitchAlgorithm = settings.pitchAlgorithm }
         state.value.item = nil
-        follow(player.currentItem, posting: false)
+        follow(player.currentItem, posting: false, always: true)
     }
 
     /// `rate R`: the daemon's rate, heard at once (also over a feed's, until the next item).
@@ -130,12 +130,13 @@ final class PlaybackPace: Sendable {
     }
 
     /// The item heard is now `item`: its feed's rate, or the daemon's, from now on.
-    func follow(_ item: PlayerItem?, posting: Bool = true) {
+    /// `always`: the player is given the rate even if it is the one heard already (at start).
+    func follow(_ item: PlayerItem?, posting: Bool = true, always: Bool = false) {
         let identity = item.map(ObjectIdentifier.init)
-        guard identity != state.value.item else { return }
+        guard identity != state.value.item || always else { return }
         state.value.item = identity
         let wanted = item.flatMap { state.value.feedRate($0.url) } ?? state.value.settings.rate
-        guard wanted != state.value.current || Double(player.defaultRate) != wanted else { return }
+        guard wanted != state.value.current || always else { return }
         state.value.current = wanted
         apply(wanted)
         if posting { events.post([.options]) }

@@ -1,5 +1,6 @@
 @testable import DaemonCore
 import Foundation
+import QueuePlayer
 import TestSupport
 import Testing
 
@@ -120,7 +121,7 @@ import Testing
         }
         try daemon.waitForElapsed(atLeast: 0.5)
         let (firstAt, first) = (ChildProcess.now(), try daemon.status())
-        let last = try daemon.waitForStatus(timeout: 10) { _ in ChildProcess.now() - firstAt >= 3 }
+        let last = try daemon.waitForStatus(timeout: 10) { (_: [String: String]) in ChildProcess.now() - firstAt >= 3 }
         let wall = ChildProcess.now() - firstAt
         let start = try #require(first["elapsed"].flatMap(Double.init))
         let end = try #require(last["elapsed"].flatMap(Double.init))
