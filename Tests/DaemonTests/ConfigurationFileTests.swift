@@ -65,6 +65,9 @@ import TestSupport
             sticker-file = "sticker.sql"
             zeroconf = false
             zeroconf-name = "Living room @ %h"
+            rate = 1.5
+            pitch-algorithm = "varispeed"
+            skip-silence = true
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Settings.all.map(\.name)).subtracting(["media", "files"]))

@@ -202,7 +202,7 @@ import Testing
             "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
             "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
-            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "pitchalgorithm", "ping", "play", "playid", "playlist",
+            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "pitchalgorithm", "play", "playid", "playlist",
             "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "rate", "readcomments",
             "readmessages", "readpicture",

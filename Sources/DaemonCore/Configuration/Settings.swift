@@ -352,7 +352,7 @@ public struct Settings: Sendable {
             fileType: "\"timeDomain\" or \"varispeed\"", PaceSettings.pitchAlgorithm(named:),
             refusal: { "'\($0)' is not a pitch algorithm: give timeDomain or varispeed" }),
         group: .pace, value: "NAME", default: "timeDomain", values: ["timeDomain", "varispeed"],
-        summary: "timeDomain keeps the pitch at other rates; varispeed does not",
+        summary: "timeDomain (the pitch kept) or varispeed",
         manual: """
             How a rate other than 1 is played: timeDomain keeps the pitch (made for speech), \
             varispeed lets it follow the rate, as a tape played faster. Clients change it with \
