@@ -136,6 +136,33 @@ import Testing
         #expect(resumed["rate"] == "2" && resumed["state"] == "play", "\(resumed)")
     }
 
+    /// `skipsilence 1` reaches the player: a 4 s silence between two 1 s tones is cut to 0.3 s,
+    /// and `silenceskipped` says so, while `elapsed` stays the item's time (past the silence).
+    /// Without skip silence the file lasts 6 s; with it the second tone starts about 1.3 s in.
+    @Test func skipSilenceCutsASilenceAndStatusCountsIt() throws {
+        let music = try TestMedia.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let wav = music.appendingPathComponent("gap.wav")
+        try TestMedia.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav.path,
+                                           "synth", "1", "sine", "440", "vol", "0.5", "pad", "0", "4", "repeat", "1"])
+        try TestMedia.run("/usr/bin/lame", ["--quiet", "-V", "4", wav.path, music.appendingPathComponent("gap.mp3").path])
+        let daemon = try InProcessDaemon { $0.musicDirectory = music.path }
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        for request in ["add gap.mp3", "skipsilence 1", "play 0"] {
+            #expect(try client.request(request) == ["OK"], "\(request)")
+        }
+        let started = ChildProcess.now()
+        let past = try daemon.waitForStatus(timeout: 8) { (status: [String: String]) in
+            (status["elapsed"].flatMap(Double.init) ?? 0) >= 5.2
+        }
+        let wall = ChildProcess.now() - started
+        let skipped = past["silenceskipped"].flatMap(Double.init) ?? 0
+        #expect(skipped > 3.4 && skipped < 3.8, "the 4 s silence was cut to 0.3 s: \(past)")
+        #expect(wall < 4.5, "elapsed passed 5.2 s after \(wall) s of wall time: the silence was skipped")
+        #expect(past["skipsilence"] == "1")
+    }
+
     /// An episode downloaded for a feed subscribed with a rate plays at that rate; another item
     /// (a file of the library) at the daemon's. The download is as `downloads.json` keeps it
     /// (the feed itself is never reached: its address refuses connections).
