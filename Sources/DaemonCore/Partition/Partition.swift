@@ -309,7 +309,8 @@ final class Partition: @unchecked Sendable {
         switch playState {
         case .stop:
             snapshot.store(kind, reply.rendered(), conditions: conditions, epoch: epoch)
-        case .play where kind == .status && conditions.timeControlStatus == .playing:
+        // With skip silence, `silenceskipped` grows by itself: such a `status` is not kept.
+        case .play where kind == .status && conditions.timeControlStatus == .playing && !pace.settings.skipsSilence:
             guard let item = conditions.item, player.currentItem === item else { break }
             snapshot.storePlaying(status: reply.rendered(), item: item, duration: item.duration?.seconds ?? 0,
                                   conditions: conditions, epoch: epoch)

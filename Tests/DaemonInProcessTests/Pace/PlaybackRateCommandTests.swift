@@ -129,11 +129,22 @@ import Testing
         #expect(ratio > 1.6 && ratio < 2.3, "elapsed moved \(end - start) s in \(wall) s of wall time (\(ratio)x): \(first) \(last)")
         #expect(last["duration"].flatMap(Double.init).map { abs($0 - 20) < 0.1 } == true, "the duration is the item's: \(last)")
         #expect(last["rate"] == "2" && last["state"] == "play")
-        // A pause and a play come back to the rate (the player's defaultRate).
+        // A pause and a play come back to the rate (the player's defaultRate); a rate set while
+        // paused does not start playback, and is the one a play resumes at.
         #expect(try client.request("pause 1") == ["OK"])
         #expect(try client.request("pause 0") == ["OK"])
         let resumed = try daemon.status()
         #expect(resumed["rate"] == "2" && resumed["state"] == "play", "\(resumed)")
+        #expect(try client.request("pause 1") == ["OK"])
+        #expect(try client.request("rate 2.5") == ["OK"])
+        let paused = try daemon.status()
+        #expect(paused["rate"] == "2.5" && paused["state"] == "pause", "\(paused)")
+        let held = try #require(paused["elapsed"].flatMap(Double.init))
+        #expect(try client.request("play") == ["OK"])
+        let moving = try daemon.waitForStatus(timeout: 5) { (status: [String: String]) in
+            (status["elapsed"].flatMap(Double.init) ?? 0) > held + 1
+        }
+        #expect(moving["rate"] == "2.5" && moving["state"] == "play", "\(moving)")
     }
 
     /// `skipsilence 1` reaches the player: a 4 s silence between two 1 s tones is cut to 0.3 s,
