@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Row 11: the playback rate.
+"""Row 12: the playback rate.
 
 CPU per minute of paced playback of the 180 s 44.1 kHz stereo file (`long-44k-stereo.mp3`) to a
 null output at 1.5x and 2.0x, the pitch kept (queueplayerd's `timeDomain`, libsonic), against

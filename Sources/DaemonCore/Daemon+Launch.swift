@@ -85,6 +85,7 @@ extension Daemon {
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         configuration.streamRetryTime = options.streamRetryTime
         configuration.pace = PaceSettings(rate: options.rate, pitchAlgorithm: options.pitchAlgorithm, skipsSilence: options.skipSilence)
+        configuration.loudness = options.loudness
         configuration.trustedCertificates = try options.caFile.map { path throws(DaemonOptionError) in
             do {
                 return try TrustedCertificates(contentsOf: path)

@@ -66,6 +66,8 @@ public final class Daemon: @unchecked Sendable {
         var zeroconfName: String?
         /// `--stream-retry-time`, seconds.
         var streamRetryTime = 300.0
+        /// `--replaygain` and the other gain settings.
+        var loudness = LoudnessOptions()
         /// `--ca-file`, read: certificates trusted besides the system's for https:// items.
         var trustedCertificates: TrustedCertificates?
         /// Whether the daemon takes the process's signals (SIGTERM and SIGINT stop it, SIGUSR1,
@@ -147,6 +149,9 @@ public final class Daemon: @unchecked Sendable {
         let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
                                   outputs: outputs.list, application: lifecycle, logger: logger)
         self.partition = partition
+        let loudnessStore = LoudnessStore(file: stateDirectory?.appendingPathComponent("loudness.json"))
+        let loudness = LoudnessScans(store: loudnessStore, player: player, events: events, logger: logger)
+        partition.gains.configure(configuration.loudness, measurements: loudnessStore)
         failures = PlaybackFailures(partition: partition, logger: logger)
         systemd = SystemdService(environment: configuration.environment)
         let stateKeeper = configuration.stateStore.map {
@@ -163,7 +168,7 @@ public final class Daemon: @unchecked Sendable {
         let transferProgress = TransferProgressBoard()
         let downloads = DownloadsIntoLibrary(partition: partition, updater: updater, wake: lifecycle,
                                              autoEnqueue: configuration.autoEnqueue,
-                                             musicDirectory: configuration.feeds.musicDirectory, logger: logger)
+                                             musicDirectory: configuration.feeds.musicDirectory, loudness: loudness, logger: logger)
         let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, partition: partition)
         let feeds = FeedService(options: configuration.feeds, eventLoopGroup: group, stateDirectory: stateDirectory,
                                 host: lifecycle, transferProgress: transferProgress, logger: logger,
@@ -185,7 +190,7 @@ public final class Daemon: @unchecked Sendable {
                                 access: configuration.access, outputs: outputs.list, transfers: transfers,
                                 messages: MessageChannels(queue: partitionQueue, events: events, remoteNotifications: feeds),
                                 location: location, shutdown: KillPart(part: killed, logger: logger),
-                                application: lifecycle, events: events)
+                                application: lifecycle, events: events, loudness: loudness)
         self.instance = instance
         let commands = CommandDispatcher(instance: instance, partition: partition, logger: logger)
         let runner = SessionRunner(executor: commands,

@@ -58,6 +58,9 @@ public struct DaemonOptions: Sendable {
     /// `--stream-retry-time`, seconds: how long a stream that dropped is tried again (with
     /// back-off) before it fails and the queue moves on.
     public var streamRetryTime = 300.0
+    /// `--replaygain`, `--replaygain-preamp`, `--replaygain-missing-preamp`, `--replaygain-limit`,
+    /// `--loudness-target`: each item's own gain.
+    public var loudness = LoudnessOptions()
     /// `--ca-file`: PEM certificates trusted besides the system's for https:// items; nil: none.
     public var caFile: String?
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).

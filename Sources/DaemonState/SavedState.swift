@@ -38,8 +38,12 @@ public struct SavedState: Codable, Equatable, Sendable {
         public var consume: String
         /// 0 to 100.
         public var volume: Int
+        /// `replay_gain_mode`: `off`, `track`, `album` or `auto`; nil in a state saved without it.
+        public var replayGain: String?
 
-        public init(repeats: Bool = false, random: Bool = false, single: String = "0", consume: String = "0", volume: Int = 100) {
+        public init(repeats: Bool = false, random: Bool = false, single: String = "0", consume: String = "0", volume: Int = 100,
+                    replayGain: String? = nil) {
+            self.replayGain = replayGain
             self.repeats = repeats
             self.random = random
             self.single = single

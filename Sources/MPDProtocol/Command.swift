@@ -241,6 +241,13 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Loudness (not in mpd)
+    /// `loudnessscan [URI]`: measure a file's loudness (the current song without URI) in the
+    /// background; the reply is the job's number, idle `loudness` says it is done.
+    case loudnessscan(String?)
+    /// `loudness [URI]`: the measurement kept of a file (the current song without URI).
+    case loudness(String?)
+
     // MARK: Playback rate (not in mpd)
     /// `rate R`: the playback rate, from 0.5 to 3.0 (the daemon checks the range, its player's).
     case rate(String)
@@ -372,6 +379,8 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .loudnessscan: .loudnessscan
+        case .loudness: .loudness
         case .rate: .rate
         case .pitchalgorithm: .pitchalgorithm
         case .skipsilence: .skipsilence
@@ -517,6 +526,8 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case loudnessscan
+        case loudness
         case rate
         case pitchalgorithm
         case skipsilence

@@ -144,7 +144,8 @@ import Testing
         #expect(try parse("noidle").get() == .noidle)
         let all = Subsystem.allCases.map(\.protocolName)
         #expect(all == ["database", "stored_playlist", "playlist", "player", "mixer", "output", "options",
-                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region"])
+                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region",
+                        "loudness"])
     }
 
     @Test func tagtypes() throws {
@@ -201,7 +202,7 @@ import Testing
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
-            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
+            "locationupdates", "loudness", "loudnessscan", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
             "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "pitchalgorithm", "play", "playid", "playlist",
             "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "rate", "readcomments",

@@ -48,14 +48,16 @@ import Testing
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
         let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
-                        "rate", "pitchalgorithm", "skipsilence"]
+                        "loudnessscan", "loudness", "rate", "pitchalgorithm", "skipsilence"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
 
     @Test func theDaemonsOwnCommandsAskForWhatTheirRowsSay() {
-        for name in ["location", "locations", "regions"] { #expect(Permission.required(forCommandNamed: name) == .read, "\(name)") }
-        for name in ["locationupdates", "locationaccuracy", "locationdistance", "rate", "pitchalgorithm", "skipsilence"] {
+        for name in ["location", "locations", "regions", "loudness"] {
+            #expect(Permission.required(forCommandNamed: name) == .read, "\(name)")
+        }
+        for name in ["locationupdates", "locationaccuracy", "locationdistance", "loudnessscan", "rate", "pitchalgorithm", "skipsilence"] {
             #expect(Permission.required(forCommandNamed: name) == .player, "\(name)")
         }
         #expect(Permission.required(forCommandNamed: "noidle") == [])
@@ -95,7 +97,7 @@ import Testing
             "playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind", "playlistsearch",
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
-            "sticker",
+            "sticker", "loudnessscan",
         ])
     }
 

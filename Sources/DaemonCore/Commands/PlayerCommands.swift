@@ -10,7 +10,7 @@ struct PlayerCommands: CommandHandler {
     static let kinds: [Command.Kind] = [
         .play, .playid, .pause, .next, .previous, .stop, .seekcur, .clearerror, .seek, .seekid, .status,
         .currentsong, .repeat, .random, .single, .consume, .crossfade, .mixrampdb, .mixrampdelay,
-        .replayGainMode, .replayGainStatus, .setvol, .volume, .getvol,
+        .setvol, .volume, .getvol,
     ]
 
     /// The partition's player side.
@@ -78,16 +78,6 @@ struct PlayerCommands: CommandHandler {
         case .mixrampdelay(let seconds):
             // MixRamp needs cross-fading; only "off" (nan, or a negative delay) can be honoured.
             if let seconds, seconds >= 0 { throw MPDError(.argument, "MixRamp is not supported: queueplayerd is gapless") }
-        case .replayGainMode(let mode):
-            guard mode == "off" else {
-                throw mode == "track" || mode == "album" || mode == "auto"
-                    ? MPDError(.argument, "Replay gain is not supported")
-                    : MPDError(.argument, "Unrecognized replay gain mode")
-            }
-        case .replayGainStatus:
-            var reply = Reply()
-            reply.append("replay_gain_mode", "off")
-            return reply
         case .setvol(let percent):
             partition.setVolume(percent)
         case .volume(let change):

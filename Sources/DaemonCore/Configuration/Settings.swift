@@ -78,6 +78,78 @@ public struct Settings: Sendable {
             return range.contains(milliseconds) ? nil : "give a number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
         }
 
+    // MARK: Even loudness
+
+    public let replayGain = Setting(
+        "replaygain", .choice(fileType: "\"off\", \"track\", \"album\" or \"auto\"", ReplayGainMode.init(rawValue:),
+                              refusal: { "'\($0)' is not a replay gain mode: give \(ReplayGainMode.valueList)" }),
+        group: .output, value: "MODE", default: "off", values: ReplayGainMode.allCases.map(\.rawValue),
+        summary: "ReplayGain at start: off, track, album or auto",
+        manual: """
+            The ReplayGain mode at start, as mpd's replaygain: off, track (each file's track gain), \
+            album (its album gain) or auto (album while the queue plays in order, track while it \
+            plays at random). Clients change it with replay_gain_mode; the mode is saved with the \
+            state, which then wins over this setting.
+            """) { mode, options throws(SettingProblem) in options.loudness.mode = mode }
+
+    public let replayGainPreamp = Setting(
+        "replaygain-preamp", .number, group: .output, value: "DB", default: "0",
+        summary: "dB added to a file's ReplayGain (-15 to 15)",
+        manual: """
+            Decibels added to the gain of a file with ReplayGain tags, from -15 to 15 (mpd's \
+            replaygain_preamp).
+            """) { decibels, options throws(SettingProblem) in
+                guard decibels.isFinite, (-15...15).contains(decibels) else { throw SettingProblem("give a number of dB from -15 to 15") }
+                options.loudness.preamp = decibels
+            }
+
+    public let replayGainMissingPreamp = Setting(
+        "replaygain-missing-preamp", .number, group: .output, value: "DB", default: "0",
+        summary: "dB for a file without ReplayGain (-15 to 15)",
+        manual: """
+            The gain, in decibels from -15 to 15, of a file without ReplayGain tags (and without \
+            a measurement, when loudness-target is set) while ReplayGain is on (mpd's \
+            replaygain_missing_preamp).
+            """) { decibels, options throws(SettingProblem) in
+                guard decibels.isFinite, (-15...15).contains(decibels) else { throw SettingProblem("give a number of dB from -15 to 15") }
+                options.loudness.missingPreamp = decibels
+            }
+
+    public let replayGainLimit = Setting(
+        "replaygain-limit", .flag, group: .output, default: "on", inversion: true,
+        summary: "Keep ReplayGain from clipping (the tag's peak)",
+        manual: """
+            Lower a file's ReplayGain so that its tagged peak does not clip (mpd's replaygain_limit).
+            """) { on, options throws(SettingProblem) in options.loudness.limit = on }
+
+    public let loudnessTarget = Setting(
+        "loudness-target", SettingKind<Double?>(
+            fileType: "a number of LUFS or \"off\"", isFlag: false, isRepeatable: false,
+            argument: { text, _ in Settings.loudnessTarget(text).map { .success($0) } ?? .failure(Settings.loudnessTargetProblem) },
+            file: { value, reader throws(SettingProblem) in
+                if value.string == "off" { return nil }
+                let lufs = try reader.number(value, expected: "a number of LUFS or \"off\"")
+                guard let target = Settings.loudnessTarget(String(lufs)) else { throw Settings.loudnessTargetProblem }
+                return target
+            }),
+        group: .output, example: "-16", value: "LUFS|off", default: "off", values: ["off"],
+        summary: "Play measured files without ReplayGain at LUFS",
+        manual: """
+            The loudness, in LUFS from -40 to -5, at which a file without ReplayGain tags plays \
+            once it was measured (a downloaded episode, or loudnessscan), its gain lowered so that \
+            its true peak stays at or below -1 dBTP; -16 is the usual podcast target. off (the \
+            default) plays every file as it is.
+            """) { target, options throws(SettingProblem) in options.loudness.target = target }
+
+    /// `loudness-target`'s value: LUFS from -40 to -5 (`.some(nil)` for "off"); nil: neither.
+    static func loudnessTarget(_ text: String) -> Double?? {
+        if text == "off" { return .some(nil) }
+        guard let lufs = Double(text), lufs.isFinite, (-40 ... -5).contains(lufs) else { return nil }
+        return lufs
+    }
+
+    static let loudnessTargetProblem = SettingProblem("give a loudness target in LUFS from -40 to -5, or off")
+
     // MARK: Clients and the control socket
 
     public let socket = Setting(

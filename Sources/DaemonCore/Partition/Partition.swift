@@ -40,6 +40,8 @@ final class Partition: @unchecked Sendable {
     /// The partition's owner: every method below runs here.
     private let queue: DispatchQueue
     let player: QueuePlayer
+    /// Each item's own gain: the ReplayGain mode (`replay_gain_mode`) and the loudness target.
+    let gains: ItemGains
     /// When the partition was made (the daemon's start), on the player's clock.
     private let startedAt: UInt64
     let library: MusicLibrary
@@ -152,6 +154,7 @@ final class Partition: @unchecked Sendable {
          outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), logger: Logger) {
         self.queue = queue
         self.player = player
+        gains = ItemGains(player: player)
         self.library = library
         self.songIndex = songIndex
         self.events = events
@@ -554,6 +557,7 @@ final class Partition: @unchecked Sendable {
     func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
         syncWithPlayer()
         body(&playQueue)
+        gains.queueRandomChanged(playQueue.random)
         scheduleLookahead()
         events.post([.options])
     }
@@ -564,6 +568,8 @@ final class Partition: @unchecked Sendable {
         playQueue.setRandom(modes.random)
         playQueue.setSingle(SingleMode(rawValue: modes.single) ?? .off)
         playQueue.setConsume(ConsumeMode(rawValue: modes.consume) ?? .off)
+        gains.queueRandomChanged(modes.random)
+        if let mode = modes.replayGain.flatMap(ReplayGainMode.init(rawValue:)) { gains.setMode(mode) }
         setVolume(modes.volume)
     }
 

@@ -223,7 +223,8 @@ final class StateKeeper: Sendable {
                           position: position != nil && partition.player.currentItem?.isLive != true ? partition.songTime : 0,
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
-                                                  consume: queue.consume.rawValue, volume: partition.volume),
+                                                  consume: queue.consume.rawValue, volume: partition.volume,
+                                                  replayGain: partition.gains.mode.rawValue),
                           outputs: outputs.value.savedSwitches,
                           ranges: Self.ranges(of: queue),
                           pace: partition.pace.settings.saved)

@@ -216,7 +216,9 @@ final class Renderer: @unchecked Sendable {
         pendingOffset = 0
         pendingFrames = frames
         pendingBytesPerFrame = format.bytesPerFrame
-        let gain = gain.load(ordering: .relaxed)
+        // The volume and the item's own gain (ReplayGain, a loudness target) as one factor.
+        let itemGain = current?.item.gainFactor.load(ordering: .relaxed) ?? SoftwareVolume.unity
+        let gain = SoftwareVolume.combine(gain.load(ordering: .relaxed), itemGain)
         if gain != SoftwareVolume.unity {
             let samples = buffer.bindMemory(to: Int16.self)
             SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * format.channelCount)]))
