@@ -78,6 +78,8 @@ public final class Daemon: @unchecked Sendable {
         var handlesSignals = true
         /// Where the daemon's own output lines go ("Now playing: ..."): stdout, or a test's record.
         var printLine: @Sendable (String) -> Void = { Console.line($0) }
+        /// `--rate`, `--pitch-algorithm`, `--skip-silence`: until a saved state's are restored.
+        var pace = PaceSettings()
     }
 
     private let player: QueuePlayer
@@ -182,6 +184,8 @@ public final class Daemon: @unchecked Sendable {
                                 downloaded: { downloads.downloaded($0, file: $1) }, deleted: { downloads.deleted($0) },
                                 transfersChanged: { shown.changed(running: $0) })
         self.feeds = feeds
+        let pace = configuration.pace
+        partition.perform { [feeds] partition in partition.pace.configure(pace, feedRate: { feeds.rate(of: $0) }) }
         let webClients = configuration.web == nil ? nil : WebClients()
         let location = configuration.location.map {
             LocationService(options: $0, partition: partition, lifecycle: lifecycle,

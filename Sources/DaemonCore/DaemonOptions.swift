@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import MPDProtocol
+import QueuePlayer
 import Zeroconf
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the
@@ -40,6 +41,8 @@ public struct DaemonOptions: Sendable {
     public var noState = false
     /// `--feed`, already checked.
     public var feeds: [URL] = []
+    /// `--feed "URL rate=R"`: those feeds' episodes' playback rate.
+    public var feedRates: [URL: Double] = [:]
     /// `--fetch-interval`, seconds; nil: `never`.
     public var fetchInterval: Double? = 3600
     /// `--auto-enqueue` / `--no-auto-enqueue`.
@@ -87,6 +90,12 @@ public struct DaemonOptions: Sendable {
     public var stickerFile = StickerFileChoice.besideState
     /// FILE arguments, in order.
     public var files: [String] = []
+    /// `--rate R`: the playback rate, 0.5 to 3.0.
+    public var rate = 1.0
+    /// `--pitch-algorithm timeDomain|varispeed`.
+    public var pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain
+    /// `--skip-silence`.
+    public var skipSilence = false
 
     public init() {}
 }

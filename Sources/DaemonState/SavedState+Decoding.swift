@@ -69,6 +69,7 @@ extension SavedState {
                 }
             }
         }
+        if let problem = state.pace?.problem { throw SavedStateError(reason: problem) }
         self = state
     }
 

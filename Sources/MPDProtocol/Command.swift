@@ -253,6 +253,14 @@ public enum Command: Hashable, Sendable {
     /// `inprogress`: the items kept part-heard (their `elapsed` stickers), most recent first.
     case inprogress
 
+    // MARK: Playback rate (not in mpd)
+    /// `rate R`: the playback rate, from 0.5 to 3.0 (the daemon checks the range, its player's).
+    case rate(String)
+    /// `pitchalgorithm timeDomain|varispeed`: how a rate other than 1 is played (the daemon checks the name).
+    case pitchalgorithm(String)
+    /// `skipsilence 0|1`: quiet stretches shortened, or not.
+    case skipsilence(Bool)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -380,6 +388,9 @@ public enum Command: Hashable, Sendable {
         case .loudness: .loudness
         case .sleep: .sleep
         case .inprogress: .inprogress
+        case .rate: .rate
+        case .pitchalgorithm: .pitchalgorithm
+        case .skipsilence: .skipsilence
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -526,6 +537,9 @@ extension Command {
         case loudness
         case sleep
         case inprogress
+        case rate
+        case pitchalgorithm
+        case skipsilence
         case ping
         case close
         case commands

@@ -72,6 +72,9 @@ import TestSupport
             zeroconf-name = "Living room @ %h"
             resume-rewind = 5
             statistics = "client"
+            rate = 1.5
+            pitch-algorithm = "varispeed"
+            skip-silence = true
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Settings.all.map(\.name)).subtracting(["media", "files"]))

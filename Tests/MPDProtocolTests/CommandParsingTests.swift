@@ -203,12 +203,12 @@ import Testing
             "findadd", "getvol", "idle", "inprogress", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
             "locationupdates", "loudness", "loudnessscan", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
-            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "play", "playid", "playlist",
+            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "pitchalgorithm", "play", "playid", "playlist",
             "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
-            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "readcomments",
+            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "rate", "readcomments",
             "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
-            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "sleep", "stats",
+            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "skipsilence", "sleep", "stats",
             "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {

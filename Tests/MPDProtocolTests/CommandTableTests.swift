@@ -48,7 +48,7 @@ import Testing
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
         let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
-                        "loudnessscan", "loudness", "sleep", "inprogress"]
+                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
@@ -57,7 +57,7 @@ import Testing
         for name in ["location", "locations", "regions", "loudness"] {
             #expect(Permission.required(forCommandNamed: name) == .read, "\(name)")
         }
-        for name in ["locationupdates", "locationaccuracy", "locationdistance", "loudnessscan"] {
+        for name in ["locationupdates", "locationaccuracy", "locationdistance", "loudnessscan", "rate", "pitchalgorithm", "skipsilence"] {
             #expect(Permission.required(forCommandNamed: name) == .player, "\(name)")
         }
         #expect(Permission.required(forCommandNamed: "noidle") == [])

@@ -35,7 +35,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     static let handlerTypes: [any CommandHandler.Type] = [
         PlayerCommands.self, QueueCommands.self, PlaylistCommands.self, MessageCommands.self, OutputCommands.self,
         LibraryCommands.self, PictureCommands.self, FileCommands.self, ClientCommands.self, LocationCommands.self,
-        StickerCommands.self, LoudnessCommands.self, SleepCommands.self,
+        StickerCommands.self, LoudnessCommands.self, SleepCommands.self, PaceCommands.self,
     ]
 
     init(instance: Instance, partition: Partition, logger: Logger) {
@@ -63,6 +63,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
                              application: instance.application, events: events),
             SleepCommands(partition: partition, application: instance.application, songIndex: instance.songIndex,
                           library: instance.library),
+            PaceCommands(pace: partition.pace),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },
                      "the handlers are made in handlerTypes' order")

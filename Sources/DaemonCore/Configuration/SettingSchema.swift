@@ -7,6 +7,7 @@ public enum SettingGroup: String, CaseIterable, Sendable {
     case clients = "Clients and the control socket"
     case lifecycle = "Background and saved state"
     case podcasts = "Podcasts and downloads"
+    case pace = "Playback rate and skip silence"
     case streams = "Streams"
     case web = "The web page"
     case location = "Location"

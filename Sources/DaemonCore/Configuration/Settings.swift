@@ -2,6 +2,7 @@ import AppLifecycle
 import FeedFetch
 import Foundation
 import MPDProtocol
+import QueuePlayer
 import TOMLKit
 
 /// Every setting of the daemon, each declared once: its option and key, its value, its default,
@@ -330,11 +331,15 @@ public struct Settings: Sendable {
         manual: """
             A podcast feed (RSS or Atom, http or https) to fetch in the background, once per feed; \
             added to those of the feeds file, $XDG_CONFIG_HOME/queueplayerd/feeds (one URL a line, \
-            read again on SIGHUP).
+            read again on SIGHUP). "URL rate=R" (here or in the file) plays its episodes at the \
+            rate R (\(PaceSettings.rangeText)) instead of the daemon's.
             """) { urls, options throws(SettingProblem) in
-                options.feeds = try urls.map { url throws(SettingProblem) in
-                    switch FeedSubscriptionList.feedURL(url) {
-                    case .success(let url): return url
+                options.feeds = []
+                for text in urls {
+                    switch FeedSubscriptionList.subscription(text) {
+                    case .success(let (url, rate)):
+                        options.feeds.append(url)
+                        if let rate { options.feedRates[url] = rate }
                     case .failure(let problem): throw SettingProblem(problem.description)
                     }
                 }
@@ -401,6 +406,38 @@ public struct Settings: Sendable {
         manual: """
             The largest episode downloaded, in bytes; a larger one fails and leaves no file.
             """, into: \.maxDownloadSize) { $0 > 0 ? nil : "give a number of bytes, more than 0" }
+
+    // MARK: Playback rate and skip silence
+
+    public let rate = Setting(
+        "rate", .number, group: .pace, value: "R", default: Settings.text(Settings.defaults.rate),
+        summary: "The playback rate, \(PaceSettings.rangeText)",
+        manual: """
+            The playback rate, from \(PaceSettings.rangeText) (1.5 plays half again as fast); \
+            clients change it with the rate command. A saved state's rate wins over it.
+            """, into: \.rate) { rate in
+            PaceSettings.isSupported(rate) ? nil : "give a rate from \(PaceSettings.rangeText)"
+        }
+
+    public let pitchAlgorithm = Setting(
+        "pitch-algorithm", .choice(
+            fileType: "\"timeDomain\" or \"varispeed\"", PaceSettings.pitchAlgorithm(named:),
+            refusal: { "'\($0)' is not a pitch algorithm: give timeDomain or varispeed" }),
+        group: .pace, value: "NAME", default: "timeDomain", values: ["timeDomain", "varispeed"],
+        summary: "timeDomain (the pitch kept) or varispeed",
+        manual: """
+            How a rate other than 1 is played: timeDomain keeps the pitch (made for speech), \
+            varispeed lets it follow the rate, as a tape played faster. Clients change it with \
+            the pitchalgorithm command; a saved state's wins over it.
+            """) { algorithm, options throws(SettingProblem) in options.pitchAlgorithm = algorithm }
+
+    public let skipSilence = Setting(
+        "skip-silence", .flag, group: .pace, default: Settings.text(Settings.defaults.skipSilence),
+        summary: "Shorten quiet stretches of 1 s or more",
+        manual: """
+            Shorten every stretch quieter than -50 dBFS lasting 1 s or more to 0.3 s. Clients \
+            change it with the skipsilence command; a saved state's wins over it.
+            """, into: \.skipSilence)
 
     // MARK: Streams
 

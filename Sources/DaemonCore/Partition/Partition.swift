@@ -58,6 +58,8 @@ final class Partition: @unchecked Sendable {
     let memory: PlaybackMemory?
     /// `sleep`: the pause after a while, or at the item's end.
     let sleepTimer: SleepTimer
+    /// The playback rate, pitch algorithm and skip silence, and feeds' rates (``PlaybackPace``).
+    let pace: PlaybackPace
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -169,6 +171,7 @@ final class Partition: @unchecked Sendable {
         self.logger = logger
         state = QueueBound(State(), on: queue)
         sleepTimer = SleepTimer(player: player, events: events, queue: queue) { [weak player] in player?.pause() }
+        pace = PlaybackPace(player: player, events: events, queue: queue)
         startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
@@ -214,7 +217,10 @@ final class Partition: @unchecked Sendable {
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
-            queue.async { self.syncWithPlayer() }
+            queue.async {
+                self.syncWithPlayer()
+                self.pace.follow(self.player.currentItem)
+            }
         })
         // Timed where the player changes (its control queue), counted on the partition's queue, in order.
         observations.append(player.observe(\.timeControlStatus, options: [.initial, .new]) { [weak self] player, change in
@@ -299,6 +305,7 @@ final class Partition: @unchecked Sendable {
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
         let item = entry.song.makeItem()
+        pace.prepare(item)
         nowPlaying = Handoff(item: item, id: entry.id)
         lookahead = nil
         playQueue.makeCurrent(position)
@@ -306,6 +313,7 @@ final class Partition: @unchecked Sendable {
         player.insert(item, after: nil)
         scheduleLookahead()
         if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
+        pace.follow(item)
         if outputEnabled && !paused { player.play() } else { player.pause() }
         events.post([.player])
     }
@@ -361,7 +369,8 @@ final class Partition: @unchecked Sendable {
         switch playState {
         case .stop:
             snapshot.store(kind, reply.rendered(), conditions: conditions, epoch: epoch)
-        case .play where kind == .status && conditions.timeControlStatus == .playing:
+        // With skip silence, `silenceskipped` grows by itself: such a `status` is not kept.
+        case .play where kind == .status && conditions.timeControlStatus == .playing && !pace.settings.skipsSilence:
             guard let item = conditions.item, player.currentItem === item else { break }
             snapshot.storePlaying(status: reply.rendered(), item: item, duration: item.duration?.seconds ?? 0,
                                   conditions: conditions, epoch: epoch)
@@ -818,6 +827,7 @@ final class Partition: @unchecked Sendable {
         playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
         let item = wanted.song.makeItem()
+        pace.prepare(item)
         lookahead = Handoff(item: item, id: wanted.id)
         player.insert(item, after: nowPlaying.item)
     }

@@ -47,6 +47,8 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
     var lastError: String? { get set }
     var volume: Int { get }
     var mixrampdb: Double { get set }
+    /// The playback rate, pitch algorithm and skip silence.
+    var pace: PlaybackPace { get }
     func startPlayback(at position: Int, from seconds: Double, paused: Bool)
     func stop(reshuffling: Bool)
     func next() throws(MPDError)

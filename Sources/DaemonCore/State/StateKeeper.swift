@@ -81,6 +81,7 @@ final class StateKeeper: Sendable {
             }
             let current = kept.current
             if let modes = state.modes { partition.restore(modes) }
+            if let pace = state.pace { partition.pace.configure(PaceSettings(pace)) }
             partition.append(urls)
             restoreRanges(kept.ranges, count: urls.count)
             if let current, current < urls.count {
@@ -225,7 +226,8 @@ final class StateKeeper: Sendable {
                                                   consume: queue.consume.rawValue, volume: partition.volume,
                                                   replayGain: partition.gains.mode.rawValue),
                           outputs: outputs.value.savedSwitches,
-                          ranges: Self.ranges(of: queue))
+                          ranges: Self.ranges(of: queue),
+                          pace: partition.pace.settings.saved)
     }
 
     /// The queue's ranges as the saved state keeps them; nil when no song has one.

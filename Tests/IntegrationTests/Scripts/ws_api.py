@@ -575,6 +575,25 @@ async def scenario_hold(seconds):
         step("closed", {"code": closed.rcvd.code if closed.rcvd else None})
 
 
+# Playback rate, pitch algorithm and skip silence (WebSocketAPITests' rate test).
+async def scenario_pace():
+    a, b = await Client.open(), await Client.open()
+    await wait_playing(a)
+    step("rate", await a.request({"command": "rate 2"}))
+    options = await b.wait_event(lambda d: d.get("event") == "idle" and "options" in d["changed"], 5)
+    step("idle options", options[1] if options else None)
+    step("status", await a.request({"command": "status"}))
+    step("bad rate", await a.request({"command": "rate abc"}))
+    await a.request({"command": "pitchalgorithm varispeed"})
+    await a.request({"command": "skipsilence 1"})
+    step("status after", await a.request({"command": "status"}))
+    await a.request({"subscribe": "time", "interval": 0.1})
+    ticks = await a.collect(2.0, is_tick)
+    step("ticks", [[at, d["elapsed"], d["songid"]] for at, d in ticks])
+    await a.close()
+    await b.close()
+
+
 if __name__ == "__main__":
     name = sys.argv[2].replace("-", "_")
     try:

@@ -149,6 +149,7 @@ async function refreshStatus() {
   }
   showDownloads(status.transfers ?? 0);
   showSleep(status.sleep);
+  showPace(status);
   markCurrent();
   drawTime(view.elapsed);
 }
@@ -295,7 +296,8 @@ function drawTime(elapsed) {
 // Between two ticks the bar moves on by the clock, at most one tick interval ahead of the last.
 function animate() {
   if (view.state === "play") {
-    const ahead = Math.min((performance.now() - view.tickAt) / 1000, 0.25);
+    // Item time: at rate 2 the item moves on 2 s a second.
+    const ahead = Math.min((performance.now() - view.tickAt) / 1000, 0.25) * (view.rate ?? 1);
     drawTime(view.tickElapsed + ahead);
   }
   requestAnimationFrame(animate);
@@ -440,6 +442,37 @@ function setUpSleep() {
   setInterval(tickSleep, 1000);
 }
 
+// Playback rate, pitch algorithm and skip silence: shown from `status` (`rate`,
+// `pitchalgorithm`, `skipsilence`, `silenceskipped`), set by the commands of the same names.
+const rateSteps = [0.8, 1.0, 1.2, 1.5, 1.8, 2.0, 2.5, 3.0];
+
+function rateOption(rate) {
+  const option = document.createElement("option");
+  option.value = String(rate);
+  option.textContent = rate.toFixed(1) + "\u00d7";
+  return option;
+}
+
+function setUpPace() {
+  for (const rate of rateSteps) $("rate").append(rateOption(rate));
+  $("rate").addEventListener("change", () => command("rate " + $("rate").value));
+  $("pitch").addEventListener("change", () => command("pitchalgorithm " + $("pitch").value));
+  $("skipSilence").addEventListener("change", () => command("skipsilence " + ($("skipSilence").checked ? 1 : 0)));
+}
+
+function showPace(status) {
+  if (typeof status.rate !== "number") return;
+  view.rate = status.rate;
+  // A rate set elsewhere (mpc, a feed's) that is not a step is shown as it is.
+  if (![...$("rate").options].some((option) => Number(option.value) === status.rate)) {
+    $("rate").append(rateOption(status.rate));
+  }
+  if (document.activeElement !== $("rate")) $("rate").value = [...$("rate").options].find((option) => Number(option.value) === status.rate).value;
+  if (status.pitchalgorithm && document.activeElement !== $("pitch")) $("pitch").value = status.pitchalgorithm;
+  $("skipSilence").checked = status.skipsilence === 1;
+  $("silenceSkipped").textContent = status.silenceskipped > 0 ? "(" + status.silenceskipped.toFixed(1) + " s cut)" : "";
+}
+
 function setUp() {
   setUpSleep();
   $("prev").addEventListener("click", () => command("previous"));
@@ -455,6 +488,7 @@ function setUp() {
   $("volume").addEventListener("input", () => { $("volumeValue").textContent = $("volume").value; });
   $("volume").addEventListener("change", () => command("setvol " + $("volume").value));
   $("login").addEventListener("submit", logIn);
+  setUpPace();
   connect();
   requestAnimationFrame(animate);
 }
