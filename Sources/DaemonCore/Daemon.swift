@@ -129,6 +129,7 @@ public final class Daemon: @unchecked Sendable {
         player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue
+        let queue = PartitionQueue(partitionQueue)
         let events = ControlEvents(queue: partitionQueue)
         self.events = events
         let stateDirectory = configuration.stateStore?.file.deletingLastPathComponent()
@@ -142,27 +143,27 @@ public final class Daemon: @unchecked Sendable {
                                      file: stateDirectory?.appendingPathComponent("database.json"),
                                      follower: StickersFollowLibrary(stickers: stickers, events: events, logger: logger))
         let playlistsHome = stateDirectory ?? StateStore.defaultFile(environment: configuration.environment).deletingLastPathComponent()
-        let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
-                                  outputs: outputs.list, application: lifecycle, logger: logger)
+        let partition = Partition(queue: queue, player: player, songs: SongLookup(library: library, index: songIndex),
+                                  events: events, outputs: outputs.list, application: lifecycle, logger: logger)
         self.partition = partition
-        failures = PlaybackFailures(partition: partition, logger: logger)
+        failures = PlaybackFailures(queue: queue, errors: partition, logger: logger)
         systemd = SystemdService(environment: configuration.environment)
         let stateKeeper = configuration.stateStore.map {
-            StateKeeper(store: $0, partition: partition, outputs: outputs.list, logger: logger)
+            StateKeeper(store: $0, queue: queue, playback: partition, application: lifecycle, outputs: outputs.list, logger: logger)
         }
         self.stateKeeper = stateKeeper
         let killed = DaemonPart(endingOnRequest: "kill")
         self.killed = killed
         let transfers = TransferCount()
-        let statusLine = StatusLine.isWanted ? StatusLine(partition: partition, transfers: transfers) : nil
+        let statusLine = StatusLine.isWanted ? StatusLine(queue: queue, playback: partition, transfers: transfers) : nil
         self.statusLine = statusLine
         // The control socket's event loop (one thread); the feeds' HTTP client runs on it too.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let transferProgress = TransferProgressBoard()
-        let downloads = DownloadsIntoLibrary(partition: partition, updater: updater, wake: lifecycle,
+        let downloads = DownloadsIntoLibrary(queue: queue, playQueue: partition, updater: updater, application: lifecycle, wake: lifecycle,
                                              autoEnqueue: configuration.autoEnqueue,
                                              musicDirectory: configuration.feeds.musicDirectory, logger: logger)
-        let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, partition: partition)
+        let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, queue: queue)
         let feeds = FeedService(options: configuration.feeds, eventLoopGroup: group, stateDirectory: stateDirectory,
                                 host: lifecycle, transferProgress: transferProgress, logger: logger,
                                 downloaded: { downloads.downloaded($0, file: $1) }, deleted: { downloads.deleted($0) },
@@ -170,8 +171,8 @@ public final class Daemon: @unchecked Sendable {
         self.feeds = feeds
         let webClients = configuration.web == nil ? nil : WebClients()
         let location = configuration.location.map {
-            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
-                            announcements: RegionAnnouncements(partition: partition), listener: webClients,
+            LocationService(options: $0, queue: queue, events: events, lifecycle: lifecycle,
+                            announcements: RegionAnnouncements(queue: queue, announcer: partition), listener: webClients,
                             stateDirectory: stateDirectory, logger: logger)
         }
         self.location = location
@@ -185,9 +186,9 @@ public final class Daemon: @unchecked Sendable {
         self.instance = instance
         let commands = CommandDispatcher(instance: instance, partition: partition, logger: logger)
         let runner = SessionRunner(executor: commands,
-                                   scheduler: PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition)),
+                                   scheduler: PartitionScheduler(queue: queue, gate: ExpensiveCommandGate(queue: queue)),
                                    remotePlaylists: instance.remotePlaylists, access: instance.access)
-        let clientEnvironment = ClientEnvironment(runner: runner, events: events, partition: partition, stickers: stickers,
+        let clientEnvironment = ClientEnvironment(runner: runner, events: events, playback: partition, queue: queue, stickers: stickers,
                                                   messages: instance.messages)
         server = ControlServer(group: group, environment: clientEnvironment,
                                clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
@@ -257,7 +258,7 @@ public final class Daemon: @unchecked Sendable {
         if sockets.contains(where: { !$0.isLoopback }), access.restrictsRemoteClientsByDefault {
             logger.notice("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS (and `password SECRET` in the client), or --default-permissions read,add,player,control,admin to trust the network")
         }
-        systemd.didStart(player: player, partition: partition, logger: logger)
+        systemd.didStart(player: player, partitionQueue: partition.queue, logger: logger)
     }
 
     /// Publishes `_mpd._tcp` on the first TCP listener's port (``ZeroconfService``), unless
@@ -347,7 +348,7 @@ public final class Daemon: @unchecked Sendable {
         // A new ICY title or name is a change of the song heard (mpd's idle `player`).
         let streams = StreamMetadataFollower(player: player) { [events, web, partition] item in
             events.post([.player])
-            web?.streamChanged(item, partition: partition)
+            web?.streamChanged(item, playback: partition)
         }
         defaultCenterObservers = [failures, outputFailures, playedToEnd]
         retained += [nowPlaying, transport, ticks, streams]

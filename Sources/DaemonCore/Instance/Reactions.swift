@@ -14,8 +14,13 @@ import Stickers
 /// again once the update is done. A deleted episode leaves the queue (it is never the one
 /// playing) and its directory is scanned again.
 struct DownloadsIntoLibrary: Sendable {
-    let partition: Partition
+    /// Where the reaction runs.
+    let queue: PartitionQueue
+    /// The queue, appended to and cleared of a deleted episode.
+    let playQueue: any QueueFeeding
     let updater: LibraryUpdater
+    /// The application an update is a background task of.
+    let application: any ApplicationContext
     /// What wakes a suspended daemon for the work.
     let wake: any BackgroundWaking
     /// `--auto-enqueue`: a downloaded episode is appended to the queue.
@@ -26,26 +31,26 @@ struct DownloadsIntoLibrary: Sendable {
 
     /// `relativePath` (in the music directory) was downloaded to `file`; from any thread.
     func downloaded(_ relativePath: String, file: URL) {
-        partition.perform { [self] partition in
+        queue.async { [self] in
             let wake = wake.beginBackgroundWake(named: "transfer finished", allowance: 30, onExpiry: {})
             defer { wake.end() }
             do throws(MPDError) {
-                _ = try updater.start(in: partition.application, uri: relativePath, rereadAll: false)
+                _ = try updater.start(in: application, uri: relativePath, rereadAll: false)
             } catch {
                 logger.warning("cannot add \(relativePath) to the library: \(error.message)")
             }
-            if autoEnqueue { partition.append([file]) }
+            if autoEnqueue { playQueue.append([file]) }
         }
     }
 
     /// `relativePath` was deleted (`--download-limit`); from any thread.
     func deleted(_ relativePath: String) {
-        partition.perform { [self] partition in
+        queue.async { [self] in
             if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
-                partition.removeAll(playing: file)
+                playQueue.removeAll(playing: file)
             }
             do throws(MPDError) {
-                _ = try updater.start(in: partition.application, uri: (relativePath as NSString).deletingLastPathComponent,
+                _ = try updater.start(in: application, uri: (relativePath as NSString).deletingLastPathComponent,
                                       rereadAll: false)
             } catch {
                 logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
@@ -66,15 +71,15 @@ extension LifecycleCoordinator: BackgroundWaking {}
 struct TransfersShown: Sendable {
     let count: TransferCount
     let events: ControlEvents
-    /// The status line, if drawn, and the partition whose queue it is drawn on.
+    /// The status line, if drawn, and the partition's queue it is drawn on.
     let statusLine: StatusLine?
-    let partition: Partition
+    let queue: PartitionQueue
 
     /// `running` downloads now; from any thread.
     func changed(running: Int) {
         count.set(running)
         events.statusSnapshot.invalidate()
-        if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
+        if let statusLine { queue.async { statusLine.contentChanged() } }
     }
 }
 
@@ -105,19 +110,23 @@ struct StickersFollowLibrary: Sendable {
 
 /// A region entered whose waypoint has audio: the partition plays it over the queue.
 struct RegionAnnouncements: Sendable {
-    let partition: Partition
+    let queue: PartitionQueue
+    /// What plays the audio over the queue (the partition).
+    let announcer: any Announcing
 
     /// The region `identifier` was entered (its waypoint, if the regions file has it); on the
     /// partition's queue, with the daemon woken for it.
     func entered(_ identifier: String, waypoint: RegionWaypoint?) {
-        partition.assertOwned()
-        if let audio = waypoint?.audio { partition.announce(audio, for: identifier) }
+        queue.assertOwned()
+        if let audio = waypoint?.audio { announcer.announce(audio, for: identifier) }
     }
 }
 
 /// An item the player could not play: the log says why, and `status` reports it as `error`.
 struct PlaybackFailures: Sendable {
-    let partition: Partition
+    let queue: PartitionQueue
+    /// Where `status`'s `error` is kept.
+    let errors: any ErrorReporting
     let logger: Logger
 
     /// `error` is the player's reason for `item`; from any thread.
@@ -129,7 +138,8 @@ struct PlaybackFailures: Sendable {
         }
         let message = error
         logger.error("cannot play: \(message)")
-        partition.perform { $0.lastError = message }
+        let errors = errors
+        queue.async { errors.lastError = message }
     }
 
     /// What names the item that failed.

@@ -38,20 +38,19 @@ final class Partition: @unchecked Sendable {
     }
 
     /// The partition's owner: every method below runs here.
-    private let queue: DispatchQueue
+    let queue: PartitionQueue
     let player: QueuePlayer
     /// When the partition was made (the daemon's start), on the player's clock.
     private let startedAt: UInt64
-    let library: MusicLibrary
-    let events: ControlEvents
-    let logger: Logger
-    /// The songs' tags and durations, shared with the library's updates.
-    let songIndex: SongIndex
+    /// The library's side: a URL into the song the queue keeps (the instance's library and song index).
+    private let songs: SongLookup
+    private let events: ControlEvents
+    private let logger: Logger
     /// The audio outputs: with none enabled the player holds its place.
     private let outputs: AudioOutputs
     /// The application the partition runs in (the daemon's life cycle): commands that need
     /// the player wake it, and a kept `status` waits for its state to be steady.
-    let application: any ApplicationContext
+    private let application: any ApplicationContext
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -144,19 +143,18 @@ final class Partition: @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - songIndex: the songs' details the library's updates keep (the instance's).
+    ///   - songs: the songs' URIs and details, from the instance's library and song index.
     ///   - application: the daemon's life cycle; always active when there is none (tests).
-    init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, songIndex: SongIndex, events: ControlEvents,
+    init(queue: PartitionQueue, player: QueuePlayer, songs: SongLookup, events: ControlEvents,
          outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), logger: Logger) {
         self.queue = queue
         self.player = player
-        self.library = library
-        self.songIndex = songIndex
+        self.songs = songs
         self.events = events
         self.outputs = outputs
         self.application = application
         self.logger = logger
-        state = QueueBound(State(), on: queue)
+        state = queue.bound(State())
         startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
@@ -178,23 +176,6 @@ final class Partition: @unchecked Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
             perform { done.resume(returning: body($0)) }
         }
-    }
-
-    /// A timer whose handler runs on the partition's queue (the state keeper's saves, the
-    /// status line's redraws).
-    func makeTimer() -> any DispatchSourceTimer {
-        DispatchSource.makeTimerSource(queue: queue)
-    }
-
-    /// A box for `value` owned by the partition's queue (the status line's and the state
-    /// keeper's state): every access asserts the queue.
-    func bound<Value>(_ value: Value) -> QueueBound<Value> {
-        QueueBound(value, on: queue)
-    }
-
-    /// Stops at once (`dispatchPrecondition`) when called anywhere but on the partition's queue.
-    func assertOwned() {
-        dispatchPrecondition(condition: .onQueue(queue))
     }
 
     /// Follows the player: songs that start, end or fail by themselves.
@@ -226,6 +207,8 @@ final class Partition: @unchecked Sendable {
 
     /// Appends files to the queue.
     func append(_ urls: [URL]) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         guard !urls.isEmpty else { return }
         for url in urls { playQueue.insert(song(for: url)) }
         queueChanged()
@@ -392,6 +375,8 @@ final class Partition: @unchecked Sendable {
     /// another plays follows it. A transport command meanwhile (`play`, `stop`, `next`...) ends it.
     /// The caller has woken a suspended daemon for it (``LocationService``'s wake).
     func announce(_ file: URL, for name: String) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         if state.value.announcement != nil {
             state.value.announcement?.waiting.append(file)
             return
@@ -483,6 +468,8 @@ final class Partition: @unchecked Sendable {
     /// Removes every entry that plays `file` but the current one (a podcast episode that
     /// `--download-limit` deleted), last first so the positions stay valid.
     func removeAll(playing file: URL) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         let current = currentPosition
         for position in playQueue.entries.indices.reversed()
         where position != current && playQueue.entries[position].song.url.standardizedFileURL == file {
@@ -753,7 +740,7 @@ final class Partition: @unchecked Sendable {
     }
 
     private func song(for url: URL) -> QueuedSong {
-        QueuedSong(url: url, library: library, index: songIndex)
+        songs.song(for: url)
     }
 
     private func queueChanged(renewLookahead: Bool = true) {

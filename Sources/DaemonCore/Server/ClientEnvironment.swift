@@ -6,8 +6,10 @@ struct ClientEnvironment: Sendable {
     /// Runs the session's commands off the event loop.
     let runner: SessionRunner
     let events: ControlEvents
-    /// The player's state, read from any thread; and the queue a client's leaving is taken in on.
-    let partition: Partition
+    /// The player's state, read from any thread (`status` answered on the loop, a WebSocket's ticks).
+    let playback: any PublishedPlayback
+    /// The partition's queue: a client's leaving is taken in there, as the unasked events are.
+    let queue: PartitionQueue
     /// Whether `sticker` is among the commands (``StickerDatabase/unavailableCommands``).
     let stickers: StickerDatabase
     /// The client-to-client channels.
@@ -22,6 +24,6 @@ struct ClientEnvironment: Sendable {
     /// A client went away: its subscriptions and unread messages go, on the partition's queue.
     func clientDidDisconnect(_ client: Int) {
         let messages = messages
-        partition.perform { _ in messages.clientDidDisconnect(client) }
+        queue.async { messages.clientDidDisconnect(client) }
     }
 }

@@ -34,7 +34,9 @@ struct PartitionScheduler: ConnectionScheduler {
     /// Where lists of protocol-level commands run: off the event loop and off the partition.
     private static let protocolQueue = DispatchQueue(label: "queueplayerd.control.protocol", attributes: .concurrent)
 
-    let partition: Partition
+    /// The partition's queue; the commands catch the partition up with the player themselves
+    /// (``CommandDispatcher``).
+    let queue: PartitionQueue
     let gate: ExpensiveCommandGate
 
     func run<Result: Sendable>(_ placement: ConnectionWorkPlacement, on loop: any EventLoop,
@@ -45,7 +47,7 @@ struct PartitionScheduler: ConnectionScheduler {
             loop.execute { deliver(result) }
         }
         switch placement {
-        case .partition: partition.perform { _ in job() }
+        case .partition: queue.async(job)
         case .expensive: gate.submit(job)
         case .protocolOnly: Self.protocolQueue.async(execute: job)
         }

@@ -123,10 +123,10 @@ final class ControlConnection: ChannelDuplexHandler {
          outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local",
          isLocal: Bool = true, timeout: Double = ControlConnection.defaultTimeout) {
         let snapshot = environment.events.statusSnapshot
-        let partition = environment.partition
+        let playback = environment.playback
         answerInline = { command, context in
-            snapshot.answer(command, context: context, conditions: { partition.playerConditions },
-                            elapsed: { partition.player.audibleTimeWhilePlaying(of: $0)?.seconds })
+            snapshot.answer(command, context: context, conditions: { playback.playerConditions },
+                            elapsed: { playback.player.audibleTimeWhilePlaying(of: $0)?.seconds })
         }
         self.environment = environment
         self.logger = logger

@@ -17,11 +17,11 @@ final class ExpensiveCommandGate: Sendable {
     }
 
     private let state = Mutex(State())
-    private let partition: Partition
+    private let queue: PartitionQueue
 
     /// A gate in front of the partition's queue.
-    init(partition: Partition) {
-        self.partition = partition
+    init(queue: PartitionQueue) {
+        self.queue = queue
     }
 
     /// Runs `work` on the queue once no other expensive work is there.
@@ -38,7 +38,7 @@ final class ExpensiveCommandGate: Sendable {
     }
 
     private func run(_ work: @escaping @Sendable () -> Void) {
-        partition.perform { [self] _ in
+        queue.async { [self] in
             work()
             let next = state.withLock { state -> (@Sendable () -> Void)? in
                 guard !state.waiting.isEmpty else {

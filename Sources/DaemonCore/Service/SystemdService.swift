@@ -35,7 +35,7 @@ final class SystemdService: @unchecked Sendable {
 
     /// Called once the control socket accepts and the queue is loaded: `READY=1`,
     /// then the status line follows the player and the watchdog starts.
-    func didStart(player: QueuePlayer, partition: Partition, logger: Logger) {
+    func didStart(player: QueuePlayer, partitionQueue: PartitionQueue, logger: Logger) {
         guard let notifier else { return }
         if !notifier.notify("READY=1") {
             logger.warning("cannot notify systemd at \(notifier.socketName): \(String(cString: strerror(errno)))")
@@ -52,7 +52,7 @@ final class SystemdService: @unchecked Sendable {
         let item = player.observe(\.currentItem, options: [.initial]) { player, _ in update(player) }
         let transport = player.observe(\.timeControlStatus, options: []) { player, _ in update(player) }
         let watchdog = watchdogPeriod.map {
-            SystemdWatchdog(period: $0, notifier: notifier, player: player, partition: partition, logger: logger)
+            SystemdWatchdog(period: $0, notifier: notifier, player: player, partitionQueue: partitionQueue, logger: logger)
         }
         watchdog?.start()
         statusQueue.async { [self] in

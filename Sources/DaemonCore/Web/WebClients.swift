@@ -53,8 +53,8 @@ final class WebClients: Sendable {
 
     /// `{"event": "currentItem", "song": {...}}` with the current song as `currentsong` gives
     /// it, or `"song": null`. On the partition's queue.
-    static func currentItemEvent(_ partition: Partition, commands: any CommandExecutor) -> JSONValue {
-        partition.assertOwned()
+    static func currentItemEvent(on queue: PartitionQueue, commands: any CommandExecutor) -> JSONValue {
+        queue.assertOwned()
         let reply: Reply
         do {
             reply = try commands.execute(.currentsong, context: CommandContext())

@@ -52,9 +52,9 @@ final class WebServer: Service, Sendable {
     private let policy: AccessPolicy
     /// What each WebSocket client uses of the daemon, as a control-socket client does.
     private let environment: ClientEnvironment
-    private var partition: Partition { environment.partition }
+    private var queue: PartitionQueue { environment.queue }
     private var events: ControlEvents { environment.events }
-    private var player: QueuePlayer { environment.partition.player }
+    private var player: QueuePlayer { environment.playback.player }
     private let application: AppLifecycle.Application
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -202,7 +202,7 @@ final class WebServer: Service, Sendable {
         // token is not held to read-only as the control socket's remote clients are; `password`
         // replaces them, as on the socket.
         let permissions = policy.defaultPermissions
-        let (downloads, location, partition, environment) = (downloads, location, partition, environment)
+        let (downloads, location, queue, environment) = (downloads, location, queue, environment)
         let client = WebSocketClient(id: clients.makeID(), channel: channel, environment: environment,
                                      permissions: permissions, logger: logger) { client in
             // What a client gets on connecting, once it may read (at once, or after a password).
@@ -210,7 +210,7 @@ final class WebServer: Service, Sendable {
             if let location {
                 // The track at once; fixes taken meanwhile were broadcast to this client too, and
                 // are in the history it replaces the track with.
-                partition.perform { _ in client.push(LocationEvents.history(location.fixes)) }
+                queue.async { client.push(LocationEvents.history(location.fixes)) }
             }
         }
         guard clients.admit(client) else {
@@ -246,10 +246,10 @@ final class WebServer: Service, Sendable {
 
     /// Follows what every client hears of unasked: the current item, the life cycle, the location.
     private func observe() -> [Any] {
-        let (clients, partition, application, commands) = (clients, partition, application, environment.runner.executor)
+        let (clients, queue, application, commands) = (clients, queue, application, environment.runner.executor)
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { _, _ in
-            partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition, commands: commands)) }
+            queue.async { clients.broadcast(WebClients.currentItemEvent(on: queue, commands: commands)) }
         })
         let center = application.notificationCenter
         typealias Lifecycle = AppLifecycle.Application
@@ -258,7 +258,7 @@ final class WebServer: Service, Sendable {
                      Lifecycle.didSuspendNotification, Lifecycle.didWakeNotification] {
             observations.append(center.addObserver(forName: name, object: application, queue: nil) { _ in
                 // The application lives on the partition's queue; its state is read there.
-                partition.perform { _ in clients.broadcast(WebClients.lifecycleEvent(application.state)) }
+                queue.async { clients.broadcast(WebClients.lifecycleEvent(application.state)) }
             })
         }
         return observations

@@ -30,8 +30,8 @@ final class DaemonParts {
                                      file: stateDirectory.appendingPathComponent("database.json"),
                                      follower: StickersFollowLibrary(stickers: stickerDatabase, events: events, logger: logger))
         let outputs = AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil)
-        partition = Partition(queue: queue, player: player, library: library, songIndex: songIndex, events: events,
-                              outputs: outputs, logger: logger)
+        partition = Partition(queue: PartitionQueue(queue), player: player, songs: SongLookup(library: library, index: songIndex),
+                              events: events, outputs: outputs, logger: logger)
         instance = Instance(library: library, songIndex: songIndex, updater: updater,
                             storedPlaylists: StoredPlaylists(directory: stateDirectory.appendingPathComponent("playlists")),
                             remotePlaylists: RemotePlaylists(fetcher: nil), stickers: stickerDatabase, access: access,
@@ -45,7 +45,8 @@ final class DaemonParts {
     func environment(scheduler: any ConnectionScheduler) -> ClientEnvironment {
         ClientEnvironment(runner: SessionRunner(executor: commands, scheduler: scheduler, remotePlaylists: instance.remotePlaylists,
                                                 access: instance.access),
-                          events: events, partition: partition, stickers: instance.stickers, messages: instance.messages)
+                          events: events, playback: partition, queue: partition.queue, stickers: instance.stickers,
+                          messages: instance.messages)
     }
 }
 
