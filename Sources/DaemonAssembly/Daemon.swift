@@ -1,15 +1,18 @@
 import AppLifecycle
+import DaemonCore
 import Dispatch
 import FeedFetch
 import Foundation
 import HTTPStreaming
 import Logging
 import MPDProtocol
+import MPDServer
 import NIOPosix
 import QueuePlayer
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+import WebAPI
 import Zeroconf
 
 /// The composition root: a player, its observers, the control socket, the

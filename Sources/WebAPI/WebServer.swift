@@ -1,4 +1,5 @@
 import AppLifecycle
+import DaemonCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,14 +22,20 @@ import NIOWebSocket
 /// binary (``WebResources``); a WebSocket's commands run on the partition's queue as the
 /// socket's do (``WebSocketClient``), its ticks come from the player's time observers on the
 /// clock thread and go out through a bounded buffer per client.
-final class WebServer: Service, Sendable {
+package final class WebServer: Service, Sendable {
     /// What `--http` and `--http-token-file` say.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         var address: HTTPListenAddress
         /// The token every request must carry; required for a bind other than loopback.
         var token: String?
         /// How long a request may take to come in (``HTTPRequestGuard``).
-        var requestTimeout: TimeAmount = WebServer.requestTimeout
+        package var requestTimeout: TimeAmount = WebServer.requestTimeout
+
+        package init(address: HTTPListenAddress, token: String?, requestTimeout: TimeAmount = WebServer.requestTimeout) {
+            self.address = address
+            self.token = token
+            self.requestTimeout = requestTimeout
+        }
     }
 
     /// How long a request may take to come in, by default: a browser sends its request at once,
@@ -65,7 +72,7 @@ final class WebServer: Service, Sendable {
     /// The location updates, with `--location`.
     private let location: LocationService?
 
-    init(options: Options, environment: ClientEnvironment, application: AppLifecycle.Application,
+    package init(options: Options, environment: ClientEnvironment, application: AppLifecycle.Application,
          group: any EventLoopGroup, clients: WebClients, downloads: TransferProgressBoard?, location: LocationService?,
          logger: Logger) {
         policy = environment.runner.access
@@ -85,7 +92,7 @@ final class WebServer: Service, Sendable {
     static let minimumTokenLength = 16
 
     /// Reads `--http-token-file`: its first line, which must be at least ``minimumTokenLength`` bytes.
-    static func readToken(file: String) throws(DaemonOptionError) -> String {
+    package static func readToken(file: String) throws(DaemonOptionError) -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw DaemonOptionError("--http-token-file \(file): cannot read the file.")
         }
@@ -101,7 +108,7 @@ final class WebServer: Service, Sendable {
 
     // MARK: Service
 
-    func run() async throws {
+    package func run() async throws {
         let observations = observe()
         defer {
             for observation in observations {

@@ -23,7 +23,7 @@ protocol CommandHandler {
 /// by itself is accounted for first), so every command sees the queue as it is heard.
 /// `@unchecked Sendable`: made on any thread and not changed after; every handler is confined
 /// to the partition's queue, which ``execute(_:context:)`` checks.
-final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
+package final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     /// Where every command runs.
     private let queue: PartitionQueue
     /// What each command first catches up with the player.
@@ -43,7 +43,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
 
     /// - Parameter partition: what plays, handed to each handler as the sides it uses; the
     ///   dispatcher keeps only its queue and its catching up with the player.
-    init(instance: Instance, partition: Partition, logger: Logger) {
+    package init(instance: Instance, partition: Partition, logger: Logger) {
         queue = partition.queue
         playback = partition
         events = instance.events
@@ -99,7 +99,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
         return problems
     }
 
-    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
+    package func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
         queue.assertOwned()
         playback.syncWithPlayer()
         // Whatever a command changes, a kept `status` or `currentsong` may no longer say.

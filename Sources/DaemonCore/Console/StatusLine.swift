@@ -14,7 +14,7 @@ import QueuePlayer
 /// terminal does not wake up ten times a second to draw the same line.
 ///
 /// Its state is owned by the partition's queue (a `QueueBound`: every access asserts it).
-final class StatusLine: Sendable {
+package final class StatusLine: Sendable {
     /// Redraws per second, at most.
     static let maximumRate = 10
 
@@ -33,7 +33,7 @@ final class StatusLine: Sendable {
     /// The downloads running, shown after the song.
     private let transfers: TransferCount
 
-    init(queue: PartitionQueue, playback: any PlaybackReading, transfers: TransferCount) {
+    package init(queue: PartitionQueue, playback: any PlaybackReading, transfers: TransferCount) {
         self.queue = queue
         self.playback = playback
         self.transfers = transfers
@@ -41,17 +41,17 @@ final class StatusLine: Sendable {
     }
 
     /// True if stdout is a terminal, where a status line belongs.
-    static var isWanted: Bool { Console.outputIsTerminal }
+    package static var isWanted: Bool { Console.outputIsTerminal }
 
     /// Redraws after every change a command or the player reports (delivered on the
     /// partition's queue once a command's changes are all made): pause, play, stop, a seek,
     /// a new song, the queue. Starts or stops the timer to match.
-    func follow(_ events: ControlEvents) {
+    package func follow(_ events: ControlEvents) {
         events.subscribe(self) { [self] _ in refresh() }
     }
 
     /// Shows the line and keeps it current. Call on the partition's queue.
-    func show() {
+    package func show() {
         queue.assertOwned()
         guard !drawing.isShown else { return }
         drawing.isShown = true
@@ -66,7 +66,7 @@ final class StatusLine: Sendable {
     }
 
     /// Removes the line and stops its timer. Call on the partition's queue.
-    func hide() {
+    package func hide() {
         queue.assertOwned()
         drawing.isShown = false
         stopTimer()

@@ -13,7 +13,7 @@ import Stickers
 /// background task of its own), the queue gets it (`--auto-enqueue`), and the daemon may suspend
 /// again once the update is done. A deleted episode leaves the queue (it is never the one
 /// playing) and its directory is scanned again.
-struct DownloadsIntoLibrary: Sendable {
+package struct DownloadsIntoLibrary: Sendable {
     /// Where the reaction runs.
     let queue: PartitionQueue
     /// The queue, appended to and cleared of a deleted episode.
@@ -29,8 +29,19 @@ struct DownloadsIntoLibrary: Sendable {
     let musicDirectory: URL?
     let logger: Logger
 
+    package init(queue: PartitionQueue, playQueue: any QueueFeeding, updater: LibraryUpdater, application: any ApplicationContext, wake: any BackgroundWaking, autoEnqueue: Bool, musicDirectory: URL?, logger: Logger) {
+        self.queue = queue
+        self.playQueue = playQueue
+        self.updater = updater
+        self.application = application
+        self.wake = wake
+        self.autoEnqueue = autoEnqueue
+        self.musicDirectory = musicDirectory
+        self.logger = logger
+    }
+
     /// `relativePath` (in the music directory) was downloaded to `file`; from any thread.
-    func downloaded(_ relativePath: String, file: URL) {
+    package func downloaded(_ relativePath: String, file: URL) {
         queue.async { [self] in
             let wake = wake.beginBackgroundWake(named: "transfer finished", allowance: 30, onExpiry: {})
             defer { wake.end() }
@@ -44,7 +55,7 @@ struct DownloadsIntoLibrary: Sendable {
     }
 
     /// `relativePath` was deleted (`--download-limit`); from any thread.
-    func deleted(_ relativePath: String) {
+    package func deleted(_ relativePath: String) {
         queue.async { [self] in
             if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
                 playQueue.removeAll(playing: file)
@@ -60,7 +71,7 @@ struct DownloadsIntoLibrary: Sendable {
 }
 
 /// Wakes a suspended daemon into the background for a while (``LifecycleCoordinator``).
-protocol BackgroundWaking: Sendable {
+package protocol BackgroundWaking: Sendable {
     func beginBackgroundWake(named name: String, allowance: Double, onExpiry: @escaping @Sendable () -> Void) -> BackgroundActivity
 }
 
@@ -68,15 +79,22 @@ extension LifecycleCoordinator: BackgroundWaking {}
 
 /// The number of downloads running changed: `status` (``TransferCount``) and the status line
 /// show it, so a kept `status` goes and the status line redraws.
-struct TransfersShown: Sendable {
+package struct TransfersShown: Sendable {
     let count: TransferCount
     let events: ControlEvents
     /// The status line, if drawn, and the partition's queue it is drawn on.
     let statusLine: StatusLine?
     let queue: PartitionQueue
 
+    package init(count: TransferCount, events: ControlEvents, statusLine: StatusLine?, queue: PartitionQueue) {
+        self.count = count
+        self.events = events
+        self.statusLine = statusLine
+        self.queue = queue
+    }
+
     /// `running` downloads now; from any thread.
-    func changed(running: Int) {
+    package func changed(running: Int) {
         count.set(running)
         events.statusSnapshot.invalidate()
         if let statusLine { queue.async { statusLine.contentChanged() } }
@@ -85,10 +103,16 @@ struct TransfersShown: Sendable {
 
 /// An `update` changed the library: the stickers follow it, a renamed file's to its new URI, a
 /// removed song's deleted (mpd's `OnDatabaseSongRemoved`), while the sticker database is open.
-struct StickersFollowLibrary: Sendable {
+package struct StickersFollowLibrary: Sendable {
     let stickers: StickerDatabase
     let events: ControlEvents
     let logger: Logger
+
+    package init(stickers: StickerDatabase, events: ControlEvents, logger: Logger) {
+        self.stickers = stickers
+        self.events = events
+        self.logger = logger
+    }
 
     /// On the partition's queue, after an update that changed the database.
     func libraryChanged(from previous: SongDatabase, to next: SongDatabase) {
@@ -109,10 +133,15 @@ struct StickersFollowLibrary: Sendable {
 }
 
 /// A region entered whose waypoint has audio: the partition plays it over the queue.
-struct RegionAnnouncements: Sendable {
+package struct RegionAnnouncements: Sendable {
     let queue: PartitionQueue
     /// What plays the audio over the queue (the partition).
     let announcer: any Announcing
+
+    package init(queue: PartitionQueue, announcer: any Announcing) {
+        self.queue = queue
+        self.announcer = announcer
+    }
 
     /// The region `identifier` was entered (its waypoint, if the regions file has it); on the
     /// partition's queue, with the daemon woken for it.
@@ -123,14 +152,20 @@ struct RegionAnnouncements: Sendable {
 }
 
 /// An item the player could not play: the log says why, and `status` reports it as `error`.
-struct PlaybackFailures: Sendable {
+package struct PlaybackFailures: Sendable {
     let queue: PartitionQueue
     /// Where `status`'s `error` is kept.
     let errors: any ErrorReporting
     let logger: Logger
 
+    package init(queue: PartitionQueue, errors: any ErrorReporting, logger: Logger) {
+        self.queue = queue
+        self.errors = errors
+        self.logger = logger
+    }
+
     /// `error` is the player's reason for `item`; from any thread.
-    func failed(_ item: PlayerItemName?, error: String) {
+    package func failed(_ item: PlayerItemName?, error: String) {
         var error = error
         // A stream is named by its whole URL: `cannot play: http://host/path: why`.
         if let url = item?.url, StreamURL.isNetwork(url), !error.hasPrefix(url.absoluteString) {
@@ -143,7 +178,11 @@ struct PlaybackFailures: Sendable {
     }
 
     /// What names the item that failed.
-    struct PlayerItemName: Sendable {
+    package struct PlayerItemName: Sendable {
         let url: URL
+
+        package init(url: URL) {
+            self.url = url
+        }
     }
 }

@@ -15,18 +15,24 @@ import MPDProtocol
 ///
 /// `Sendable`: its state is a `QueueBound` of the partition's queue (every access asserts it);
 /// the manager calls the delegate methods on gpsd's queue, and each hops to the partition.
-final class LocationService: LocationManagerDelegate {
+package final class LocationService: LocationManagerDelegate {
     /// How the daemon was asked to track.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         var source: LocationChoice
         /// `location` in `--background-modes`: standard updates go on in the background.
         var backgroundUpdates: Bool
         /// `--regions`: the GPX file of waypoints, read by ``readRegions()`` as the daemon starts.
         var regionFile: String?
+
+        package init(source: LocationChoice, backgroundUpdates: Bool, regionFile: String?) {
+            self.source = source
+            self.backgroundUpdates = backgroundUpdates
+            self.regionFile = regionFile
+        }
     }
 
     /// What the ``LocationListener`` hears.
-    enum Event: Sendable {
+    package enum Event: Sendable {
         /// New fixes, oldest first.
         case fixes([Location])
         /// A monitored region was entered (`true`) or left.
@@ -64,7 +70,7 @@ final class LocationService: LocationManagerDelegate {
     /// - Parameter stateDirectory: where `locations.json` is kept; nil: not kept (`--no-state`).
     /// - Parameter listener: who hears of each fix and region event as it is handled (the web
     ///   clients), on the partition's queue; nil: no one.
-    init(options: Options, queue: PartitionQueue, events: ControlEvents, lifecycle: LifecycleCoordinator, announcements: RegionAnnouncements,
+    package init(options: Options, queue: PartitionQueue, events: ControlEvents, lifecycle: LifecycleCoordinator, announcements: RegionAnnouncements,
          listener: (any LocationListener)?, stateDirectory: URL?, logger: Logger) {
         self.announcements = announcements
         self.listener = listener
@@ -83,7 +89,7 @@ final class LocationService: LocationManagerDelegate {
 
     /// Reads `--regions` (none without it): each waypoint left out is a warning. A file that
     /// cannot be used is a ``DaemonOptionError``; a cancelled task ends the read with `CancellationError`.
-    func readRegions() throws -> [RegionWaypoint] {
+    package func readRegions() throws -> [RegionWaypoint] {
         guard let path = options.regionFile else { return [] }
         let read: (waypoints: [RegionWaypoint], problems: [String])
         do {
@@ -101,7 +107,7 @@ final class LocationService: LocationManagerDelegate {
 
     /// On the partition's queue: restores the fixes kept, follows the app's state, starts updates
     /// and monitors `regions` (``readRegions()``'s).
-    func start(regions: [RegionWaypoint]) {
+    package func start(regions: [RegionWaypoint]) {
         queue.assertOwned()
         state.value.started = true
         state.value.regions = regions
@@ -142,7 +148,7 @@ final class LocationService: LocationManagerDelegate {
     }
 
     /// Stops the source and writes the fixes kept (at shutdown); returns once written.
-    func stop() async {
+    package func stop() async {
         manager.stopUpdatingLocation()
         manager.stopMonitoringSignificantLocationChanges()
         manager.stopMonitoringAllRegions()
@@ -157,7 +163,7 @@ final class LocationService: LocationManagerDelegate {
     // MARK: - What the commands read and set (on the partition's queue)
 
     /// The fixes kept, oldest first.
-    var fixes: [Location] { state.value.fixes }
+    package var fixes: [Location] { state.value.fixes }
     var fixLost: Bool { state.value.fixLost }
     var mode: LocationUpdatesMode { state.value.mode }
 
@@ -181,7 +187,7 @@ final class LocationService: LocationManagerDelegate {
 
     // MARK: - LocationManagerDelegate (on gpsd's queue: each hops to the partition)
 
-    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
+    package func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
         queue.async { [self] in
             // A significant change wakes a suspended daemon (standard updates never reach one).
             let wake = state.value.mode == .significant ? beginWake(named: "significant location change") : nil
@@ -200,7 +206,7 @@ final class LocationService: LocationManagerDelegate {
         }
     }
 
-    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
+    package func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
         queue.async { [self] in
             switch error {
             case .locationUnknown:
@@ -215,7 +221,7 @@ final class LocationService: LocationManagerDelegate {
         }
     }
 
-    func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
+    package func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
         queue.async { [self] in
             let wake = beginWake(named: "region entered")
             defer { wake.end() }
@@ -226,7 +232,7 @@ final class LocationService: LocationManagerDelegate {
         }
     }
 
-    func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
+    package func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
         queue.async { [self] in
             let wake = beginWake(named: "region left")
             defer { wake.end() }
@@ -264,6 +270,6 @@ final class LocationService: LocationManagerDelegate {
 
 /// Hears of each fix and region event as ``LocationService`` handles it, on the partition's
 /// queue: it must not block.
-protocol LocationListener: Sendable {
+package protocol LocationListener: Sendable {
     func heard(_ event: LocationService.Event)
 }

@@ -9,12 +9,12 @@ import Dispatch
 /// Work queued here runs in order, one piece at a time; it does not catch the partition up
 /// with the player first (``Partition/perform(_:)`` does, and so does every command:
 /// ``CommandDispatcher``).
-struct PartitionQueue: Sendable {
+package struct PartitionQueue: Sendable {
     /// The dispatch queue itself, for the parts made with one (the idle events, the library's
     /// updater, the stickers, the channels).
     let dispatchQueue: DispatchQueue
 
-    init(_ dispatchQueue: DispatchQueue) {
+    package init(_ dispatchQueue: DispatchQueue) {
         self.dispatchQueue = dispatchQueue
     }
 
@@ -23,7 +23,7 @@ struct PartitionQueue: Sendable {
     }
 
     /// Runs `body` on the queue, after what was queued before it.
-    func async(_ body: @escaping @Sendable () -> Void) {
+    package func async(_ body: @escaping @Sendable () -> Void) {
         dispatchQueue.async(execute: body)
     }
 
@@ -47,7 +47,7 @@ struct PartitionQueue: Sendable {
     }
 
     /// Stops at once (`dispatchPrecondition`) when called anywhere but on the queue.
-    func assertOwned() {
+    package func assertOwned() {
         dispatchPrecondition(condition: .onQueue(dispatchQueue))
     }
 }

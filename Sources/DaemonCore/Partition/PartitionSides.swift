@@ -10,7 +10,7 @@ import QueuePlayer
 // ``PublishedPlayback``, which is read from any thread.
 
 /// The queue, read: its entries and modes, positions by id, song blocks.
-protocol QueueReading: AnyObject, Sendable {
+package protocol QueueReading: AnyObject, Sendable {
     /// The songs, their ids and versions, the play modes.
     var playQueue: PlayQueue<QueuedSong> { get }
     /// The queue's current song, also when stopped.
@@ -22,14 +22,14 @@ protocol QueueReading: AnyObject, Sendable {
 }
 
 /// The queue, added to: what `load`, `findadd`, `searchadd` do.
-protocol QueueInserting: QueueReading {
+package protocol QueueInserting: QueueReading {
     /// Inserts `urls` at `position` (the end when nil); returns their ids.
     @discardableResult
     func insert(_ urls: [URL], at position: Int?) -> [Int]
 }
 
 /// The queue, changed: what `add`, `delete`, `move`, `prio`, `rangeid`... do.
-protocol QueueEditing: QueueInserting {
+package protocol QueueEditing: QueueInserting {
     func remove(_ range: Range<Int>)
     func clear()
     func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError)
@@ -38,7 +38,7 @@ protocol QueueEditing: QueueInserting {
 }
 
 /// The player, held or let go as the outputs come and go (`enableoutput`...).
-protocol PlayerHolding: AnyObject, Sendable {
+package protocol PlayerHolding: AnyObject, Sendable {
     var player: QueuePlayer { get }
     var playState: Partition.PlayState { get }
     /// True while some output is enabled.
@@ -46,7 +46,7 @@ protocol PlayerHolding: AnyObject, Sendable {
 }
 
 /// What plays, read: the queue, the player, the song the player is on (the status line).
-protocol PlaybackReading: QueueReading, PlayerHolding {
+package protocol PlaybackReading: QueueReading, PlayerHolding {
     /// The queue position of the song the player is on; nil when stopped.
     var currentPosition: Int? { get }
     /// Catches the partition up with the player (MPD's `SyncWithPlayer`).
@@ -54,12 +54,12 @@ protocol PlaybackReading: QueueReading, PlayerHolding {
 }
 
 /// The last item failure, `status`'s `error` (``PlaybackFailures``).
-protocol ErrorReporting: AnyObject, Sendable {
+package protocol ErrorReporting: AnyObject, Sendable {
     var lastError: String? { get set }
 }
 
 /// The player and what plays: transport, modes, mixer, the kept `status`.
-protocol PlaybackControl: PlaybackReading, ErrorReporting {
+package protocol PlaybackControl: PlaybackReading, ErrorReporting {
     var volume: Int { get }
     var mixrampdb: Double { get set }
     func startPlayback(at position: Int, from seconds: Double, paused: Bool)
@@ -73,14 +73,14 @@ protocol PlaybackControl: PlaybackReading, ErrorReporting {
 }
 
 /// How long the daemon has run and played (`stats`).
-protocol PlayStatistics: AnyObject, Sendable {
+package protocol PlayStatistics: AnyObject, Sendable {
     var uptime: Int { get }
     var playedSeconds: Double { get }
 }
 
 /// The queue as the podcast downloads change it (``DownloadsIntoLibrary``): an episode
 /// appended, a deleted one's entries removed.
-protocol QueueFeeding: AnyObject, Sendable {
+package protocol QueueFeeding: AnyObject, Sendable {
     /// Appends `urls` to the queue.
     func append(_ urls: [URL])
     /// Removes every entry that plays `file`.
@@ -88,7 +88,7 @@ protocol QueueFeeding: AnyObject, Sendable {
 }
 
 /// What the saved state is taken from and put back into (``StateKeeper``).
-protocol PlaybackRestoring: PlaybackControl, QueueEditing, QueueFeeding {
+package protocol PlaybackRestoring: PlaybackControl, QueueEditing, QueueFeeding {
     /// The song's time, not an announcement's.
     var songTime: Double { get }
     /// Puts the saved play modes and volume back.
@@ -96,13 +96,13 @@ protocol PlaybackRestoring: PlaybackControl, QueueEditing, QueueFeeding {
 }
 
 /// A region's audio played over the queue (``RegionAnnouncements``).
-protocol Announcing: AnyObject, Sendable {
+package protocol Announcing: AnyObject, Sendable {
     func announce(_ file: URL, for name: String)
 }
 
 /// What the player publishes to any thread: read on an event loop or the clock thread without
 /// entering the partition's queue (a `status` answered on the loop, a WebSocket's ticks).
-protocol PublishedPlayback: AnyObject, Sendable {
+package protocol PublishedPlayback: AnyObject, Sendable {
     var player: QueuePlayer { get }
     /// The player's state a kept `status` depends on.
     var playerConditions: StatusSnapshot.Conditions { get }

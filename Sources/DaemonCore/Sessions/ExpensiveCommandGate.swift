@@ -9,7 +9,7 @@ import Synchronization
 /// library) waits here instead, in order, and enters the queue only when the previous
 /// expensive work has finished; cheap commands go straight to the queue. So any command
 /// waits for at most one expensive command of another client.
-final class ExpensiveCommandGate: Sendable {
+package final class ExpensiveCommandGate: Sendable {
     private struct State {
         /// Expensive work is on the partition's queue.
         var isBusy = false
@@ -20,7 +20,7 @@ final class ExpensiveCommandGate: Sendable {
     private let queue: PartitionQueue
 
     /// A gate in front of the partition's queue.
-    init(queue: PartitionQueue) {
+    package init(queue: PartitionQueue) {
         self.queue = queue
     }
 

@@ -17,7 +17,7 @@ import QueuePlayer
 /// read-only directory) is retried on the next change and on a timer that backs off from
 /// ``retryDelays``'s first to its last delay, so a paused daemon whose disk fills and frees
 /// again still gets its last change onto the disk, and a `kill -9` then loses nothing.
-final class StateKeeper: Sendable {
+package final class StateKeeper: Sendable {
     /// How often the position is saved while playing.
     static let playingInterval: Double = 5
     /// Seconds before each retry of a failed save; the last one repeats.
@@ -49,7 +49,7 @@ final class StateKeeper: Sendable {
     /// The outputs' switches, saved and restored with the queue.
     private let outputs: QueueBound<AudioOutputs>
 
-    init(store: StateStore, queue: PartitionQueue, playback: any PlaybackRestoring, application: any ApplicationContext,
+    package init(store: StateStore, queue: PartitionQueue, playback: any PlaybackRestoring, application: any ApplicationContext,
          outputs: AudioOutputs, logger: Logger) {
         self.outputs = queue.bound(outputs)
         self.store = store
@@ -66,7 +66,7 @@ final class StateKeeper: Sendable {
     /// item at the same position, playing or paused. Files that vanished are dropped.
     /// Returns false if there was nothing to restore (no usable state, or none of its
     /// files left). Call on the partition's queue.
-    func restore() -> Bool {
+    package func restore() -> Bool {
         switch store.load() {
         case .none:
             return false
@@ -122,7 +122,7 @@ final class StateKeeper: Sendable {
 
     /// Starts saving on changes and while playing, each save inside a background task
     /// of the partition's application. Call on the partition's queue.
-    func start(events: ControlEvents) {
+    package func start(events: ControlEvents) {
         keeping.isStarted = true
         // Delivered on the partition's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
@@ -137,7 +137,7 @@ final class StateKeeper: Sendable {
     }
 
     /// Saves now, synchronously (the daemon is stopping). Call on the partition's queue.
-    func saveBeforeExit() {
+    package func saveBeforeExit() {
         guard keeping.isStarted else { return }
         keeping.timer?.cancel()
         keeping.timer = nil
