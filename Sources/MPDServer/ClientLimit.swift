@@ -1,13 +1,6 @@
 import DaemonCore
 import Logging
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
-#if canImport(CDispatch)
-// For Glibc's `stat`/`timespec` fields under MemberImportVisibility (Package.swift says why).
-import CDispatch
-#endif
 
 /// The most clients the daemon serves at once, counted over every listener (mpd's
 /// `max_connections`, 100 by default): a client over it is closed at once, and the log says
