@@ -5,6 +5,7 @@ import PackageDescription
 let daemonDependencies: [Target.Dependency] = [
     "CShims",
     "DaemonCore",
+    "DaemonAssembly",
     "QueuePlayer",
     "AppLifecycle",
     "FeedFetch",
@@ -142,12 +143,12 @@ let package = Package(
                                                  .product(name: "NIOPosix", package: "swift-nio")]),
 
         // The daemon as a library: the partition (queue, player, mixer, options), the command
-        // layer, the control server, the saved state, the life cycle, the feeds, systemd.
+        // layer, the sessions the servers lend to it, the saved state, the life cycle, the feeds,
+        // systemd, the settings. No server: those are the targets above it.
         .target(
             name: "DaemonCore",
             dependencies: [
                 "QueuePlayer",
-                "HTTPStreaming",
                 "AppLifecycle",
                 "MPDProtocol",
                 "DaemonState",
@@ -160,20 +161,71 @@ let package = Package(
                 "Loudness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+
+        // The MPD control server: the listening sockets (Unix, TCP, systemd's) and one
+        // connection per client on a NIO event loop, whose session it lends to DaemonCore.
+        .target(
+            name: "MPDServer",
+            dependencies: [
+                "DaemonCore",
+                "MPDProtocol",
+                "QueuePlayer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
+        // `--http`: the web page and the WebSocket API, an HTTP server (hummingbird) on the
+        // control server's event loop; the only target that sees hummingbird.
+        .target(
+            name: "WebAPI",
+            dependencies: [
+                "DaemonCore",
+                "MPDProtocol",
+                "QueuePlayer",
+                "AppLifecycle",
+                "FeedFetch",
+                "Location",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             // The web page's files, compiled into the binary (an installed daemon is one file).
             resources: [
-                .embedInCode("Web/Resources/index.html"),
-                .embedInCode("Web/Resources/app.js"),
-                .embedInCode("Web/Resources/style.css"),
+                .embedInCode("Resources/index.html"),
+                .embedInCode("Resources/app.js"),
+                .embedInCode("Resources/style.css"),
+            ]
+        ),
+
+        // The composition root: `DaemonOptions` into the parts (the core's, the servers'),
+        // run as a service group (`Daemon.run(options:environment:)`).
+        .target(
+            name: "DaemonAssembly",
+            dependencies: [
+                "DaemonCore",
+                "MPDServer",
+                "WebAPI",
+                "QueuePlayer",
+                "HTTPStreaming",
+                "AppLifecycle",
+                "MPDProtocol",
+                "FeedFetch",
+                "Zeroconf",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -203,7 +255,7 @@ let package = Package(
                                                          .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "Loudness", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf", "Stickers",
+        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "Loudness", "MPDServer", "WebAPI", "DaemonAssembly", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf", "Stickers",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOHTTP1", package: "swift-nio"),
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),
@@ -211,7 +263,7 @@ let package = Package(
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "FeedFetchTests", dependencies: ["FeedFetch", "Feeds", "QueuePlayer", "TestSupport"]),
         // The whole daemon inside the test process (Support/InProcessDaemon.swift): what needs no process boundary.
-        .testTarget(name: "DaemonInProcessTests", dependencies: ["DaemonCore", "MPDProtocol", "QueuePlayer", "TestSupport",
+        .testTarget(name: "DaemonInProcessTests", dependencies: ["DaemonCore", "DaemonAssembly", "MPDProtocol", "QueuePlayer", "TestSupport",
                                                                .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "IntegrationTests", dependencies: ["QueuePlayer", "CMPG123", "TestSupport", "Location"], exclude: ["Scripts", "Transcripts"]),
 

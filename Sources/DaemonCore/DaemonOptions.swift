@@ -30,7 +30,7 @@ public struct DaemonOptions: Sendable {
     /// `--output`, in order; empty: `auto`.
     public var outputs: [OutputChoice] = []
     /// `--buffer-time`, milliseconds.
-    public var bufferTimeMilliseconds = Daemon.defaultBufferTimeMilliseconds
+    public var bufferTimeMilliseconds = BufferTime.defaultMilliseconds
     /// `--once`.
     public var once = false
     /// `--background-modes`.

@@ -1,4 +1,5 @@
 import CShims
+import DaemonAssembly
 import DaemonCore
 import Dispatch
 #if canImport(Glibc)

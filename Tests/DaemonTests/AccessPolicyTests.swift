@@ -3,6 +3,7 @@ import MPDProtocol
 import NIOCore
 import Testing
 @testable import DaemonCore
+@testable import DaemonAssembly
 
 /// Who may do what: mpd's defaults, the read-only rule for other machines, the
 /// constant-time comparison and the limit on guessing.

@@ -4,7 +4,8 @@ import Testing
 
 /// What the repository promises about itself: every dependency's licence is listed
 /// (docs/licences.md), the README stays a front door, the documentation's links stay inside the
-/// repository, and source comments cite no issue numbers.
+/// repository, docs/ARCHITECTURE.md's module table says what Package.swift says, and source
+/// comments cite no issue numbers.
 @Suite struct RepositoryDocsTests {
     static let repository = TestMedia.repository
 
@@ -121,5 +122,80 @@ import Testing
         }
         #expect(files.count > 100)
         #expect(citing.isEmpty, "comments citing issues or bench rows: \(citing)")
+    }
+
+    /// The package as SwiftPM reads it (`swift package dump-package`), read once: its targets
+    /// and what each depends on, by name (a target's or a product's).
+    static let manifest: Result<[String: (type: String, dependencies: Set<String>)], any Error> = Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A scratch path of its own, never made: the manifest alone is read, without waiting for a
+        // build's lock on .build.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-package-\(UUID().uuidString)")
+        process.arguments = ["swift", "package", "--package-path", repository.path, "--scratch-path", scratch.path, "dump-package"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let package = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let targets = package["targets"] as? [[String: Any]] else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "swift package dump-package failed (\(process.terminationStatus))"])
+        }
+        var result: [String: (type: String, dependencies: Set<String>)] = [:]
+        for target in targets {
+            guard let name = target["name"] as? String, let type = target["type"] as? String else { continue }
+            // Each dependency is `{"byName": [name, condition]}`, `{"target": [...]}` or `{"product": [name, package, ...]}`.
+            let dependencies = (target["dependencies"] as? [[String: [Any]]] ?? []).compactMap { $0.values.first?.first as? String }
+            result[name] = (type, Set(dependencies))
+        }
+        return result
+    }
+
+    /// docs/ARCHITECTURE.md's module table, by its rows' first backquoted name: the backquoted
+    /// names of its "imports" and "never imports" cells.
+    static func moduleTable() throws -> [String: (imports: [String], never: [String])] {
+        let text = try text("docs/ARCHITECTURE.md")
+        let start = try #require(text.range(of: "| module | imports | never imports |\n"))
+        var rows: [String: (imports: [String], never: [String])] = [:]
+        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cells.count >= 4, let name = Self.quoted(cells[1]).first else { continue }
+            rows[name] = (Self.quoted(cells[2]), Self.quoted(cells[3]))
+        }
+        return rows
+    }
+
+    static func quoted(_ cell: String) -> [String] {
+        cell.matches(of: /`([^`]+)`/).map { String($0.output.1) }
+    }
+
+    /// Every target that is built into something (not the tests, not the C headers) has its row
+    /// in the module table; each row's "imports" names exactly the target's dependencies in
+    /// Package.swift (backquoted, by target or product name: other backquoted words, file names
+    /// and types, are not names the package knows), and its "never imports" none of them.
+    @Test func theModuleTableSaysWhatPackageSwiftSays() throws {
+        let targets = try Self.manifest.get()
+        let table = try Self.moduleTable()
+        let known = Set(targets.keys).union(targets.values.flatMap(\.dependencies))
+        let built = targets.filter { ["regular", "executable"].contains($0.value.type) }
+        #expect(built.count > 15, "\(built.keys)")
+        let missing = built.keys.filter { table[$0] == nil }.sorted()
+        #expect(missing.isEmpty, "docs/ARCHITECTURE.md's module table has no row for \(missing)")
+        let unknown = table.keys.filter { built[$0] == nil }.sorted()
+        #expect(unknown.isEmpty, "docs/ARCHITECTURE.md's module table has rows for what Package.swift does not build: \(unknown)")
+        for (name, target) in built.sorted(by: { $0.key < $1.key }) {
+            guard let row = table[name] else { continue }
+            let documented = Set(row.imports.filter(known.contains))
+            let notInPackage = documented.subtracting(target.dependencies).sorted()
+            let notInTable = target.dependencies.subtracting(documented).sorted()
+            let forbidden = Set(row.never).intersection(target.dependencies).sorted()
+            #expect(notInPackage.isEmpty, "\(name): the table says it imports \(notInPackage), Package.swift does not")
+            #expect(notInTable.isEmpty, "\(name): Package.swift gives it \(notInTable), the table does not say so")
+            #expect(forbidden.isEmpty, "\(name): the table says it never imports \(forbidden), Package.swift gives it them")
+        }
     }
 }

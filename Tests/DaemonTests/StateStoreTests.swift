@@ -2,6 +2,7 @@ import DaemonState
 import Foundation
 import Testing
 @testable import DaemonCore
+@testable import DaemonAssembly
 
 /// The state file: atomic, and never a reason not to start.
 @Suite struct StateStoreTests {

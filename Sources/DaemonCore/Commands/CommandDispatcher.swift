@@ -23,8 +23,11 @@ protocol CommandHandler {
 /// by itself is accounted for first), so every command sees the queue as it is heard.
 /// `@unchecked Sendable`: made on any thread and not changed after; every handler is confined
 /// to the partition's queue, which ``execute(_:context:)`` checks.
-final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
-    private let partition: Partition
+package final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
+    /// Where every command runs.
+    private let queue: PartitionQueue
+    /// What each command first catches up with the player.
+    private let playback: any PlaybackReading
     private let events: ControlEvents
     private let handlers: [any CommandHandler]
     /// The index in ``handlers`` of each kind's handler, by the kind's raw value; nil for the
@@ -38,21 +41,24 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
         StickerCommands.self, LoudnessCommands.self, SleepCommands.self, PaceCommands.self,
     ]
 
-    init(instance: Instance, partition: Partition, logger: Logger) {
-        self.partition = partition
+    /// - Parameter partition: what plays, handed to each handler as the sides it uses; the
+    ///   dispatcher keeps only its queue and its catching up with the player.
+    package init(instance: Instance, partition: Partition, logger: Logger) {
+        queue = partition.queue
+        playback = partition
         events = instance.events
         let events = instance.events
         handlers = [
-            PlayerCommands(partition: partition, application: instance.application,
+            PlayerCommands(playback: partition, application: instance.application,
                            status: StatusReport.Sources(updater: instance.updater, transfers: instance.transfers,
                                                         application: instance.application),
                            events: events),
-            QueueCommands(partition: partition, library: instance.library),
-            PlaylistCommands(partition: partition, playlists: instance.storedPlaylists, remotePlaylists: instance.remotePlaylists,
+            QueueCommands(queue: partition, library: instance.library),
+            PlaylistCommands(queue: partition, playlists: instance.storedPlaylists, remotePlaylists: instance.remotePlaylists,
                              library: instance.library, songIndex: instance.songIndex, events: events),
             MessageCommands(channels: instance.messages),
-            OutputCommands(outputs: instance.outputs, partition: partition, events: events),
-            LibraryCommands(partition: partition, library: instance.library, updater: instance.updater,
+            OutputCommands(outputs: instance.outputs, holding: partition, events: events),
+            LibraryCommands(queue: partition, library: instance.library, updater: instance.updater,
                             storedPlaylists: instance.storedPlaylists, application: instance.application, events: events),
             PictureCommands(library: instance.library),
             FileCommands(library: instance.library, updater: instance.updater),
@@ -98,9 +104,9 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
         return problems
     }
 
-    func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
-        partition.assertOwned()
-        partition.syncWithPlayer()
+    package func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply {
+        queue.assertOwned()
+        playback.syncWithPlayer()
         // Whatever a command changes, a kept `status` or `currentsong` may no longer say.
         defer {
             switch command {

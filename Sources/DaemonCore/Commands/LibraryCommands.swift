@@ -11,7 +11,7 @@ struct LibraryCommands: CommandHandler {
     ]
 
     /// The partition's queue (`findadd`, `searchadd`) and its times (`stats`).
-    let partition: any QueueInserting & PlayStatistics
+    let queue: any QueueInserting & PlayStatistics
     let library: MusicLibrary
     let updater: LibraryUpdater
     let storedPlaylists: StoredPlaylists
@@ -20,7 +20,7 @@ struct LibraryCommands: CommandHandler {
     let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let partition = partition
+        let queue = queue
         let database = updater.database
         var reply = Reply()
         switch command {
@@ -93,8 +93,8 @@ struct LibraryCommands: CommandHandler {
             events.post([.storedPlaylist])
         case .findadd(let filter, let position), .searchadd(let filter, let position):
             let files = updater.songsInOrder.filter(filter.matches).map { library.root.appendingPathComponent($0.uri) }
-            let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
-            partition.insert(files, at: at)
+            let at = try position?.insertionIndex(queueLength: queue.playQueue.count, current: queue.selectedPosition)
+            queue.insert(files, at: at)
         case .count(let filter, let group):
             let songs = updater.songsInOrder.filter { filter?.matches($0) ?? true }
             if let group {
@@ -111,11 +111,11 @@ struct LibraryCommands: CommandHandler {
             reply.append("artists", Set(songs.flatMap { $0.tags.filter { $0.type == .artist }.map(\.value) }).count)
             reply.append("albums", Set(songs.flatMap { $0.tags.filter { $0.type == .album }.map(\.value) }).count)
             reply.append("songs", songs.count)
-            reply.append("uptime", partition.uptime)
+            reply.append("uptime", queue.uptime)
             reply.append("db_playtime", Int(songs.reduce(0) { $0 + ($1.duration ?? 0) }.rounded()))
             reply.append("db_update", Int(database.updated))
             // Whole seconds, cut as mpd's duration_cast cuts them.
-            reply.append("playtime", Int(partition.playedSeconds))
+            reply.append("playtime", Int(queue.playedSeconds))
         case .urlhandlers:
             for scheme in StreamURL.schemes { reply.append("handler", "\(scheme)://") }
         case .decoders:

@@ -13,11 +13,11 @@ struct OutputCommands: CommandHandler {
     /// The outputs and their switches.
     let outputs: AudioOutputs
     /// The player, held or let go as outputs come and go.
-    let partition: any PlayerHolding
+    let holding: any PlayerHolding
     let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let partition = partition
+        let holding = holding
         var reply = Reply()
         switch command {
         case .outputs:
@@ -34,14 +34,14 @@ struct OutputCommands: CommandHandler {
             case .disableoutput: enable = false
             default: enable = !(outputs.outputs.indices.contains(id) && outputs.isEnabled(id))
             }
-            let wasPlayable = partition.outputEnabled
+            let wasPlayable = holding.outputEnabled
             guard try outputs.setEnabled(enable, id: id) else { break }
             // With no output enabled the player cannot play: it holds its place. Others switch
             // without touching the player: the render thread applies it between two writes.
-            if wasPlayable && !partition.outputEnabled {
-                partition.player.pause()
-            } else if !wasPlayable && partition.outputEnabled && partition.playState == .pause {
-                partition.player.play()
+            if wasPlayable && !holding.outputEnabled {
+                holding.player.pause()
+            } else if !wasPlayable && holding.outputEnabled && holding.playState == .pause {
+                holding.player.play()
             }
             events.post([.output])
         case .listpartitions:

@@ -13,7 +13,7 @@ struct PlaylistCommands: CommandHandler {
     ]
 
     /// The partition's queue (`save`, `load`).
-    let partition: any QueueInserting
+    let queue: any QueueInserting
     let playlists: StoredPlaylists
     /// Playlists named by URL, fetched before the command ran.
     let remotePlaylists: RemotePlaylists
@@ -23,17 +23,17 @@ struct PlaylistCommands: CommandHandler {
     let events: ControlEvents
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let partition = partition
+        let queue = queue
         var reply = Reply()
         switch command {
         case .save(let name, let mode):
-            try playlists.save(partition.playQueue.entries.map(\.song.uri), as: name, mode: mode)
+            try playlists.save(queue.playQueue.entries.map(\.song.uri), as: name, mode: mode)
         case .load(let name, let range, let position):
             let uris = try songs(in: name, context: context)
             let window = try range.positionsForListing(queueLength: uris.count)
             let files = uris[window].compactMap(resolve)
-            let at = try position?.insertionIndex(queueLength: partition.playQueue.count, current: partition.selectedPosition)
-            partition.insert(files, at: at)
+            let at = try position?.insertionIndex(queueLength: queue.playQueue.count, current: queue.selectedPosition)
+            queue.insert(files, at: at)
             return reply
         case .listplaylists:
             for info in try playlists.list() {

@@ -15,94 +15,94 @@ struct QueueCommands: CommandHandler {
     ]
 
     /// The partition's queue.
-    let partition: any QueueEditing
+    let queue: any QueueEditing
     /// Where `add` finds files.
     let library: MusicLibrary
 
     func execute(_ command: Command, context: CommandContext) throws(MPDError) -> Reply? {
-        let partition = partition
-        let queue = partition.playQueue
+        let queue = queue
+        let playQueue = queue.playQueue
         switch command {
         case .add(let uri, let position):
             let files = try files(uri, orError: .noSuchDirectory)
-            partition.insert(files, at: try position?.insertionIndex(queueLength: queue.count, current: partition.selectedPosition))
+            queue.insert(files, at: try position?.insertionIndex(queueLength: playQueue.count, current: queue.selectedPosition))
         case .addid(let uri, let position):
             let files = try files(uri, orError: MPDError(.noExist, "No such song"))
             guard files.count == 1 else { throw MPDError(.noExist, "No such song") }
-            let at = try position?.insertionIndex(queueLength: queue.count, current: partition.selectedPosition)
+            let at = try position?.insertionIndex(queueLength: playQueue.count, current: queue.selectedPosition)
             var reply = Reply()
-            reply.append("Id", partition.insert(files, at: at)[0])
+            reply.append("Id", queue.insert(files, at: at)[0])
             return reply
         case .clear:
-            partition.clear()
+            queue.clear()
         case .delete(let range):
-            partition.remove(try range.positionsForDeletion(queueLength: queue.count))
+            queue.remove(try range.positionsForDeletion(queueLength: playQueue.count))
         case .deleteid(let id):
-            let position = try partition.position(ofID: id)
-            partition.remove(position..<position + 1)
+            let position = try queue.position(ofID: id)
+            queue.remove(position..<position + 1)
         case .move(let range, let destination):
-            let moving = try range.positionsForDeletion(queueLength: queue.count)
-            let to = try destination.moveDestination(queueLength: queue.count, current: partition.selectedPosition, moving: moving)
-            try partition.edit { queue throws(MPDError) in queue.move(moving, to: to) }
+            let moving = try range.positionsForDeletion(queueLength: playQueue.count)
+            let to = try destination.moveDestination(queueLength: playQueue.count, current: queue.selectedPosition, moving: moving)
+            try queue.edit { queue throws(MPDError) in queue.move(moving, to: to) }
         case .moveid(let id, let destination):
-            let from = try partition.position(ofID: id)
-            let to = try destination.moveDestination(queueLength: queue.count, current: partition.selectedPosition,
+            let from = try queue.position(ofID: id)
+            let to = try destination.moveDestination(queueLength: playQueue.count, current: queue.selectedPosition,
                                                      moving: from..<from + 1)
-            try partition.edit { queue throws(MPDError) in queue.move(from..<from + 1, to: to) }
+            try queue.edit { queue throws(MPDError) in queue.move(from..<from + 1, to: to) }
         case .swap(let first, let second):
-            guard first < queue.count, second < queue.count else { throw MPDError.badSongIndex }
-            try partition.edit { queue throws(MPDError) in queue.swapAt(first, second) }
+            guard first < playQueue.count, second < playQueue.count else { throw MPDError.badSongIndex }
+            try queue.edit { queue throws(MPDError) in queue.swapAt(first, second) }
         case .swapid(let first, let second):
-            let (a, b) = (try partition.position(ofID: first), try partition.position(ofID: second))
-            try partition.edit { queue throws(MPDError) in queue.swapAt(a, b) }
+            let (a, b) = (try queue.position(ofID: first), try queue.position(ofID: second))
+            try queue.edit { queue throws(MPDError) in queue.swapAt(a, b) }
         case .shuffle(let range):
-            let positions = try range.positionsForListing(queueLength: queue.count)
-            try partition.edit { queue throws(MPDError) in queue.shuffle(positions) }
+            let positions = try range.positionsForListing(queueLength: playQueue.count)
+            try queue.edit { queue throws(MPDError) in queue.shuffle(positions) }
         case .prio(let priority, let ranges):
-            let resolved = try ranges.map { range throws(MPDError) in try range.positionsForListing(queueLength: queue.count) }
-            try partition.edit { queue throws(MPDError) in
+            let resolved = try ranges.map { range throws(MPDError) in try range.positionsForListing(queueLength: playQueue.count) }
+            try queue.edit { queue throws(MPDError) in
                 for positions in resolved { queue.setPriority(priority, for: positions) }
             }
         case .prioid(let priority, let ids):
-            let positions = try ids.map { id throws(MPDError) in try partition.position(ofID: id) }
-            try partition.edit { queue throws(MPDError) in
+            let positions = try ids.map { id throws(MPDError) in try queue.position(ofID: id) }
+            try queue.edit { queue throws(MPDError) in
                 for position in positions { queue.setPriority(priority, for: position..<position + 1) }
             }
         case .playlistinfo(let range):
-            return songs(try range.positionsForListing(queueLength: queue.count))
+            return songs(try range.positionsForListing(queueLength: playQueue.count))
         case .playlistid(let id):
-            guard let id else { return songs(0..<queue.count) }
-            let position = try partition.position(ofID: id)
+            guard let id else { return songs(0..<playQueue.count) }
+            let position = try queue.position(ofID: id)
             return songs(position..<position + 1)
         case .plchanges(let version, let range):
-            let window = try range.positionsForListing(queueLength: queue.count)
-            return songs(queue.changes(since: version).filter(window.contains))
+            let window = try range.positionsForListing(queueLength: playQueue.count)
+            return songs(playQueue.changes(since: version).filter(window.contains))
         case .plchangesposid(let version, let range):
-            let window = try range.positionsForListing(queueLength: queue.count)
+            let window = try range.positionsForListing(queueLength: playQueue.count)
             var reply = Reply()
-            for position in queue.changes(since: version) where window.contains(position) {
+            for position in playQueue.changes(since: version) where window.contains(position) {
                 reply.append("cpos", position)
-                reply.append("Id", queue.entries[position].id)
+                reply.append("Id", playQueue.entries[position].id)
             }
             return reply
         case .playlistfind(let filter), .playlistsearch(let filter):
-            return songs(queue.entries.indices.filter { filter.matches(queue.entries[$0].song) })
+            return songs(playQueue.entries.indices.filter { filter.matches(playQueue.entries[$0].song) })
         case .playlist:
             // The old format (MPD's `queue_print_uris`): `POS:file: URI`.
             var reply = Reply()
-            for (position, entry) in queue.entries.enumerated() { reply.append("\(position):file", entry.song.uri) }
+            for (position, entry) in playQueue.entries.enumerated() { reply.append("\(position):file", entry.song.uri) }
             return reply
         case .rangeid(let id, let range):
-            try partition.setRange(range, ofID: id)
+            try queue.setRange(range, ofID: id)
         case .addtagid(let id, let name, let value):
             // A tag mpd knows but does not enable (`Comment`) is accepted and kept nowhere, as
             // mpd's `TagBuilder` drops the tags it does not enable; so is an empty value.
             let type = TagType(rawValue: name)
-            try partition.editTags(ofID: id) { tags in
+            try queue.editTags(ofID: id) { tags in
                 if let type, !value.isEmpty { tags.append(.init(type, value)) }
             }
         case .cleartagid(let id, let name):
-            try partition.editTags(ofID: id) { tags in
+            try queue.editTags(ofID: id) { tags in
                 guard let name else { return tags.removeAll() }
                 tags.removeAll { $0.type.rawValue == name }
             }
@@ -115,7 +115,7 @@ struct QueueCommands: CommandHandler {
     /// The song blocks of the entries at `positions`.
     private func songs(_ positions: some Sequence<Int>) -> Reply {
         var reply = Reply()
-        for position in positions { reply.append(partition.songInfo(at: position)) }
+        for position in positions { reply.append(queue.songInfo(at: position)) }
         return reply
     }
 

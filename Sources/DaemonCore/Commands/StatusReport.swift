@@ -14,20 +14,20 @@ struct StatusReport {
         let application: any ApplicationContext
     }
 
-    let partition: any PlaybackControl
+    let playback: any PlaybackControl
     let sources: Sources
 
     func reply() -> Reply {
-        let partition = partition
-        let player = partition.player
+        let playback = playback
+        let player = playback.player
         // First: reading the time brings the player's timeline up to date, so an item that
         // has just ended is not reported as current with its time reset; then the partition
         // catches up with it, and only then is the queue read.
         let elapsed = player.currentTime().seconds
-        partition.syncWithPlayer()
-        let queue = partition.playQueue
+        playback.syncWithPlayer()
+        let queue = playback.playQueue
         var reply = Reply()
-        reply.append("volume", partition.volume)
+        reply.append("volume", playback.volume)
         reply.append("repeat", queue.repeats ? 1 : 0)
         reply.append("random", queue.random ? 1 : 0)
         reply.append("single", queue.single.rawValue)
@@ -35,11 +35,11 @@ struct StatusReport {
         reply.append("partition", "default")
         reply.append("playlist", Int(queue.version))
         reply.append("playlistlength", queue.count)
-        let decibels = partition.mixrampdb
+        let decibels = playback.mixrampdb
         reply.append("mixrampdb", decibels == decibels.rounded() ? String(Int(decibels)) : String(decibels))
-        let state = partition.playState
+        let state = playback.playState
         reply.append("state", state.rawValue)
-        let position = partition.selectedPosition
+        let position = playback.selectedPosition
         if let position {
             reply.append("song", position)
             reply.append("songid", queue.entries[position].id)
@@ -74,7 +74,7 @@ struct StatusReport {
         // As mpd reports an output it cannot open: in `error`, while the state stays `play`.
         if player.reasonForWaitingToPlay == .outputUnavailable {
             reply.append("error", "audio output unavailable; retrying")
-        } else if let error = partition.lastError {
+        } else if let error = playback.lastError {
             reply.append("error", error)
         }
         for (key, value) in sources.application.statusFields { reply.append(key, value) }

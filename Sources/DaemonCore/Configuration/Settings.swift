@@ -66,15 +66,15 @@ public struct Settings: Sendable {
 
     public let bufferTime = Setting(
         "buffer-time", .integer, group: .output, value: "MS", default: "\(Settings.defaults.bufferTimeMilliseconds)",
-        summary: "The ALSA buffer in milliseconds (\(Daemon.bufferTimesMilliseconds.lowerBound) to \(Daemon.bufferTimesMilliseconds.upperBound))",
+        summary: "The ALSA buffer in milliseconds (\(BufferTime.millisecondRange.lowerBound) to \(BufferTime.millisecondRange.upperBound))",
         manual: """
-            The ALSA device's buffer, in milliseconds, from \(Daemon.bufferTimesMilliseconds.lowerBound) \
-            to \(Daemon.bufferTimesMilliseconds.upperBound). A longer one wakes the daemon less \
+            The ALSA device's buffer, in milliseconds, from \(BufferTime.millisecondRange.lowerBound) \
+            to \(BufferTime.millisecondRange.upperBound). A longer one wakes the daemon less \
             often while playing, but the volume is applied before the buffer, so a change is heard \
             up to a buffer later.
             """,
         into: \.bufferTimeMilliseconds) { milliseconds in
-            let range = Daemon.bufferTimesMilliseconds
+            let range = BufferTime.millisecondRange
             return range.contains(milliseconds) ? nil : "give a number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
         }
 

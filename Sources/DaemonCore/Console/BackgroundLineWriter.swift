@@ -14,7 +14,7 @@ import Glibc
 /// line (or ``flushPending()``) writes first; beyond ``pendingLimit`` bytes the oldest lines
 /// are dropped and counted, and `dropped` is called once with the count when output resumes.
 /// The descriptor stays blocking (its open file description is shared with the parent).
-final class BackgroundLineWriter: Sendable {
+package final class BackgroundLineWriter: Sendable {
     /// The most bytes kept while the descriptor is full; one pipe write of up to this
     /// many bytes is atomic, so a batch of whole lines goes out whole.
     static let pendingLimit = Int(PIPE_BUF)
@@ -56,7 +56,7 @@ final class BackgroundLineWriter: Sendable {
 
     /// Writes to `descriptor`; `dropped` is told how many lines were lost once output resumes
     /// after lines had to be dropped (it runs on the writing thread: it should not block).
-    convenience init(descriptor: Int32 = STDOUT_FILENO, dropped: @escaping @Sendable (Int) -> Void) {
+    package convenience init(descriptor: Int32 = STDOUT_FILENO, dropped: @escaping @Sendable (Int) -> Void) {
         self.init(descriptor: descriptor, method: WriteMethod(for: descriptor), dropped: dropped)
     }
 
@@ -94,7 +94,7 @@ final class BackgroundLineWriter: Sendable {
     }
 
     /// Writes `Background: <seconds, 2 decimals>` and a newline, or keeps it for later.
-    func line(seconds: Double) {
+    package func line(seconds: Double) {
         withUnsafeTemporaryAllocation(byteCount: Self.longestLine, alignment: 1) { buffer in
             append(UnsafeRawBufferPointer(rebasing: buffer[..<Self.format(seconds, into: buffer)]))
         }
@@ -104,7 +104,7 @@ final class BackgroundLineWriter: Sendable {
     var method: WriteMethod { state.withLock { $0.method } }
 
     /// Writes the lines still waiting, if the descriptor takes them now.
-    func flushPending() {
+    package func flushPending() {
         guard hasPending.load(ordering: .relaxed) else { return }
         append(UnsafeRawBufferPointer(start: nil, count: 0))
     }

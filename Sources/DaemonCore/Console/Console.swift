@@ -10,7 +10,7 @@ import Glibc
 /// each as it happens. While a status line is shown, a line written to the terminal
 /// first clears it and is followed by it again, so lines never run into it and it
 /// stays in view; a line going to a file or a pipe is written as it is.
-enum Console {
+package enum Console {
     /// Erases the terminal line the cursor is on: carriage return, then "erase in line".
     static let clearLine = "\r\u{1B}[2K"
 
@@ -22,7 +22,7 @@ enum Console {
     static var outputIsTerminal: Bool { terminals.output }
 
     /// Writes `text` and a newline to stdout.
-    static func line(_ text: String) {
+    package static func line(_ text: String) {
         emit(text + "\n", to: STDOUT_FILENO, isTerminal: terminals.output)
     }
 

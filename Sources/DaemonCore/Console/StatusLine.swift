@@ -14,7 +14,7 @@ import QueuePlayer
 /// terminal does not wake up ten times a second to draw the same line.
 ///
 /// Its state is owned by the partition's queue (a `QueueBound`: every access asserts it).
-final class StatusLine: Sendable {
+package final class StatusLine: Sendable {
     /// Redraws per second, at most.
     static let maximumRate = 10
 
@@ -24,31 +24,35 @@ final class StatusLine: Sendable {
         var lastText: String?
     }
 
-    private let partition: Partition
+    /// Where the line's state lives and its timer fires.
+    private let queue: PartitionQueue
+    /// What the line shows.
+    private let playback: any PlaybackReading
     private let drawing: QueueBound<Drawing>
 
     /// The downloads running, shown after the song.
     private let transfers: TransferCount
 
-    init(partition: Partition, transfers: TransferCount) {
-        self.partition = partition
+    package init(queue: PartitionQueue, playback: any PlaybackReading, transfers: TransferCount) {
+        self.queue = queue
+        self.playback = playback
         self.transfers = transfers
-        drawing = partition.bound(Drawing())
+        drawing = queue.bound(Drawing())
     }
 
     /// True if stdout is a terminal, where a status line belongs.
-    static var isWanted: Bool { Console.outputIsTerminal }
+    package static var isWanted: Bool { Console.outputIsTerminal }
 
     /// Redraws after every change a command or the player reports (delivered on the
     /// partition's queue once a command's changes are all made): pause, play, stop, a seek,
     /// a new song, the queue. Starts or stops the timer to match.
-    func follow(_ events: ControlEvents) {
+    package func follow(_ events: ControlEvents) {
         events.subscribe(self) { [self] _ in refresh() }
     }
 
     /// Shows the line and keeps it current. Call on the partition's queue.
-    func show() {
-        partition.assertOwned()
+    package func show() {
+        queue.assertOwned()
         guard !drawing.isShown else { return }
         drawing.isShown = true
         refresh()
@@ -57,13 +61,13 @@ final class StatusLine: Sendable {
     /// Redraws for a change that no control event reports (a podcast download started or
     /// ended): paused, the line has no timer to notice it. Call on the partition's queue.
     func contentChanged() {
-        partition.assertOwned()
+        queue.assertOwned()
         refresh()
     }
 
     /// Removes the line and stops its timer. Call on the partition's queue.
-    func hide() {
-        partition.assertOwned()
+    package func hide() {
+        queue.assertOwned()
         drawing.isShown = false
         stopTimer()
         drawing.lastText = nil
@@ -73,9 +77,9 @@ final class StatusLine: Sendable {
     /// Draws the line if its text changed, and runs the timer only while the player plays.
     private func refresh() {
         guard drawing.isShown else { return }
-        partition.syncWithPlayer()
+        playback.syncWithPlayer()
         redraw()
-        if partition.playState == .play { startTimer() } else { stopTimer() }
+        if playback.playState == .play { startTimer() } else { stopTimer() }
     }
 
     /// While playing, the text changes when the elapsed time passes a whole second: the timer
@@ -83,7 +87,7 @@ final class StatusLine: Sendable {
     /// rather than ten times.
     private func startTimer() {
         guard drawing.timer == nil else { return }
-        let timer = partition.makeTimer()
+        let timer = queue.makeTimer()
         timer.setEventHandler { [self] in
             redraw()
             setTimer()
@@ -95,7 +99,7 @@ final class StatusLine: Sendable {
 
     private func setTimer() {
         guard let timer = drawing.timer else { return }
-        let elapsed = partition.player.currentTime().seconds
+        let elapsed = playback.player.currentTime().seconds
         let untilNextSecond = elapsed.rounded(.down) + 1 - elapsed + 0.005
         let wait = max(untilNextSecond, 1 / Double(Self.maximumRate))
         timer.schedule(deadline: .now() + .nanoseconds(Int(wait * 1e9)), leeway: .milliseconds(5))
@@ -107,7 +111,7 @@ final class StatusLine: Sendable {
     }
 
     private func redraw() {
-        let text = Self.text(for: partition, transfers: transfers.value)
+        let text = Self.text(for: playback, transfers: transfers.value)
         guard text != drawing.lastText else { return }
         drawing.lastText = text
         Console.drawStatusLine(text)
@@ -115,19 +119,19 @@ final class StatusLine: Sendable {
 
     /// `Playing  02-sweep.mp3  0:12 / 0:20  [2/4]`, `Paused ...` or `Stopped  [0/4]`, with
     /// `  downloads: 2` after it while podcast episodes download.
-    static func text(for partition: Partition, transfers: Int) -> String {
-        return playback(for: partition) + (transfers > 0 ? "  downloads: \(transfers)" : "")
+    static func text(for playback: any PlaybackReading, transfers: Int) -> String {
+        return Self.playback(for: playback) + (transfers > 0 ? "  downloads: \(transfers)" : "")
     }
 
-    private static func playback(for partition: Partition) -> String {
+    private static func playback(for playback: any PlaybackReading) -> String {
         // First: reading the time brings the player's timeline up to date (see `status`).
-        let seconds = partition.player.currentTime().seconds
-        partition.syncWithPlayer()
-        let count = partition.queuedFiles.count
-        guard let position = partition.currentPosition, let item = partition.player.currentItem else {
+        let seconds = playback.player.currentTime().seconds
+        playback.syncWithPlayer()
+        let count = playback.playQueue.count
+        guard let position = playback.currentPosition, let item = playback.player.currentItem else {
             return "Stopped  [0/\(count)]"
         }
-        let state = partition.playState == .play ? "Playing" : "Paused"
+        let state = playback.playState == .play ? "Playing" : "Paused"
         let name = item.url.lastPathComponent.isEmpty ? "Unknown" : item.url.lastPathComponent
         let elapsed = clock(seconds)
         let duration = item.duration.map { clock($0.seconds) } ?? "-:--"

@@ -17,9 +17,9 @@ import Synchronization
 /// Immutable once made; the state is the ``BackgroundFetcher``'s and the
 /// ``BackgroundTransfers``', each on its own queue. Both HTTP clients run on the event loop
 /// group they are given (the control socket's): the feeds add queues, no event loop.
-final class FeedService: Sendable {
+package final class FeedService: Sendable {
     /// `--feed`, `--fetch-interval`, `--fetch-timeout`, the feeds file, and the downloads' options.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         /// `--feed URL`, in order.
         var feeds: [URL]
         /// `--feed "URL rate=R"`: the playback rate of those feeds' episodes.
@@ -31,20 +31,31 @@ final class FeedService: Sendable {
         /// Seconds each fetch may take.
         var timeout: Double
         /// Where new episodes are downloaded (`Podcasts/` in it); nil: they are not.
-        var musicDirectory: URL?
+        package var musicDirectory: URL?
         /// `--max-download-size`, bytes.
         var maximumDownloadSize: Int64
         /// `--download-limit`: played downloads kept per feed; nil keeps all.
         var downloadLimit: Int?
         /// `--min-free-space`, bytes: downloads stop before the music directory's file system has less.
         var minimumFreeSpace: Int64
+
+        package init(feeds: [URL], file: URL, interval: Double?, timeout: Double, musicDirectory: URL?, maximumDownloadSize: Int64, downloadLimit: Int?, minimumFreeSpace: Int64) {
+            self.feeds = feeds
+            self.file = file
+            self.interval = interval
+            self.timeout = timeout
+            self.musicDirectory = musicDirectory
+            self.maximumDownloadSize = maximumDownloadSize
+            self.downloadLimit = downloadLimit
+            self.minimumFreeSpace = minimumFreeSpace
+        }
     }
 
     let fetcher: BackgroundFetcher
     /// New episodes' downloads; nil without a music directory.
     let transfers: BackgroundTransfers?
     /// The feeds' HTTP client, which remote playlists are fetched with too.
-    let http: HTTPFeedFetcher
+    package let http: HTTPFeedFetcher
     private let downloader: EnclosureDownloader
     private let options: Options
     private let logger: Logger
@@ -65,7 +76,7 @@ final class FeedService: Sendable {
     ///   - transfersChanged: gets the number of downloads running when a download starts or ends,
     ///     on the transfers' queue.
     ///   - transferProgress: gets the downloads' states and byte counts (the web page's list).
-    init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost,
+    package init(options: Options, eventLoopGroup: any EventLoopGroup, stateDirectory: URL?, host: any BackgroundFetchHost,
          transferProgress: TransferProgressBoard = TransferProgressBoard(), logger: Logger,
          downloaded: @escaping @Sendable (_ relativePath: String, _ file: URL) -> Void,
          deleted: @escaping @Sendable (_ relativePath: String) -> Void,
@@ -94,14 +105,14 @@ final class FeedService: Sendable {
     }
 
     /// Reads the subscriptions and starts fetching (a feed never fetched is fetched at once).
-    func start() {
+    package func start() {
         transfers?.start()
         reloadSubscriptions(reason: nil)
     }
 
     /// SIGHUP: the feeds file is read again; feeds added are fetched, feeds removed no longer.
     /// The file is read on the fetcher's queue, not the caller's.
-    func reloadSubscriptions(reason: String? = "SIGHUP") {
+    package func reloadSubscriptions(reason: String? = "SIGHUP") {
         let (options, logger, rates) = (options, logger, rates)
         fetcher.setSubscriptions(reading: { () -> [URL] in
             let list = FeedSubscriptionList(contentsOf: options.file)
@@ -135,17 +146,17 @@ final class FeedService: Sendable {
     }
 
     /// The player's current item changed: `--download-limit` never deletes it.
-    func playerDidChangeItem(to url: URL?) {
+    package func playerDidChangeItem(to url: URL?) {
         transfers?.setCurrent(url.flatMap(libraryPath(of:)))
     }
 
     /// An item played to its end: a download that did may be deleted by `--download-limit`.
-    func playerDidPlayToEnd(_ url: URL) {
+    package func playerDidPlayToEnd(_ url: URL) {
         if let path = libraryPath(of: url) { transfers?.played(path) }
     }
 
     /// A message on the channel `queueplayerd`: an APNs-shaped silent push.
-    func handleRemoteNotification(_ text: String) {
+    package func handleRemoteNotification(_ text: String) {
         switch RemoteNotification(message: text) {
         case .fetch(let feed):
             fetcher.push(feed: feed)
@@ -157,7 +168,7 @@ final class FeedService: Sendable {
     }
 
     /// Stops fetching (a fetch under way is cancelled) and closes the HTTP client's connections.
-    func stop() async {
+    package func stop() async {
         // First, without waiting: a batch of new episodes being named ends at its next chunk,
         // which lets the fetcher's queue go on to its stop.
         transfers?.requestStop()

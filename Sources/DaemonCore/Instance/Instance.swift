@@ -10,27 +10,27 @@ import Synchronization
 /// The command handlers take from it the parts they use (``CommandDispatcher``). Its parts
 /// with state belong to the partition's queue (the daemon's one serial queue), as the
 /// partition's own do; the instance itself is only `let`s.
-final class Instance {
+package final class Instance {
     /// The music directory.
     let library: MusicLibrary
     /// The songs' tags and durations (the partition makes its queued songs from them too).
     let songIndex: SongIndex
     /// `update`'s scans of the music directory, and the database they keep.
-    let updater: LibraryUpdater
+    package let updater: LibraryUpdater
     /// The stored playlists, beside the saved state.
     let storedPlaylists: StoredPlaylists
     /// Remote `.m3u` and `.pls` playlists, fetched before the command that names them runs.
-    let remotePlaylists: RemotePlaylists
+    package let remotePlaylists: RemotePlaylists
     /// `--sticker-file`.
-    let stickers: StickerDatabase
+    package let stickers: StickerDatabase
     /// The passwords and permissions (`password`).
-    let access: AccessPolicy
+    package let access: AccessPolicy
     /// The audio outputs and their switches (`outputs`, `enableoutput`, ...).
     let outputs: AudioOutputs
     /// How many podcast episodes are downloading (`status`'s `transfers`).
     let transfers: TransferCount
     /// The client-to-client channels, and the daemon's own (remote notifications).
-    let messages: MessageChannels
+    package let messages: MessageChannels
     /// `--location` and `--regions`; nil without.
     let location: LocationService?
     /// Stops the daemon as SIGTERM does (`kill`).
@@ -42,7 +42,7 @@ final class Instance {
     /// Loudness measurements (`loudnessscan`, downloaded episodes); nil in a daemon made without.
     let loudness: LoudnessScans?
 
-    init(library: MusicLibrary, songIndex: SongIndex, updater: LibraryUpdater, storedPlaylists: StoredPlaylists,
+    package init(library: MusicLibrary, songIndex: SongIndex, updater: LibraryUpdater, storedPlaylists: StoredPlaylists,
          remotePlaylists: RemotePlaylists, stickers: StickerDatabase, access: AccessPolicy, outputs: AudioOutputs,
          transfers: TransferCount, messages: MessageChannels, location: LocationService?, shutdown: any DaemonShutdown,
          application: any ApplicationContext, events: ControlEvents, loudness: LoudnessScans? = nil) {
@@ -65,23 +65,28 @@ final class Instance {
 }
 
 /// Stops the daemon as SIGTERM does (`kill`), given who asked.
-protocol DaemonShutdown: Sendable {
+package protocol DaemonShutdown: Sendable {
     func kill(askedBy peer: String)
 }
 
 /// The daemon's `kill`: ends its part, so the service group stops the others in their order.
-struct KillPart: DaemonShutdown {
+package struct KillPart: DaemonShutdown {
     let part: DaemonPart
     let logger: Logger
 
-    func kill(askedBy peer: String) {
+    package init(part: DaemonPart, logger: Logger) {
+        self.part = part
+        self.logger = logger
+    }
+
+    package func kill(askedBy peer: String) {
         logger.info("kill from \(peer): stopping")
         part.end()
     }
 }
 
 /// Gets the text of each message sent to the channel `queueplayerd` (a remote notification).
-protocol RemoteNotificationReceiver: Sendable {
+package protocol RemoteNotificationReceiver: Sendable {
     func handleRemoteNotification(_ text: String)
 }
 
@@ -89,7 +94,9 @@ extension FeedService: RemoteNotificationReceiver {}
 
 /// How many podcast episodes are downloading, as the downloads last said (``TransfersShown``);
 /// from any thread.
-final class TransferCount: Sendable {
+package final class TransferCount: Sendable {
+    package init() {}
+
     private let count = Atomic<Int>(0)
 
     var value: Int { count.load(ordering: .relaxed) }
@@ -107,7 +114,7 @@ final class TransferCount: Sendable {
 /// count from 1), and never gets a `message` idle event.
 ///
 /// `Sendable`: the hub belongs to the partition's queue (`QueueBound`).
-final class MessageChannels: Sendable {
+package final class MessageChannels: Sendable {
     /// The daemon's own place in the hub.
     static let daemonClient: MessageHub.ClientID = 0
     /// The channel the daemon listens on.
@@ -119,7 +126,7 @@ final class MessageChannels: Sendable {
 
     /// `remoteNotifications` gets the text of each message sent to ``daemonChannel``, on the
     /// partition's queue (nil: no one does).
-    init(queue: DispatchQueue, events: ControlEvents, remoteNotifications: (any RemoteNotificationReceiver)?) {
+    package init(queue: DispatchQueue, events: ControlEvents, remoteNotifications: (any RemoteNotificationReceiver)?) {
         var hub = MessageHub()
         try? hub.subscribe(Self.daemonClient, to: Self.daemonChannel)
         self.hub = QueueBound(hub, on: queue)

@@ -13,9 +13,14 @@ import Stickers
 /// background task of its own), the queue gets it (`--auto-enqueue`), and the daemon may suspend
 /// again once the update is done. A deleted episode leaves the queue (it is never the one
 /// playing) and its directory is scanned again.
-struct DownloadsIntoLibrary: Sendable {
-    let partition: Partition
+package struct DownloadsIntoLibrary: Sendable {
+    /// Where the reaction runs.
+    let queue: PartitionQueue
+    /// The queue, appended to and cleared of a deleted episode.
+    let playQueue: any QueueFeeding
     let updater: LibraryUpdater
+    /// The application an update is a background task of.
+    let application: any ApplicationContext
     /// What wakes a suspended daemon for the work.
     let wake: any BackgroundWaking
     /// `--auto-enqueue`: a downloaded episode is appended to the queue.
@@ -23,20 +28,32 @@ struct DownloadsIntoLibrary: Sendable {
     /// The music directory the episodes' paths are in.
     let musicDirectory: URL?
     /// Each downloaded episode is measured (its loudness, for `loudness-target`); nil: not.
-    var loudness: LoudnessScans? = nil
+    let loudness: LoudnessScans?
     let logger: Logger
 
+    package init(queue: PartitionQueue, playQueue: any QueueFeeding, updater: LibraryUpdater, application: any ApplicationContext, wake: any BackgroundWaking, autoEnqueue: Bool, musicDirectory: URL?, loudness: LoudnessScans? = nil, logger: Logger) {
+        self.queue = queue
+        self.playQueue = playQueue
+        self.updater = updater
+        self.application = application
+        self.wake = wake
+        self.autoEnqueue = autoEnqueue
+        self.musicDirectory = musicDirectory
+        self.loudness = loudness
+        self.logger = logger
+    }
+
     /// `relativePath` (in the music directory) was downloaded to `file`; from any thread.
-    func downloaded(_ relativePath: String, file: URL) {
-        partition.perform { [self] partition in
+    package func downloaded(_ relativePath: String, file: URL) {
+        queue.async { [self] in
             let wake = wake.beginBackgroundWake(named: "transfer finished", allowance: 30, onExpiry: {})
             defer { wake.end() }
             do throws(MPDError) {
-                _ = try updater.start(in: partition.application, uri: relativePath, rereadAll: false)
+                _ = try updater.start(in: application, uri: relativePath, rereadAll: false)
             } catch {
                 logger.warning("cannot add \(relativePath) to the library: \(error.message)")
             }
-            if autoEnqueue { partition.append([file]) }
+            if autoEnqueue { playQueue.append([file]) }
             if let loudness {
                 // A wake of its own: the daemon may suspend again only once the measurement is done.
                 loudness.measure(file, inside: self.wake.beginBackgroundWake(named: "loudness scan", allowance: 60, onExpiry: {}))
@@ -45,13 +62,13 @@ struct DownloadsIntoLibrary: Sendable {
     }
 
     /// `relativePath` was deleted (`--download-limit`); from any thread.
-    func deleted(_ relativePath: String) {
-        partition.perform { [self] partition in
+    package func deleted(_ relativePath: String) {
+        queue.async { [self] in
             if let file = musicDirectory?.appendingPathComponent(relativePath).standardizedFileURL {
-                partition.removeAll(playing: file)
+                playQueue.removeAll(playing: file)
             }
             do throws(MPDError) {
-                _ = try updater.start(in: partition.application, uri: (relativePath as NSString).deletingLastPathComponent,
+                _ = try updater.start(in: application, uri: (relativePath as NSString).deletingLastPathComponent,
                                       rereadAll: false)
             } catch {
                 logger.warning("cannot update the library after deleting \(relativePath): \(error.message)")
@@ -61,7 +78,7 @@ struct DownloadsIntoLibrary: Sendable {
 }
 
 /// Wakes a suspended daemon into the background for a while (``LifecycleCoordinator``).
-protocol BackgroundWaking: Sendable {
+package protocol BackgroundWaking: Sendable {
     func beginBackgroundWake(named name: String, allowance: Double, onExpiry: @escaping @Sendable () -> Void) -> BackgroundActivity
 }
 
@@ -69,27 +86,40 @@ extension LifecycleCoordinator: BackgroundWaking {}
 
 /// The number of downloads running changed: `status` (``TransferCount``) and the status line
 /// show it, so a kept `status` goes and the status line redraws.
-struct TransfersShown: Sendable {
+package struct TransfersShown: Sendable {
     let count: TransferCount
     let events: ControlEvents
-    /// The status line, if drawn, and the partition whose queue it is drawn on.
+    /// The status line, if drawn, and the partition's queue it is drawn on.
     let statusLine: StatusLine?
-    let partition: Partition
+    let queue: PartitionQueue
+
+    package init(count: TransferCount, events: ControlEvents, statusLine: StatusLine?, queue: PartitionQueue) {
+        self.count = count
+        self.events = events
+        self.statusLine = statusLine
+        self.queue = queue
+    }
 
     /// `running` downloads now; from any thread.
-    func changed(running: Int) {
+    package func changed(running: Int) {
         count.set(running)
         events.statusSnapshot.invalidate()
-        if let statusLine { partition.perform { _ in statusLine.contentChanged() } }
+        if let statusLine { queue.async { statusLine.contentChanged() } }
     }
 }
 
 /// An `update` changed the library: the stickers follow it, a renamed file's to its new URI, a
 /// removed song's deleted (mpd's `OnDatabaseSongRemoved`), while the sticker database is open.
-struct StickersFollowLibrary: Sendable {
+package struct StickersFollowLibrary: Sendable {
     let stickers: StickerDatabase
     let events: ControlEvents
     let logger: Logger
+
+    package init(stickers: StickerDatabase, events: ControlEvents, logger: Logger) {
+        self.stickers = stickers
+        self.events = events
+        self.logger = logger
+    }
 
     /// On the partition's queue, after an update that changed the database.
     func libraryChanged(from previous: SongDatabase, to next: SongDatabase) {
@@ -110,24 +140,39 @@ struct StickersFollowLibrary: Sendable {
 }
 
 /// A region entered whose waypoint has audio: the partition plays it over the queue.
-struct RegionAnnouncements: Sendable {
-    let partition: Partition
+package struct RegionAnnouncements: Sendable {
+    let queue: PartitionQueue
+    /// What plays the audio over the queue (the partition).
+    let announcer: any Announcing
+
+    package init(queue: PartitionQueue, announcer: any Announcing) {
+        self.queue = queue
+        self.announcer = announcer
+    }
 
     /// The region `identifier` was entered (its waypoint, if the regions file has it); on the
     /// partition's queue, with the daemon woken for it.
     func entered(_ identifier: String, waypoint: RegionWaypoint?) {
-        partition.assertOwned()
-        if let audio = waypoint?.audio { partition.announce(audio, for: identifier) }
+        queue.assertOwned()
+        if let audio = waypoint?.audio { announcer.announce(audio, for: identifier) }
     }
 }
 
 /// An item the player could not play: the log says why, and `status` reports it as `error`.
-struct PlaybackFailures: Sendable {
-    let partition: Partition
+package struct PlaybackFailures: Sendable {
+    let queue: PartitionQueue
+    /// Where `status`'s `error` is kept.
+    let errors: any ErrorReporting
     let logger: Logger
 
+    package init(queue: PartitionQueue, errors: any ErrorReporting, logger: Logger) {
+        self.queue = queue
+        self.errors = errors
+        self.logger = logger
+    }
+
     /// `error` is the player's reason for `item`; from any thread.
-    func failed(_ item: PlayerItemName?, error: String) {
+    package func failed(_ item: PlayerItemName?, error: String) {
         var error = error
         // A stream is named by its whole URL: `cannot play: http://host/path: why`.
         if let url = item?.url, StreamURL.isNetwork(url), !error.hasPrefix(url.absoluteString) {
@@ -135,11 +180,16 @@ struct PlaybackFailures: Sendable {
         }
         let message = error
         logger.error("cannot play: \(message)")
-        partition.perform { $0.lastError = message }
+        let errors = errors
+        queue.async { errors.lastError = message }
     }
 
     /// What names the item that failed.
-    struct PlayerItemName: Sendable {
+    package struct PlayerItemName: Sendable {
         let url: URL
+
+        package init(url: URL) {
+            self.url = url
+        }
     }
 }

@@ -24,7 +24,7 @@ import CDispatch
 /// Confined to the partition's queue, but for the scan, which runs on a global utility queue.
 /// `@unchecked Sendable`: its `var`s belong to `queue` (the partition's), which every entry
 /// point asserts (`index`, `distinctValues`, `buildIfNeeded`, `start`, `runningJob`).
-final class LibraryUpdater: @unchecked Sendable {
+package final class LibraryUpdater: @unchecked Sendable {
     private let library: MusicLibrary
     private let songIndex: SongIndex
     private let events: ControlEvents
@@ -108,7 +108,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// - Parameters:
     ///   - file: where the database is kept (nil: not kept, as with `--no-state`).
     ///   - follower: what follows each update that changed the library.
-    init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?,
+    package init(library: MusicLibrary, songIndex: SongIndex, events: ControlEvents, queue: DispatchQueue, logger: Logger, file: URL?,
          follower: StickersFollowLibrary? = nil) {
         self.follower = follower
         self.library = library
@@ -132,7 +132,7 @@ final class LibraryUpdater: @unchecked Sendable {
     /// client that connects meanwhile finds it filling). It runs as a background task of
     /// `application`, so a daemon suspended meanwhile stops it (the next `update` builds).
     /// Call once, on the partition's queue.
-    func buildIfNeeded(in application: any ApplicationContext) {
+    package func buildIfNeeded(in application: any ApplicationContext) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard database.updated == 0 else { return }
         let activity = application.beginBackgroundActivity(named: "build the song database")

@@ -11,11 +11,11 @@ import CDispatch
 /// The music directory the control socket's `add` and `update` work in (mpd's
 /// `music_directory`). Every path a client gives is resolved inside it: `..`,
 /// absolute paths and symlinks that lead out of it are refused.
-struct MusicLibrary: Sendable {
+package struct MusicLibrary: Sendable {
     /// The directory, with symlinks resolved.
     let root: URL
 
-    init(root: URL) {
+    package init(root: URL) {
         self.root = root.resolvingSymlinksInPath().standardizedFileURL
     }
 
@@ -102,7 +102,7 @@ struct MusicLibrary: Sendable {
     /// The `.mp3` files directly inside `directory`, sorted by name: what `--media DIR`
     /// queues. Only regular files (or links to them) count: a FIFO named `x.mp3` would block
     /// whoever opens it.
-    static func topLevelFiles(in directory: URL) throws -> [URL] {
+    package static func topLevelFiles(in directory: URL) throws -> [URL] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         return names
             .filter { $0.lowercased().hasSuffix(".mp3") && !$0.hasPrefix(".") }

@@ -29,7 +29,9 @@ struct SongDetails: Sendable {
 /// What `update` learned about the library's files, so `add` need not open them
 /// again: details by path, valid while the file is the same version (``FileIdentity``:
 /// device, inode, size, modification and change times, as the decoder's scan cache has it).
-final class SongIndex: Sendable {
+package final class SongIndex: Sendable {
+    package init() {}
+
     /// Details by path, with the version they were read from (nil: the file could not be read).
     private let entries = Mutex<[String: (version: FileIdentity?, details: SongDetails?)]>([:])
 

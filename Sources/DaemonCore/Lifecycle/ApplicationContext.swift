@@ -5,7 +5,7 @@ import Synchronization
 /// in: waking it for a command, its state for `status`, and background tasks.
 ///
 /// Every method is called on the partition's queue.
-protocol ApplicationContext: AnyObject, Sendable {
+package protocol ApplicationContext: AnyObject, Sendable {
     /// A command that needs the player is about to run: a suspended daemon wakes.
     func commandNeedsPlayer()
     /// Extra `status` lines (`appstate`, `backgroundtimeremaining`).
@@ -19,7 +19,7 @@ protocol ApplicationContext: AnyObject, Sendable {
 }
 
 /// A background task in progress, usable from any thread.
-final class BackgroundActivity: BackgroundFetchTask {
+package final class BackgroundActivity: BackgroundFetchTask {
     private let expired = Atomic<Bool>(false)
     private let ending: Mutex<(@Sendable () -> Void)?>
 
@@ -43,7 +43,7 @@ final class BackgroundActivity: BackgroundFetchTask {
     }
 
     /// Ends the task. Later calls do nothing.
-    func end() {
+    package func end() {
         let end = ending.withLock { end -> (@Sendable () -> Void)? in
             defer { end = nil }
             return end

@@ -14,8 +14,8 @@ import Synchronization
 /// tasks through ``beginBackgroundFetch(named:allowance:expirationHandler:)``, which hops there.
 /// `@unchecked Sendable`: `observers` and `transport` belong to the application's queue (the
 /// partition's), which ``start()`` asserts; the rest is `let`s and an atomic.
-final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unchecked Sendable {
-    let application: Application
+package final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unchecked Sendable {
+    package let application: Application
     private let player: QueuePlayer
     private let logger: Logger
     private let inBackground = Atomic<Bool>(false)
@@ -23,16 +23,16 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
     private var transport: Observation?
 
     /// True while the daemon is in the `background` state (and prints `Background:` lines).
-    var isInBackground: Bool { inBackground.load(ordering: .relaxed) }
+    package var isInBackground: Bool { inBackground.load(ordering: .relaxed) }
 
-    init(application: Application, player: QueuePlayer, logger: Logger) {
+    package init(application: Application, player: QueuePlayer, logger: Logger) {
         self.application = application
         self.player = player
         self.logger = logger
     }
 
     /// Starts following the application's notifications and the player's transport.
-    func start() {
+    package func start() {
         dispatchPrecondition(condition: .onQueue(application.queue))
         let application = application
         let player = player
@@ -91,16 +91,16 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
     }
 
     /// `SIGUSR1`.
-    func enterBackground() { application.enterBackground() }
+    package func enterBackground() { application.enterBackground() }
 
     /// `SIGUSR2`.
-    func enterForeground() { application.enterForeground() }
+    package func enterForeground() { application.enterForeground() }
 
     // MARK: - ApplicationContext
 
-    func commandNeedsPlayer() { application.wake() }
+    package func commandNeedsPlayer() { application.wake() }
 
-    func beginBackgroundActivity(named name: String) -> BackgroundActivity {
+    package func beginBackgroundActivity(named name: String) -> BackgroundActivity {
         activity { application, expirationHandler in
             application.beginBackgroundTask(name: name, expirationHandler: expirationHandler)
         }
@@ -131,7 +131,7 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
 
     /// A fetch's task, begun on the application's queue: a suspended daemon wakes into the
     /// background for it (``Application/beginBackgroundFetchTask(name:allowance:expirationHandler:)``).
-    func beginBackgroundFetch(named name: String, allowance: Double,
+    package func beginBackgroundFetch(named name: String, allowance: Double,
                               expirationHandler: @escaping @Sendable () -> Void) async -> any BackgroundFetchTask {
         await withCheckedContinuation { (begun: CheckedContinuation<BackgroundActivity, Never>) in
             application.queue.async { [self] in
@@ -143,21 +143,21 @@ final class LifecycleCoordinator: ApplicationContext, BackgroundFetchHost, @unch
     /// On the application's queue: a task that wakes a suspended daemon into the background
     /// for at most `allowance` seconds and lets it suspend again once no task runs (a fetch,
     /// or handling a finished download as iOS's `handleEventsForBackgroundURLSession` does).
-    func beginBackgroundWake(named name: String, allowance: Double, onExpiry: @escaping @Sendable () -> Void = {}) -> BackgroundActivity {
+    package func beginBackgroundWake(named name: String, allowance: Double, onExpiry: @escaping @Sendable () -> Void = {}) -> BackgroundActivity {
         activity(onExpiry: onExpiry) { application, handler in
             application.beginBackgroundFetchTask(name: name, allowance: allowance, expirationHandler: handler)
         }
     }
 
     /// The `status` lines of the life cycle: `appstate`, and `backgroundtimeremaining` while backgrounded.
-    var statusFields: [(String, String)] {
+    package var statusFields: [(String, String)] {
         var fields = [("appstate", application.state.rawValue)]
         let remaining = application.backgroundTimeRemaining
         if remaining.isFinite { fields.append(("backgroundtimeremaining", Self.format(remaining))) }
         return fields
     }
 
-    var statusFieldsAreSteady: Bool { application.backgroundTimeRemaining.isInfinite }
+    package var statusFieldsAreSteady: Bool { application.backgroundTimeRemaining.isInfinite }
 
     private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
 }

@@ -15,18 +15,24 @@ import MPDProtocol
 ///
 /// `Sendable`: its state is a `QueueBound` of the partition's queue (every access asserts it);
 /// the manager calls the delegate methods on gpsd's queue, and each hops to the partition.
-final class LocationService: LocationManagerDelegate {
+package final class LocationService: LocationManagerDelegate {
     /// How the daemon was asked to track.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         var source: LocationChoice
         /// `location` in `--background-modes`: standard updates go on in the background.
         var backgroundUpdates: Bool
         /// `--regions`: the GPX file of waypoints, read by ``readRegions()`` as the daemon starts.
         var regionFile: String?
+
+        package init(source: LocationChoice, backgroundUpdates: Bool, regionFile: String?) {
+            self.source = source
+            self.backgroundUpdates = backgroundUpdates
+            self.regionFile = regionFile
+        }
     }
 
     /// What the ``LocationListener`` hears.
-    enum Event: Sendable {
+    package enum Event: Sendable {
         /// New fixes, oldest first.
         case fixes([Location])
         /// A monitored region was entered (`true`) or left.
@@ -48,7 +54,10 @@ final class LocationService: LocationManagerDelegate {
 
     let manager: LocationManager
     let options: Options
-    private let partition: Partition
+    /// Where the service's state lives and every delegate call hops to.
+    private let queue: PartitionQueue
+    /// The idle events `location` and `region`.
+    private let events: ControlEvents
     private let lifecycle: LifecycleCoordinator
     /// What a region entered plays.
     private let announcements: RegionAnnouncements
@@ -61,17 +70,18 @@ final class LocationService: LocationManagerDelegate {
     /// - Parameter stateDirectory: where `locations.json` is kept; nil: not kept (`--no-state`).
     /// - Parameter listener: who hears of each fix and region event as it is handled (the web
     ///   clients), on the partition's queue; nil: no one.
-    init(options: Options, partition: Partition, lifecycle: LifecycleCoordinator, announcements: RegionAnnouncements,
+    package init(options: Options, queue: PartitionQueue, events: ControlEvents, lifecycle: LifecycleCoordinator, announcements: RegionAnnouncements,
          listener: (any LocationListener)?, stateDirectory: URL?, logger: Logger) {
         self.announcements = announcements
         self.listener = listener
         self.options = options
-        self.partition = partition
+        self.queue = queue
+        self.events = events
         self.lifecycle = lifecycle
         self.logger = logger
         store = stateDirectory.map { LocationHistoryStore(file: $0.appendingPathComponent("locations.json"), logger: logger) }
         manager = LocationManager(source: GPSDLocationSource(host: options.source.host, port: options.source.port))
-        state = partition.bound(State())
+        state = queue.bound(State())
     }
 
     /// The waypoints monitored (`regions`), on the partition's queue.
@@ -79,7 +89,7 @@ final class LocationService: LocationManagerDelegate {
 
     /// Reads `--regions` (none without it): each waypoint left out is a warning. A file that
     /// cannot be used is a ``DaemonOptionError``; a cancelled task ends the read with `CancellationError`.
-    func readRegions() throws -> [RegionWaypoint] {
+    package func readRegions() throws -> [RegionWaypoint] {
         guard let path = options.regionFile else { return [] }
         let read: (waypoints: [RegionWaypoint], problems: [String])
         do {
@@ -97,8 +107,8 @@ final class LocationService: LocationManagerDelegate {
 
     /// On the partition's queue: restores the fixes kept, follows the app's state, starts updates
     /// and monitors `regions` (``readRegions()``'s).
-    func start(regions: [RegionWaypoint]) {
-        partition.assertOwned()
+    package func start(regions: [RegionWaypoint]) {
+        queue.assertOwned()
         state.value.started = true
         state.value.regions = regions
         state.value.waypoints = Dictionary(regions.map { ($0.region.identifier, $0) }, uniquingKeysWith: { first, _ in first })
@@ -138,12 +148,12 @@ final class LocationService: LocationManagerDelegate {
     }
 
     /// Stops the source and writes the fixes kept (at shutdown); returns once written.
-    func stop() async {
+    package func stop() async {
         manager.stopUpdatingLocation()
         manager.stopMonitoringSignificantLocationChanges()
         manager.stopMonitoringAllRegions()
         // A daemon stopped before it started (while reading the regions file) loaded no fixes: it keeps the file's.
-        let fixes = await partition.run { [state] _ in state.value.started ? state.value.fixes : nil }
+        let fixes = await queue.run { [state] in state.value.started ? state.value.fixes : nil }
         guard let store, let fixes else { return }
         await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
             store.save(fixes) { written.resume() }
@@ -153,7 +163,7 @@ final class LocationService: LocationManagerDelegate {
     // MARK: - What the commands read and set (on the partition's queue)
 
     /// The fixes kept, oldest first.
-    var fixes: [Location] { state.value.fixes }
+    package var fixes: [Location] { state.value.fixes }
     var fixLost: Bool { state.value.fixLost }
     var mode: LocationUpdatesMode { state.value.mode }
 
@@ -177,8 +187,8 @@ final class LocationService: LocationManagerDelegate {
 
     // MARK: - LocationManagerDelegate (on gpsd's queue: each hops to the partition)
 
-    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
-        partition.perform { [self] partition in
+    package func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
+        queue.async { [self] in
             // A significant change wakes a suspended daemon (standard updates never reach one).
             let wake = state.value.mode == .significant ? beginWake(named: "significant location change") : nil
             defer { wake?.end() }
@@ -191,13 +201,13 @@ final class LocationService: LocationManagerDelegate {
                 state.value.fixes.removeFirst(state.value.fixes.count - LocationHistoryStore.capacity)
             }
             scheduleSave()
-            partition.events.post([.location])
+            events.post([.location])
             listener?.heard(.fixes(locations))
         }
     }
 
-    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
-        partition.perform { [self] _ in
+    package func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
+        queue.async { [self] in
             switch error {
             case .locationUnknown:
                 state.value.fixLost = true
@@ -211,23 +221,23 @@ final class LocationService: LocationManagerDelegate {
         }
     }
 
-    func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
-        partition.perform { [self] partition in
+    package func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {
+        queue.async { [self] in
             let wake = beginWake(named: "region entered")
             defer { wake.end() }
             logger.info("location: entered region \(region.identifier)")
-            partition.events.post([.region])
+            events.post([.region])
             listener?.heard(.region(region.identifier, entered: true))
             announcements.entered(region.identifier, waypoint: state.value.waypoints[region.identifier])
         }
     }
 
-    func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
-        partition.perform { [self] partition in
+    package func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {
+        queue.async { [self] in
             let wake = beginWake(named: "region left")
             defer { wake.end() }
             logger.info("location: left region \(region.identifier)")
-            partition.events.post([.region])
+            events.post([.region])
             listener?.heard(.region(region.identifier, entered: false))
         }
     }
@@ -248,9 +258,9 @@ final class LocationService: LocationManagerDelegate {
     private func scheduleSave() {
         guard let store, !state.value.saveScheduled else { return }
         state.value.saveScheduled = true
-        let partition = partition
+        let queue = queue
         DispatchQueue.global().asyncAfter(deadline: .now() + LocationHistoryStore.delay) { [state] in
-            partition.perform { _ in
+            queue.async {
                 state.value.saveScheduled = false
                 store.save(state.value.fixes)
             }
@@ -260,6 +270,6 @@ final class LocationService: LocationManagerDelegate {
 
 /// Hears of each fix and region event as ``LocationService`` handles it, on the partition's
 /// queue: it must not block.
-protocol LocationListener: Sendable {
+package protocol LocationListener: Sendable {
     func heard(_ event: LocationService.Event)
 }

@@ -6,7 +6,7 @@ import Foundation
 import Location
 
 /// One waypoint of `--regions`: a circle to monitor and the file its entry announces.
-struct RegionWaypoint: Hashable, Sendable {
+package struct RegionWaypoint: Hashable, Sendable {
     /// Its identifier is the waypoint's `<name>`.
     var region: CircularRegion
     /// The announcement (an absolute path, or relative to the GPX file when read); nil: none.

@@ -8,7 +8,7 @@ import QueuePlayer
 /// reads at its next write: the others play on without a gap and the position is kept. With
 /// one output there is nothing to switch it to, so disabling it pauses the player instead
 /// (``Partition/outputEnabled``), as before several outputs existed.
-final class AudioOutputs {
+package final class AudioOutputs {
     struct Output {
         var name: String
         var plugin: String

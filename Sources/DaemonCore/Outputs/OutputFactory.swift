@@ -3,19 +3,19 @@ import Logging
 import QueuePlayer
 
 /// Turns `--output` into an audio sink, and says in the log what becomes of it.
-enum OutputFactory {
+package enum OutputFactory {
     /// What the daemon plays to: the player's sink, what `outputs` lists, and the one format
     /// items decode to (a FIFO's), if any.
-    struct Outputs {
-        var sink: any AudioSink
-        var list: AudioOutputs
-        var decodeFormat: AudioFormat?
+    package struct Outputs {
+        package var sink: any AudioSink
+        package var list: AudioOutputs
+        package var decodeFormat: AudioFormat?
     }
 
     /// The outputs for `choices` (`auto` if none): one sink, or several behind a
     /// ``MultiOutputSink``; ALSA devices get a buffer of `bufferTimeMicroseconds`. Their
     /// recoveries are logged from then on (called once per daemon).
-    static func makeOutputs(for choices: [OutputChoice], bufferTimeMicroseconds: UInt32, logger: Logger) throws -> Outputs {
+    package static func makeOutputs(for choices: [OutputChoice], bufferTimeMicroseconds: UInt32, logger: Logger) throws -> Outputs {
         let choices = choices.isEmpty ? [.auto] : choices
         let decodeFormat = try fifoFormat(of: choices)
         for (index, choice) in choices.enumerated() where choices[..<index].contains(choice) {

@@ -28,8 +28,8 @@ import Synchronization
 /// lives in ``State``, whose every access asserts the queue (`QueueBound`).
 /// `@unchecked Sendable`: the remaining stored properties are `let`s (``AudioOutputs`` is read on
 /// the partition's queue only).
-final class Partition: @unchecked Sendable {
-    enum PlayState: String { case play, pause, stop }
+package final class Partition: @unchecked Sendable {
+    package enum PlayState: String { case play, pause, stop }
 
     /// An item handed to the player, and the queue entry it plays.
     private struct Handoff {
@@ -38,22 +38,21 @@ final class Partition: @unchecked Sendable {
     }
 
     /// The partition's owner: every method below runs here.
-    private let queue: DispatchQueue
-    let player: QueuePlayer
+    package let queue: PartitionQueue
+    package let player: QueuePlayer
     /// Each item's own gain: the ReplayGain mode (`replay_gain_mode`) and the loudness target.
     let gains: ItemGains
     /// When the partition was made (the daemon's start), on the player's clock.
     private let startedAt: UInt64
-    let library: MusicLibrary
-    let events: ControlEvents
-    let logger: Logger
-    /// The songs' tags and durations, shared with the library's updates.
-    let songIndex: SongIndex
+    /// The library's side: a URL into the song the queue keeps (the instance's library and song index).
+    private let songs: SongLookup
+    private let events: ControlEvents
+    private let logger: Logger
     /// The audio outputs: with none enabled the player holds its place.
     private let outputs: AudioOutputs
     /// The application the partition runs in (the daemon's life cycle): commands that need
     /// the player wake it, and a kept `status` waits for its state to be steady.
-    let application: any ApplicationContext
+    private let application: any ApplicationContext
     /// What is remembered of the items heard (`elapsed`, the play statistics); nil: nothing.
     let memory: PlaybackMemory?
     /// `sleep`: the pause after a while, or at the item's end.
@@ -87,7 +86,7 @@ final class Partition: @unchecked Sendable {
     private let state: QueueBound<State>
 
     /// The songs, their ids and versions, the play modes: the partition's playlist.
-    private(set) var playQueue: PlayQueue<QueuedSong> {
+    package private(set) var playQueue: PlayQueue<QueuedSong> {
         get { state.value.playQueue }
         _modify { yield &state.value.playQueue }
         set { state.value.playQueue = newValue }
@@ -123,23 +122,23 @@ final class Partition: @unchecked Sendable {
 
     /// The queue entry's id (`songid`) that `item` plays, if the partition handed it to the
     /// player and still holds it; from any thread.
-    func songID(of item: PlayerItem) -> Int? {
+    package func songID(of item: PlayerItem) -> Int? {
         handoffIDs.withLock { $0[ObjectIdentifier(item)] }
     }
     /// True while some output is enabled; with none, the player holds its place (paused).
-    var outputEnabled: Bool { outputs.anyEnabled }
+    package var outputEnabled: Bool { outputs.anyEnabled }
     /// The software mixer's volume, 0 to 100 (`setvol`); 100 leaves the audio bit-exact.
-    private(set) var volume: Int {
+    package private(set) var volume: Int {
         get { state.value.volume }
         set { state.value.volume = newValue }
     }
     /// `mixrampdb`: kept and reported; MixRamp itself is off while `mixrampdelay` is `nan`.
-    var mixrampdb: Double {
+    package var mixrampdb: Double {
         get { state.value.mixrampdb }
         set { state.value.mixrampdb = newValue }
     }
     /// The last item failure, reported in `status` as `error`.
-    var lastError: String? {
+    package var lastError: String? {
         get { state.value.lastError }
         set {
             state.value.lastError = newValue
@@ -154,24 +153,23 @@ final class Partition: @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - songIndex: the songs' details the library's updates keep (the instance's).
+    ///   - songs: the songs' URIs and details, from the instance's library and song index.
     ///   - application: the daemon's life cycle; always active when there is none (tests).
-    init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, songIndex: SongIndex, events: ControlEvents,
+    package init(queue: PartitionQueue, player: QueuePlayer, songs: SongLookup, events: ControlEvents,
          outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), memory: PlaybackMemory? = nil,
          logger: Logger) {
         self.queue = queue
         self.player = player
         gains = ItemGains(player: player)
-        self.library = library
-        self.songIndex = songIndex
+        self.songs = songs
         self.events = events
         self.outputs = outputs
         self.application = application
         self.memory = memory
         self.logger = logger
-        state = QueueBound(State(), on: queue)
-        sleepTimer = SleepTimer(player: player, events: events, queue: queue) { [weak player] in player?.pause() }
-        pace = PlaybackPace(player: player, events: events, queue: queue)
+        state = queue.bound(State())
+        sleepTimer = SleepTimer(player: player, events: events, queue: queue.dispatchQueue) { [weak player] in player?.pause() }
+        pace = PlaybackPace(player: player, events: events, queue: queue.dispatchQueue)
         startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
@@ -180,7 +178,7 @@ final class Partition: @unchecked Sendable {
     // MARK: - Entering the partition
 
     /// Runs `body` on the partition's queue, once the partition has caught up with the player.
-    func perform(_ body: @escaping @Sendable (Partition) -> Void) {
+    package func perform(_ body: @escaping @Sendable (Partition) -> Void) {
         queue.async { [self] in
             syncWithPlayer()
             body(self)
@@ -189,27 +187,10 @@ final class Partition: @unchecked Sendable {
 
     /// Runs `body` on the partition's queue and returns its result, suspending the caller
     /// (never blocking a thread).
-    func run<Result: Sendable>(_ body: @escaping @Sendable (Partition) -> Result) async -> Result {
+    package func run<Result: Sendable>(_ body: @escaping @Sendable (Partition) -> Result) async -> Result {
         await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
             perform { done.resume(returning: body($0)) }
         }
-    }
-
-    /// A timer whose handler runs on the partition's queue (the state keeper's saves, the
-    /// status line's redraws).
-    func makeTimer() -> any DispatchSourceTimer {
-        DispatchSource.makeTimerSource(queue: queue)
-    }
-
-    /// A box for `value` owned by the partition's queue (the status line's and the state
-    /// keeper's state): every access asserts the queue.
-    func bound<Value>(_ value: Value) -> QueueBound<Value> {
-        QueueBound(value, on: queue)
-    }
-
-    /// Stops at once (`dispatchPrecondition`) when called anywhere but on the partition's queue.
-    func assertOwned() {
-        dispatchPrecondition(condition: .onQueue(queue))
     }
 
     /// Follows the player: songs that start, end or fail by themselves.
@@ -289,14 +270,16 @@ final class Partition: @unchecked Sendable {
     // MARK: - What the daemon itself uses
 
     /// Appends files to the queue.
-    func append(_ urls: [URL]) {
+    package func append(_ urls: [URL]) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         guard !urls.isEmpty else { return }
         for url in urls { playQueue.insert(song(for: url)) }
         queueChanged()
     }
 
     /// Starts playing the song at `position`, `seconds` into it, or holds it there paused.
-    func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
+    package func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
         guard position >= 0, position < playQueue.count else { return }
         noteLeaving()
         consecutiveFailures = 0
@@ -320,7 +303,7 @@ final class Partition: @unchecked Sendable {
 
     /// Seconds into the queue's current song: where the player is, or, while an announcement
     /// plays over it, where the song resumes (what the saved state keeps).
-    var songTime: Double {
+    package var songTime: Double {
         state.value.announcement?.resume?.seconds ?? player.currentTime().seconds
     }
 
@@ -329,29 +312,29 @@ final class Partition: @unchecked Sendable {
 
     /// The queue position of the song the player is on (nil when stopped), as of the last
     /// ``syncWithPlayer()`` (every entry into the partition makes one).
-    var currentPosition: Int? {
+    package var currentPosition: Int? {
         nowPlaying.flatMap { playQueue.position(ofID: $0.id) }
     }
 
     /// The queue's current song, also when stopped (`song:` in `status`).
-    var selectedPosition: Int? {
+    package var selectedPosition: Int? {
         playQueue.currentPosition
     }
 
     /// Seconds the player has been playing since the daemon started (`playtime` in `stats`,
     /// as mpd counts it: ``PlayTimeMeter``).
-    var playedSeconds: Double {
+    package var playedSeconds: Double {
         state.value.playTime.seconds(at: player.clock.now())
     }
 
     /// Seconds since the daemon started (`uptime` in `stats`), on the player's clock (monotonic).
-    var uptime: Int {
+    package var uptime: Int {
         Int((player.clock.now() &- startedAt) / 1_000_000_000)
     }
 
     /// What a kept `status` or `currentsong` depends on that changes on the player's threads.
     /// Any thread: it reads only the player's published state.
-    var playerConditions: StatusSnapshot.Conditions {
+    package var playerConditions: StatusSnapshot.Conditions {
         StatusSnapshot.Conditions(item: player.currentItem, timeControlStatus: player.timeControlStatus,
                                   waitingReason: player.reasonForWaitingToPlay)
     }
@@ -359,7 +342,7 @@ final class Partition: @unchecked Sendable {
     /// Renders a `status` or `currentsong` reply, and keeps it for the event loop while it
     /// cannot change by itself but for the elapsed time: stopped, or (`status`) playing, no
     /// background time counting down (``StatusSnapshot``).
-    func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply {
+    package func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply {
         let snapshot = events.statusSnapshot
         let epoch = snapshot.epoch
         let conditions = playerConditions
@@ -380,7 +363,7 @@ final class Partition: @unchecked Sendable {
         return reply
     }
 
-    var playState: PlayState {
+    package var playState: PlayState {
         guard currentPosition != nil else { return .stop }
         return player.rate == 0 ? .pause : .play
     }
@@ -391,7 +374,7 @@ final class Partition: @unchecked Sendable {
     /// draws a new random order (``PlayQueue/stopped()``) unless `reshuffling` is false (a
     /// removal that leaves nothing to play stops the player without stopping the playlist, as
     /// in mpd).
-    func stop(reshuffling: Bool = true) {
+    package func stop(reshuffling: Bool = true) {
         syncWithPlayer()
         noteLeaving()
         cancelSleep()
@@ -406,7 +389,7 @@ final class Partition: @unchecked Sendable {
 
     /// `next`: the song that follows in play order (single mode aside, as with mpd: the user
     /// wants another song), or stop at the end of the queue with no current song.
-    func next() throws(MPDError) {
+    package func next() throws(MPDError) {
         guard let position = currentPosition, let playing = nowPlaying else { throw MPDError.notPlaying }
         application.commandNeedsPlayer()
         let single = playQueue.single
@@ -438,14 +421,14 @@ final class Partition: @unchecked Sendable {
     }
 
     /// `previous`: the song before in play order (see ``PlayQueue/previousPosition``).
-    func previous() throws(MPDError) {
+    package func previous() throws(MPDError) {
         guard currentPosition != nil, let previous = playQueue.previousPosition else { throw MPDError.notPlaying }
         application.commandNeedsPlayer()
         startPlayback(at: previous)
     }
 
     /// `seek`/`seekid`: `seconds` into the song at `position`, playing it if it is not current.
-    func seek(position: Int, seconds: Double) throws(MPDError) {
+    package func seek(position: Int, seconds: Double) throws(MPDError) {
         guard position < playQueue.count else { throw MPDError.badSongIndex }
         application.commandNeedsPlayer()
         if position == currentPosition, let duration = player.currentItem?.duration?.seconds {
@@ -463,7 +446,9 @@ final class Partition: @unchecked Sendable {
     /// is sample-exact. The queue itself is not changed; one announcement asked for while
     /// another plays follows it. A transport command meanwhile (`play`, `stop`, `next`...) ends it.
     /// The caller has woken a suspended daemon for it (``LocationService``'s wake).
-    func announce(_ file: URL, for name: String) {
+    package func announce(_ file: URL, for name: String) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         if state.value.announcement != nil {
             state.value.announcement?.waiting.append(file)
             return
@@ -533,7 +518,7 @@ final class Partition: @unchecked Sendable {
 
     /// Inserts `urls` at `position` (the end when nil); returns their ids.
     @discardableResult
-    func insert(_ urls: [URL], at position: Int?) -> [Int] {
+    package func insert(_ urls: [URL], at position: Int?) -> [Int] {
         var ids: [Int] = []
         for (offset, url) in urls.enumerated() {
             ids.append(playQueue.insert(song(for: url), at: position.map { $0 + offset }))
@@ -544,7 +529,7 @@ final class Partition: @unchecked Sendable {
 
     /// Removes the songs at `range`. Removing the song being heard moves on to the one that
     /// followed it, as mpd does (or stops when none is left).
-    func remove(_ range: Range<Int>) {
+    package func remove(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
         let current = currentPosition
         var successor: Int?
@@ -575,7 +560,9 @@ final class Partition: @unchecked Sendable {
 
     /// Removes every entry that plays `file` but the current one (a podcast episode that
     /// `--download-limit` deleted), last first so the positions stay valid.
-    func removeAll(playing file: URL) {
+    package func removeAll(playing file: URL) {
+        // Entered from outside the commands (the state, the downloads, a region): first caught up with the player.
+        syncWithPlayer()
         let current = currentPosition
         for position in playQueue.entries.indices.reversed()
         where position != current && playQueue.entries[position].song.url.standardizedFileURL == file {
@@ -584,7 +571,7 @@ final class Partition: @unchecked Sendable {
     }
 
     /// Empties the queue and stops.
-    func clear() {
+    package func clear() {
         playQueue.removeAll()
         stop()
         queueChanged()
@@ -592,7 +579,7 @@ final class Partition: @unchecked Sendable {
 
     /// Changes the queue in ways that leave the song being heard where it is (moves, swaps,
     /// priorities, shuffles), then renews the look-ahead.
-    func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError) {
+    package func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError) {
         syncWithPlayer()
         try body(&playQueue)
         queueChanged()
@@ -601,7 +588,7 @@ final class Partition: @unchecked Sendable {
     /// `rangeid`: the part of the song with `id` that plays (MPD's `SetSongIdRange`). The song
     /// being heard cannot be edited; an end at or past the song's end means its end; the song
     /// handed to the player to follow is handed again, cut anew.
-    func setRange(_ range: SongTimeRange, ofID id: Int) throws(MPDError) {
+    package func setRange(_ range: SongTimeRange, ofID id: Int) throws(MPDError) {
         syncWithPlayer()
         let position = try position(ofID: id)
         if playState != .stop, position == currentPosition {
@@ -624,7 +611,7 @@ final class Partition: @unchecked Sendable {
     /// `addtagid`, `cleartagid`: changes the tags of the queued stream with `id` (MPD's
     /// `AddSongIdTag`, `ClearSongIdTag`): clients may know a remote song better than it says
     /// itself. A file's tags are the file's, and mpd refuses to edit them.
-    func editTags(ofID id: Int, _ body: (inout [SongInfo.Tag]) -> Void) throws(MPDError) {
+    package func editTags(ofID id: Int, _ body: (inout [SongInfo.Tag]) -> Void) throws(MPDError) {
         syncWithPlayer()
         let position = try position(ofID: id)
         guard playQueue.entries[position].song.isStream else {
@@ -635,7 +622,7 @@ final class Partition: @unchecked Sendable {
     }
 
     /// Changes a play mode; the look-ahead follows at once, so it applies from the next boundary.
-    func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
+    package func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
         syncWithPlayer()
         body(&playQueue)
         gains.queueRandomChanged(playQueue.random)
@@ -644,7 +631,7 @@ final class Partition: @unchecked Sendable {
     }
 
     /// Puts back the modes and volume a saved state had (before its queue is appended).
-    func restore(_ modes: SavedState.Modes) {
+    package func restore(_ modes: SavedState.Modes) {
         playQueue.setRepeat(modes.repeats)
         playQueue.setRandom(modes.random)
         playQueue.setSingle(SingleMode(rawValue: modes.single) ?? .off)
@@ -655,7 +642,7 @@ final class Partition: @unchecked Sendable {
     }
 
     /// Sets the software mixer's volume (MPD's curve, ``SoftwareVolume``).
-    func setVolume(_ percent: Int) {
+    package func setVolume(_ percent: Int) {
         let percent = min(max(percent, 0), 100)
         guard percent != volume else { return }
         volume = percent
@@ -666,13 +653,13 @@ final class Partition: @unchecked Sendable {
     // MARK: - Song blocks
 
     /// The position of the song with `id`; `No such song` if there is none.
-    func position(ofID id: Int) throws(MPDError) -> Int {
+    package func position(ofID id: Int) throws(MPDError) -> Int {
         guard let position = playQueue.position(ofID: id) else { throw MPDError.noSuchSong }
         return position
     }
 
     /// The song block of the entry at `position`, with `Pos`, `Id` and `Prio`.
-    func songInfo(at position: Int) -> SongInfo {
+    package func songInfo(at position: Int) -> SongInfo {
         let entry = playQueue.entries[position]
         var info = entry.song.info
         // A stream names itself once it plays: its ICY title and name (mpd's `Title`, `Name`).
@@ -690,7 +677,7 @@ final class Partition: @unchecked Sendable {
 
     /// Brings the partition up to date with the player (MPD's `SyncWithPlayer`): the
     /// look-ahead became the song being heard, or the queue ran out.
-    func syncWithPlayer() {
+    package func syncWithPlayer() {
         // An announcement is not the queue's: the queue is where it was until it ends.
         guard state.value.announcement == nil else { return }
         let item = player.currentItem
@@ -852,7 +839,7 @@ final class Partition: @unchecked Sendable {
     }
 
     private func song(for url: URL) -> QueuedSong {
-        QueuedSong(url: url, library: library, index: songIndex)
+        songs.song(for: url)
     }
 
     private func queueChanged(renewLookahead: Bool = true) {

@@ -1,12 +1,16 @@
+import DaemonState
 import Foundation
 import MPDProtocol
 import QueuePlayer
 
-// The sides of a ``Partition`` the command handlers see: each handler is given the side it
-// uses (``CommandDispatcher``), not the partition. All of them run on the partition's queue.
+// The sides of a ``Partition`` the rest of the daemon sees: each command handler is given the
+// side it uses (``CommandDispatcher``), and so is each part that works beside the partition
+// (the status line, the state keeper, the reactions, a client's connection), never the
+// partition. All of them run on the partition's queue (``PartitionQueue``), but for
+// ``PublishedPlayback``, which is read from any thread.
 
 /// The queue, read: its entries and modes, positions by id, song blocks.
-protocol QueueReading: AnyObject {
+package protocol QueueReading: AnyObject, Sendable {
     /// The songs, their ids and versions, the play modes.
     var playQueue: PlayQueue<QueuedSong> { get }
     /// The queue's current song, also when stopped.
@@ -18,14 +22,14 @@ protocol QueueReading: AnyObject {
 }
 
 /// The queue, added to: what `load`, `findadd`, `searchadd` do.
-protocol QueueInserting: QueueReading {
+package protocol QueueInserting: QueueReading {
     /// Inserts `urls` at `position` (the end when nil); returns their ids.
     @discardableResult
     func insert(_ urls: [URL], at position: Int?) -> [Int]
 }
 
 /// The queue, changed: what `add`, `delete`, `move`, `prio`, `rangeid`... do.
-protocol QueueEditing: QueueInserting {
+package protocol QueueEditing: QueueInserting {
     func remove(_ range: Range<Int>)
     func clear()
     func edit(_ body: (inout PlayQueue<QueuedSong>) throws(MPDError) -> Void) throws(MPDError)
@@ -34,17 +38,28 @@ protocol QueueEditing: QueueInserting {
 }
 
 /// The player, held or let go as the outputs come and go (`enableoutput`...).
-protocol PlayerHolding: AnyObject {
+package protocol PlayerHolding: AnyObject, Sendable {
     var player: QueuePlayer { get }
     var playState: Partition.PlayState { get }
     /// True while some output is enabled.
     var outputEnabled: Bool { get }
 }
 
-/// The player and what plays: transport, modes, mixer, the kept `status`.
-protocol PlaybackControl: QueueReading, PlayerHolding {
+/// What plays, read: the queue, the player, the song the player is on (the status line).
+package protocol PlaybackReading: QueueReading, PlayerHolding {
+    /// The queue position of the song the player is on; nil when stopped.
     var currentPosition: Int? { get }
+    /// Catches the partition up with the player (MPD's `SyncWithPlayer`).
+    func syncWithPlayer()
+}
+
+/// The last item failure, `status`'s `error` (``PlaybackFailures``).
+package protocol ErrorReporting: AnyObject, Sendable {
     var lastError: String? { get set }
+}
+
+/// The player and what plays: transport, modes, mixer, the kept `status`.
+package protocol PlaybackControl: PlaybackReading, ErrorReporting {
     var volume: Int { get }
     var mixrampdb: Double { get set }
     /// The playback rate, pitch algorithm and skip silence.
@@ -56,7 +71,6 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
     func seek(position: Int, seconds: Double) throws(MPDError)
     func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void)
     func setVolume(_ percent: Int)
-    func syncWithPlayer()
     func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply
     /// Where `play` starts the song at `position` from its start (its kept place less the rewind).
     func resumePoint(at position: Int) -> Double
@@ -69,9 +83,45 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
 }
 
 /// How long the daemon has run and played (`stats`).
-protocol PlayStatistics: AnyObject {
+package protocol PlayStatistics: AnyObject, Sendable {
     var uptime: Int { get }
     var playedSeconds: Double { get }
 }
 
-extension Partition: QueueEditing, PlaybackControl, PlayStatistics {}
+/// The queue as the podcast downloads change it (``DownloadsIntoLibrary``): an episode
+/// appended, a deleted one's entries removed.
+package protocol QueueFeeding: AnyObject, Sendable {
+    /// Appends `urls` to the queue.
+    func append(_ urls: [URL])
+    /// Removes every entry that plays `file`.
+    func removeAll(playing file: URL)
+}
+
+/// What the saved state is taken from and put back into (``StateKeeper``).
+package protocol PlaybackRestoring: PlaybackControl, QueueEditing, QueueFeeding {
+    /// The song's time, not an announcement's.
+    var songTime: Double { get }
+    /// Puts the saved play modes and volume back.
+    func restore(_ modes: SavedState.Modes)
+    /// The playback rate, pitch algorithm and skip silence, saved and restored with the state.
+    var pace: PlaybackPace { get }
+    /// The ReplayGain mode, saved with the state.
+    var gains: ItemGains { get }
+}
+
+/// A region's audio played over the queue (``RegionAnnouncements``).
+package protocol Announcing: AnyObject, Sendable {
+    func announce(_ file: URL, for name: String)
+}
+
+/// What the player publishes to any thread: read on an event loop or the clock thread without
+/// entering the partition's queue (a `status` answered on the loop, a WebSocket's ticks).
+package protocol PublishedPlayback: AnyObject, Sendable {
+    var player: QueuePlayer { get }
+    /// The player's state a kept `status` depends on.
+    var playerConditions: StatusSnapshot.Conditions { get }
+    /// The queue entry's id that `item` plays, if the partition handed it to the player.
+    func songID(of item: PlayerItem) -> Int?
+}
+
+extension Partition: QueueEditing, PlaybackControl, PlayStatistics, PlaybackRestoring, Announcing, PublishedPlayback {}

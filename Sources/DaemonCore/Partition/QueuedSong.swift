@@ -9,12 +9,12 @@ import QueuePlayer
 /// A song in the play queue: its file, its URI in the music directory, and what the file
 /// says about itself (read once, when it was added); or a stream, its URL and the tags clients
 /// gave it (`addtagid`; its name and title come from the item playing it).
-struct QueuedSong: Sendable, FilterableSong {
+package struct QueuedSong: Sendable, FilterableSong {
     let url: URL
-    let uri: String
+    package let uri: String
     /// Tags, length and format; nil if the file could not be opened as MP3 when added.
     let details: SongDetails?
-    let lastModified: Int64?
+    package let lastModified: Int64?
     /// The part that plays (`rangeid`); the whole song by default.
     var range = SongTimeRange.whole
     /// A stream's tags as clients edited them (`addtagid`, `cleartagid`); a file's tags are
@@ -35,7 +35,7 @@ struct QueuedSong: Sendable, FilterableSong {
         lastModified = FileIdentity(path: url.path).map { $0.modified / 1_000_000_000 }
     }
 
-    var tags: [SongInfo.Tag] { details?.tags ?? editedTags }
+    package var tags: [SongInfo.Tag] { details?.tags ?? editedTags }
 
     /// A player item for the song: its range, if it has one, is the item's clip.
     func makeItem() -> PlayerItem {
@@ -46,7 +46,7 @@ struct QueuedSong: Sendable, FilterableSong {
     /// Whether this is a stream (`http(s)://`), not a file.
     var isStream: Bool { StreamURL.isNetwork(url) }
 
-    var audioFormat: String? { details?.formatText }
+    package var audioFormat: String? { details?.formatText }
 
     /// The song block (`file`, `Range`, tags, `Time`, ...) without queue fields. With a
     /// range, `Time` and `duration` are the range's length, as MPD's `GetDuration` gives them.

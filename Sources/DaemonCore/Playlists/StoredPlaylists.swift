@@ -14,11 +14,15 @@ import CDispatch
 /// never half of one. Errors are the `ACK`s MPD sends for the same cases.
 ///
 /// It does its own file I/O and keeps no state: the daemon calls it on its partition queue.
-struct StoredPlaylists: Sendable {
+package struct StoredPlaylists: Sendable {
     /// The most songs one stored playlist may hold (MPD's `max_playlist_length` default).
     static let maximumLength = 16_384
 
     let directory: URL
+
+    package init(directory: URL) {
+        self.directory = directory
+    }
 
     /// A playlist's name and when its file last changed.
     struct Info: Sendable, Equatable {

@@ -14,7 +14,7 @@ import MPDProtocol
 /// Versions follow MPD's `plchanges` contract: a change marks every song whose position or
 /// content it changed with the queue's version, then bumps the version. A client that last
 /// saw version `v` asks for the songs marked `v` or later.
-struct PlayQueue<Song: Sendable>: Sendable {
+package struct PlayQueue<Song: Sendable>: Sendable {
     /// A queued song.
     struct Entry: Sendable {
         /// Stable for the song's life in the queue (`Id:`), never reused.

@@ -10,15 +10,15 @@ import ServiceLifecycle
 /// part down. The group tears the parts down one after another, in the reverse of their order,
 /// so what a part needs is still there while it stops. A `start` that throws stops the group;
 /// the daemon then exits with the error.
-struct DaemonPart: Service, CustomStringConvertible {
-    let description: String
+package struct DaemonPart: Service, CustomStringConvertible {
+    package let description: String
     private let ended: AsyncStream<Void>?
     private let ending: AsyncStream<Void>.Continuation?
     private let start: @Sendable () async throws -> Void
     private let tearDown: @Sendable () async -> Void
 
     /// A part that runs until the group shuts down, then calls `tearDown`.
-    init(_ name: String, start: @escaping @Sendable () async throws -> Void = {},
+    package init(_ name: String, start: @escaping @Sendable () async throws -> Void = {},
          tearDown: @escaping @Sendable () async -> Void) {
         description = name
         ended = nil
@@ -30,7 +30,7 @@ struct DaemonPart: Service, CustomStringConvertible {
     /// A part that also ends of itself, at the first ``end()``, which may come before the group
     /// runs. Give it `.gracefullyShutdownGroup` as its success behavior: its end stops the daemon
     /// on the same path as SIGTERM.
-    init(endingOnRequest name: String, tearDown: @escaping @Sendable () async -> Void = {}) {
+    package init(endingOnRequest name: String, tearDown: @escaping @Sendable () async -> Void = {}) {
         description = name
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         ended = stream
@@ -40,12 +40,12 @@ struct DaemonPart: Service, CustomStringConvertible {
     }
 
     /// Ends a part made with ``init(endingOnRequest:tearDown:)``; later calls do nothing.
-    func end() {
+    package func end() {
         ending?.yield()
         ending?.finish()
     }
 
-    func run() async throws {
+    package func run() async throws {
         try await start()
         if let ended, let ending {
             await withGracefulShutdownHandler {

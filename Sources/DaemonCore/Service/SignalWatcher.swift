@@ -22,7 +22,7 @@ import Glibc
 /// The handlers and the read source are behind a lock: set up by ``watch(_:_:)`` and
 /// ``start()`` (which hands the handlers to the read source by value); from then on only the
 /// read source, on ``queue``, runs them.
-final class SignalWatcher: Sendable {
+package final class SignalWatcher: Sendable {
     private struct Setup {
         var handlers: [Int32: @Sendable () -> Void] = [:]
         var source: (any DispatchSourceRead)?
@@ -31,18 +31,18 @@ final class SignalWatcher: Sendable {
     private let queue: DispatchQueue
     private let setup = Mutex(Setup())
 
-    init(queue: DispatchQueue) {
+    package init(queue: DispatchQueue) {
         self.queue = queue
     }
 
     /// Calls `handler` on the watcher's queue each time `signal` arrives.
     /// Call before ``start()``.
-    func watch(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
+    package func watch(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
         setup.withLock { $0.handlers[signalNumber] = handler }
     }
 
     /// Installs the handlers and starts delivering.
-    func start() {
+    package func start() {
         let readEnd = SignalPipe.open()
         let queue = queue
         let handlers = setup.withLock { setup in

@@ -19,7 +19,7 @@ import CDispatch
 /// with the `sd-daemon(3)` priority prefix (`<3>` error, `<4>` warning, `<6>` info,
 /// ...), so journald records the level and adds the time and the unit itself.
 /// Elsewhere lines read `2026-11-23T01:02:03+0000 warning queueplayerd: text`.
-struct StandardErrorLogHandler: LogHandler {
+package struct StandardErrorLogHandler: LogHandler {
     enum Format: Sendable {
         /// `<N>text`, for journald.
         case journal
@@ -27,9 +27,9 @@ struct StandardErrorLogHandler: LogHandler {
         case plain
     }
 
-    var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     let format: Format
     /// The logger's label (`queueplayerd`, or a library's), printed in the plain format.
     let label: String
@@ -50,7 +50,7 @@ struct StandardErrorLogHandler: LogHandler {
     /// dictionary at each call, and a launch would build it once per logger, a noticeable part
     /// of its work. The daemon hands it the
     /// environment start-up read (`QueuePlayerDaemon.run`).
-    static func factory(environment: [String: String]) -> @Sendable (String) -> StandardErrorLogHandler {
+    package static func factory(environment: [String: String]) -> @Sendable (String) -> StandardErrorLogHandler {
         let format: Format = isStandardErrorTheJournal(environment: environment) ? .journal : .plain
         let level = environment["QUEUEPLAYERD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         return { label in
@@ -60,7 +60,7 @@ struct StandardErrorLogHandler: LogHandler {
         }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
@@ -87,7 +87,7 @@ struct StandardErrorLogHandler: LogHandler {
         }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let explicit = event.metadata { merged.merge(explicit) { $1 } }

@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `lastStatus`, `retained` and `watchdog` belong to `statusQueue`,
 /// which each use asserts.
-final class SystemdService: @unchecked Sendable {
+package final class SystemdService: @unchecked Sendable {
     private let notifier: SystemdNotifier?
     private let watchdogPeriod: Double?
     private let statusQueue = DispatchQueue(label: "queueplayerd.systemd.status")
@@ -28,14 +28,14 @@ final class SystemdService: @unchecked Sendable {
     private var retained: [Any] = []
     private var watchdog: SystemdWatchdog?
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         notifier = SystemdNotifier(environment: environment)
         watchdogPeriod = SystemdWatchdog.period(environment: environment)
     }
 
     /// Called once the control socket accepts and the queue is loaded: `READY=1`,
     /// then the status line follows the player and the watchdog starts.
-    func didStart(player: QueuePlayer, partition: Partition, logger: Logger) {
+    package func didStart(player: QueuePlayer, partitionQueue: PartitionQueue, logger: Logger) {
         guard let notifier else { return }
         if !notifier.notify("READY=1") {
             logger.warning("cannot notify systemd at \(notifier.socketName): \(String(cString: strerror(errno)))")
@@ -52,7 +52,7 @@ final class SystemdService: @unchecked Sendable {
         let item = player.observe(\.currentItem, options: [.initial]) { player, _ in update(player) }
         let transport = player.observe(\.timeControlStatus, options: []) { player, _ in update(player) }
         let watchdog = watchdogPeriod.map {
-            SystemdWatchdog(period: $0, notifier: notifier, player: player, partition: partition, logger: logger)
+            SystemdWatchdog(period: $0, notifier: notifier, player: player, partitionQueue: partitionQueue, logger: logger)
         }
         watchdog?.start()
         statusQueue.async { [self] in
@@ -63,7 +63,7 @@ final class SystemdService: @unchecked Sendable {
 
     /// Called when a stop has been asked for (SIGTERM, SIGINT), before the output drains;
     /// returns once systemd has been told.
-    func willStop() async {
+    package func willStop() async {
         guard let notifier else { return }
         await withCheckedContinuation { (told: CheckedContinuation<Void, Never>) in
             statusQueue.async { [self] in

@@ -53,7 +53,8 @@ final class SystemdWatchdog: @unchecked Sendable {
     private let stallLimit: Double
     private let notifier: SystemdNotifier
     private let player: QueuePlayer
-    private let partition: Partition
+    /// The partition's queue, which must answer a probe every period.
+    private let partitionQueue: PartitionQueue
     private let probeQueue = DispatchQueue(label: "queueplayerd.watchdog.probe")
     private let logger: Logger
     /// The watchdog's own queue: its timer and ``Checks``.
@@ -67,12 +68,12 @@ final class SystemdWatchdog: @unchecked Sendable {
     /// The output failed and the player retries it: the audible time may stand still.
     private let outputFailing = Atomic<Bool>(false)
 
-    init(period: Double, notifier: SystemdNotifier, player: QueuePlayer, partition: Partition, logger: Logger) {
+    init(period: Double, notifier: SystemdNotifier, player: QueuePlayer, partitionQueue: PartitionQueue, logger: Logger) {
         self.period = period
         self.stallLimit = max(period * 0.9, 1.0)
         self.notifier = notifier
         self.player = player
-        self.partition = partition
+        self.partitionQueue = partitionQueue
         self.logger = logger
     }
 
@@ -113,7 +114,7 @@ final class SystemdWatchdog: @unchecked Sendable {
         partitionAnswered.store(false, ordering: .relaxed)
         playerAnswer.withLock { $0 = nil }
         if !partitionProbeOutstanding.exchange(true, ordering: .acquiringAndReleasing) {
-            partition.perform { [self] _ in
+            partitionQueue.async { [self] in
                 partitionProbeOutstanding.store(false, ordering: .releasing)
                 partitionAnswered.store(true, ordering: .releasing)
             }

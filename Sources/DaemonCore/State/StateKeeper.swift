@@ -17,14 +17,19 @@ import QueuePlayer
 /// read-only directory) is retried on the next change and on a timer that backs off from
 /// ``retryDelays``'s first to its last delay, so a paused daemon whose disk fills and frees
 /// again still gets its last change onto the disk, and a `kill -9` then loses nothing.
-final class StateKeeper: Sendable {
+package final class StateKeeper: Sendable {
     /// How often the position is saved while playing.
     static let playingInterval: Double = 5
     /// Seconds before each retry of a failed save; the last one repeats.
     static let retryDelays: [Double] = [1, 2, 4, 8, 16, 30]
 
     private let store: StateStore
-    private let partition: Partition
+    /// Where the keeper's state lives and its timers fire.
+    private let queue: PartitionQueue
+    /// What is saved, and put back.
+    private let playback: any PlaybackRestoring
+    /// The application each save's background activity is taken of.
+    private let application: any ApplicationContext
     private let logger: Logger
     private let writeQueue = DispatchQueue(label: "queueplayerd.state")
     /// What changes as the keeper works; owned by the partition's queue (every access asserts it).
@@ -44,12 +49,15 @@ final class StateKeeper: Sendable {
     /// The outputs' switches, saved and restored with the queue.
     private let outputs: QueueBound<AudioOutputs>
 
-    init(store: StateStore, partition: Partition, outputs: AudioOutputs, logger: Logger) {
-        self.outputs = partition.bound(outputs)
+    package init(store: StateStore, queue: PartitionQueue, playback: any PlaybackRestoring, application: any ApplicationContext,
+         outputs: AudioOutputs, logger: Logger) {
+        self.outputs = queue.bound(outputs)
         self.store = store
-        self.partition = partition
+        self.queue = queue
+        self.playback = playback
+        self.application = application
         self.logger = logger
-        keeping = partition.bound(Keeping())
+        keeping = queue.bound(Keeping())
     }
 
     // MARK: - Restoring
@@ -58,7 +66,7 @@ final class StateKeeper: Sendable {
     /// item at the same position, playing or paused. Files that vanished are dropped.
     /// Returns false if there was nothing to restore (no usable state, or none of its
     /// files left). Call on the partition's queue.
-    func restore() -> Bool {
+    package func restore() -> Bool {
         switch store.load() {
         case .none:
             return false
@@ -80,12 +88,12 @@ final class StateKeeper: Sendable {
                 StreamURL.hasScheme(entry) ? (try? StreamURL.parse(entry)) ?? URL(fileURLWithPath: entry) : URL(fileURLWithPath: entry)
             }
             let current = kept.current
-            if let modes = state.modes { partition.restore(modes) }
-            if let pace = state.pace { partition.pace.configure(PaceSettings(pace)) }
-            partition.append(urls)
+            if let modes = state.modes { playback.restore(modes) }
+            if let pace = state.pace { playback.pace.configure(PaceSettings(pace)) }
+            playback.append(urls)
             restoreRanges(kept.ranges, count: urls.count)
             if let current, current < urls.count {
-                partition.startPlayback(at: current, from: state.position, paused: state.paused)
+                playback.startPlayback(at: current, from: state.position, paused: state.paused)
                 logger.info("restored the queue (\(urls.count) items) at item \(current + 1), \(String(format: "%.2f", state.position)) s, \(state.paused ? "paused" : "playing")")
             } else {
                 logger.info("restored the queue (\(urls.count) items), stopped")
@@ -99,12 +107,12 @@ final class StateKeeper: Sendable {
     /// range the file no longer has room for (it changed meanwhile) is left out, and logged.
     private func restoreRanges(_ ranges: [[Int]]?, count: Int) {
         guard let ranges, ranges.count == count else { return }
-        let entries = partition.playQueue.entries.suffix(count)
+        let entries = playback.playQueue.entries.suffix(count)
         for (entry, saved) in zip(entries, ranges) {
             let range = SongTimeRange(startMilliseconds: saved[0], endMilliseconds: saved[1])
             guard !range.isWhole else { continue }
             do {
-                try partition.setRange(range, ofID: entry.id)
+                try playback.setRange(range, ofID: entry.id)
             } catch {
                 logger.warning("the saved range \(range.protocolText ?? "") of \(entry.song.uri) was not restored: \(error.message)")
             }
@@ -115,22 +123,22 @@ final class StateKeeper: Sendable {
 
     /// Starts saving on changes and while playing, each save inside a background task
     /// of the partition's application. Call on the partition's queue.
-    func start(events: ControlEvents) {
+    package func start(events: ControlEvents) {
         keeping.isStarted = true
         // Delivered on the partition's queue once a command's changes are all made, one call for all of them.
         events.subscribe(self) { [self] subsystems in
             if !subsystems.isDisjoint(with: [.playlist, .player, .options, .mixer, .output]) { save() }
         }
         // Audio actually playing: a queue that ran out keeps its rate but plays nothing.
-        let player = partition.player
+        let player = playback.player
         keeping.transport = player.observe(\.timeControlStatus, options: [.initial, .new]) { [self] _, change in
             let playing = change.newValue == .playing
-            partition.perform { [self] _ in setSavesWhilePlaying(playing) }
+            queue.async { [self] in setSavesWhilePlaying(playing) }
         }
     }
 
     /// Saves now, synchronously (the daemon is stopping). Call on the partition's queue.
-    func saveBeforeExit() {
+    package func saveBeforeExit() {
         guard keeping.isStarted else { return }
         keeping.timer?.cancel()
         keeping.timer = nil
@@ -144,7 +152,7 @@ final class StateKeeper: Sendable {
 
     private func setSavesWhilePlaying(_ playing: Bool) {
         if playing, keeping.timer == nil {
-            let timer = partition.makeTimer()
+            let timer = queue.makeTimer()
             timer.schedule(deadline: .now() + Self.playingInterval, repeating: Self.playingInterval, leeway: .milliseconds(250))
             timer.setEventHandler { [self] in save() }
             timer.activate()
@@ -159,10 +167,10 @@ final class StateKeeper: Sendable {
         let state = snapshot()
         guard state != keeping.lastSaved, state != keeping.inFlight else { return }
         keeping.inFlight = state
-        let activity = partition.application.beginBackgroundActivity(named: "save state")
+        let activity = application.beginBackgroundActivity(named: "save state")
         writeQueue.async { [self] in
             let failure = write(state)
-            partition.perform { [self] _ in
+            queue.async { [self] in
                 finished(state, failure: failure)
                 activity.end()
             }
@@ -193,7 +201,7 @@ final class StateKeeper: Sendable {
     private func scheduleRetry() {
         keeping.retryTimer?.cancel()
         let delay = Self.retryDelays[min(keeping.failures, Self.retryDelays.count) - 1]
-        let timer = partition.makeTimer()
+        let timer = queue.makeTimer()
         timer.schedule(deadline: .now() + delay, leeway: .milliseconds(100))
         timer.setEventHandler { [self] in
             keeping.retryTimer = nil
@@ -214,20 +222,20 @@ final class StateKeeper: Sendable {
     }
 
     private func snapshot() -> SavedState {
-        partition.syncWithPlayer()
-        let position = partition.currentPosition
-        let queue = partition.playQueue
-        return SavedState(queue: partition.playQueue.entries.map { $0.song.isStream ? $0.song.url.absoluteString : $0.song.url.path },
+        playback.syncWithPlayer()
+        let position = playback.currentPosition
+        let queue = playback.playQueue
+        return SavedState(queue: queue.entries.map { $0.song.isStream ? $0.song.url.absoluteString : $0.song.url.path },
                           current: position,
                           // A live stream resumes from its live edge: no position into it.
-                          position: position != nil && partition.player.currentItem?.isLive != true ? partition.songTime : 0,
-                          paused: partition.playState != .play,
+                          position: position != nil && playback.player.currentItem?.isLive != true ? playback.songTime : 0,
+                          paused: playback.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
-                                                  consume: queue.consume.rawValue, volume: partition.volume,
-                                                  replayGain: partition.gains.mode.rawValue),
+                                                  consume: queue.consume.rawValue, volume: playback.volume,
+                                                  replayGain: playback.gains.mode.rawValue),
                           outputs: outputs.value.savedSwitches,
                           ranges: Self.ranges(of: queue),
-                          pace: partition.pace.settings.saved)
+                          pace: playback.pace.settings.saved)
     }
 
     /// The queue's ranges as the saved state keeps them; nil when no song has one.

@@ -10,7 +10,7 @@ import Glibc
 /// A write goes to a temporary file that is fsynced and renamed over the old one,
 /// so a crash (or `kill -9`) leaves either the old state or the new, never half
 /// of one. A file that cannot be understood is moved aside, never fatal.
-struct StateStore: Sendable {
+package struct StateStore: Sendable {
     /// What loading found.
     enum LoadResult: Equatable {
         /// No saved state.
@@ -21,12 +21,16 @@ struct StateStore: Sendable {
         case movedAside(reason: String, to: String)
     }
 
-    let file: URL
+    package let file: URL
+
+    package init(file: URL) {
+        self.file = file
+    }
 
     /// The default location: `$STATE_DIRECTORY/state.json` under systemd (`StateDirectory=`),
     /// else `$XDG_STATE_HOME/queueplayerd/state.json`, or `~/.local/state/queueplayerd/state.json`
     /// (``UserDirectories``: `~` is `$HOME`). The sticker database and the stored playlists are beside it.
-    static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let directories = environment["STATE_DIRECTORY"], let first = directories.split(separator: ":").first {
             return URL(fileURLWithPath: String(first)).appendingPathComponent("state.json")
         }

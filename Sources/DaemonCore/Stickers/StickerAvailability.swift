@@ -13,7 +13,7 @@ import Synchronization
 /// open, not made yet, or wanted but not to be had (the file is not a database, or cannot be
 /// created): then the daemon runs on and each sticker command is refused, as mpd refuses them
 /// when it has no `sticker_file`, with the reason the log gave.
-enum StickerAvailability: Sendable {
+package enum StickerAvailability: Sendable {
     case off
     case failed(reason: String)
     case open(StickerStore)
@@ -81,7 +81,7 @@ extension StickerAvailability {
 /// start (``open(_:createDirectory:)``) ahead of every client's command, or at the first sticker
 /// command when the default file does not exist yet. `Sendable`: the availability belongs to
 /// the partition's queue (`QueueBound`), and whether it is open is an atomic any thread reads.
-final class StickerDatabase: Sendable {
+package final class StickerDatabase: Sendable {
     private let availability: QueueBound<StickerAvailability>
     /// Whether the database is open (or will be at the first sticker command), readable from
     /// any thread: the event loop makes the sessions.
@@ -90,7 +90,7 @@ final class StickerDatabase: Sendable {
     private let logger: Logger
 
     /// `availability`: what the database is until ``open(_:createDirectory:)`` (off by default).
-    init(_ availability: StickerAvailability = .off, queue: DispatchQueue, logger: Logger) {
+    package init(_ availability: StickerAvailability = .off, queue: DispatchQueue, logger: Logger) {
         self.availability = QueueBound(availability, on: queue)
         isOpen = Atomic(Self.counts(availability))
         self.queue = queue
@@ -106,7 +106,7 @@ final class StickerDatabase: Sendable {
 
     /// Opens `file` (nil: off) off the partition's queue, then takes it there, ahead of any
     /// command queued after this call returns.
-    func open(_ file: URL?, createDirectory: Bool) async {
+    package func open(_ file: URL?, createDirectory: Bool) async {
         let opened = await StickerAvailability.open(file, createDirectory: createDirectory, logger: logger)
         queue.async { [self] in use(opened) }
     }

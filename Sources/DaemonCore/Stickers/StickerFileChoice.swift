@@ -25,7 +25,7 @@ public enum StickerFileChoice: Sendable, Equatable {
 
     /// The file to open; nil when off. `stateDirectory`: where the state is saved (nil with
     /// `--no-state`: the default state directory, which `environment` gives).
-    func file(stateDirectory: URL?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+    package func file(stateDirectory: URL?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         switch self {
         case .off: nil
         case .file(let path): URL(fileURLWithPath: path)

@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// Thread-safe: the fetched documents are owned by a `Mutex`; ``fetch(_:)`` runs anywhere,
 /// ``take(_:)`` on the partition's queue.
-final class RemotePlaylists: Sendable {
+package final class RemotePlaylists: Sendable {
     /// The most bytes a remote playlist may have (a radio directory's list is a few KiB).
     static let maximumSize = 256 * 1024
     /// Seconds a fetch may take, body included.
@@ -44,7 +44,7 @@ final class RemotePlaylists: Sendable {
     /// Where the GETs go (the feeds' HTTP client); without one, remote playlists fail.
     private let fetcher: (any FeedFetching)?
 
-    init(fetcher: (any FeedFetching)?) {
+    package init(fetcher: (any FeedFetching)?) {
         self.fetcher = fetcher
     }
 

@@ -10,12 +10,12 @@ import Synchronization
 /// network side), so it must only hand the work on (post an event, hop to a queue).
 ///
 /// Thread-safe: the observations are owned by `Mutex`es.
-final class StreamMetadataFollower: Sendable {
+package final class StreamMetadataFollower: Sendable {
     private let itemObservations = Mutex<[Observation]>([])
     private let playerObservation = Mutex<Observation?>(nil)
     private let changed: @Sendable (PlayerItem) -> Void
 
-    init(player: QueuePlayer, changed: @escaping @Sendable (PlayerItem) -> Void) {
+    package init(player: QueuePlayer, changed: @escaping @Sendable (PlayerItem) -> Void) {
         self.changed = changed
         let observation = player.observe(\.currentItem, options: [.initial, .new]) { [weak self] _, change in
             self?.follow(change.newValue ?? nil)

@@ -8,7 +8,7 @@ import MPDProtocol
 /// user information (`http://user:secret@host/`) is refused rather than played: it would be
 /// shown to every client by `playlistinfo` and `currentsong`, kept in the saved state and
 /// logged. Pure: no I/O, so every rule is tested directly (`DaemonTests/StreamURLTests`).
-enum StreamURL {
+package enum StreamURL {
     /// The schemes played, as `urlhandlers` lists them.
     static let schemes = ["http", "https"]
     /// Longer URIs are refused (a queue entry is shown in every song block).
@@ -16,7 +16,7 @@ enum StreamURL {
 
     /// Whether `uri` looks like a URL rather than a path in the music directory: it starts
     /// with a scheme and `://` (as MPD's `uri_has_scheme`).
-    static func hasScheme(_ uri: String) -> Bool {
+    package static func hasScheme(_ uri: String) -> Bool {
         guard let separator = uri.range(of: "://") else { return false }
         let scheme = uri[..<separator.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
@@ -24,7 +24,7 @@ enum StreamURL {
     }
 
     /// The URL to play for `uri`, or the error `add` answers with.
-    static func parse(_ uri: String) throws(MPDError) -> URL {
+    package static func parse(_ uri: String) throws(MPDError) -> URL {
         guard hasScheme(uri) else { throw MPDError(.argument, "Malformed URI") }
         let scheme = uri[..<uri.range(of: "://")!.lowerBound].lowercased()
         guard schemes.contains(scheme) else { throw MPDError(.argument, "Unsupported URI scheme") }

@@ -1,4 +1,5 @@
 @testable import DaemonCore
+@testable import DaemonAssembly
 import Dispatch
 import Foundation
 import Logging

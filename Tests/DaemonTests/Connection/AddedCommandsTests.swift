@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import MPDServer
 
 /// The commands the daemon adds to mpd's, on a control connection: each refused, in mpd's words, to a
 /// client without its permission (and then not run), `clearerror`, `kill`, and the single

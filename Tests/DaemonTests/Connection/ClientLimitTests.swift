@@ -2,6 +2,7 @@ import Logging
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import MPDServer
 
 /// `--max-clients` as one count over every listener (``ClientLimit``): the places are taken
 /// and given back by whichever listener's clients, and a crowd refused is logged at most once

@@ -4,6 +4,7 @@ import NIOEmbedded
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import MPDServer
 
 /// mpd's `connection_timeout` on a control connection, on the `EmbeddedEventLoop`'s own clock
 /// (a 1 s timeout; time moves only when the test says): a client that sends no complete line

@@ -6,6 +6,7 @@ import NIOEmbedded
 import QueuePlayer
 import Testing
 @testable import DaemonCore
+@testable import MPDServer
 
 /// The control connection in process: an `EmbeddedChannel` in place of the socket, a
 /// ``ManualConnectionScheduler`` in place of the queues, a real ``Partition`` over a player

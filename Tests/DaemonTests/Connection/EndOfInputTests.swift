@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import DaemonCore
+@testable import MPDServer
 
 /// The end of a client's input: a shell one-liner (`printf 'status\n' | socat - ...`)
 /// shuts down its sending side right after its commands, and still gets every reply, in order,

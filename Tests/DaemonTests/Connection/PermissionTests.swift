@@ -6,6 +6,7 @@ import NIOEmbedded
 import Testing
 import TestSupport
 @testable import DaemonCore
+@testable import MPDServer
 
 /// mpd's permissions on a control connection: a command the client may not use is
 /// refused with mpd's words, `commands`/`notcommands` say what it may do, and `password`

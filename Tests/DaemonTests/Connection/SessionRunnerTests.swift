@@ -24,7 +24,7 @@ struct SessionRunnerTests {
                                 stateDirectory: directory, access: access)
             let partition = parts.partition
             runner = SessionRunner(executor: parts.commands,
-                                   scheduler: PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition)),
+                                   scheduler: PartitionScheduler(queue: partition.queue, gate: ExpensiveCommandGate(queue: partition.queue)),
                                    remotePlaylists: parts.instance.remotePlaylists, access: parts.instance.access)
         }
 

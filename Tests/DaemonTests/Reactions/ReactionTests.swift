@@ -41,7 +41,8 @@ struct ReactionTests {
         }
 
         func downloads(autoEnqueue: Bool) -> DownloadsIntoLibrary {
-            DownloadsIntoLibrary(partition: partition, updater: parts.instance.updater, wake: wake, autoEnqueue: autoEnqueue,
+            DownloadsIntoLibrary(queue: partition.queue, playQueue: partition, updater: parts.instance.updater,
+                                 application: AlwaysActiveContext(), wake: wake, autoEnqueue: autoEnqueue,
                                  musicDirectory: music, logger: Logger(label: "test"))
         }
 
@@ -153,7 +154,7 @@ struct ReactionTests {
     @Test func aChangeInTheDownloadsNumberIsCountedAndAKeptStatusGoes() async throws {
         let fixture = try Fixture()
         let count = TransferCount()
-        let shown = TransfersShown(count: count, events: fixture.parts.events, statusLine: nil, partition: fixture.partition)
+        let shown = TransfersShown(count: count, events: fixture.parts.events, statusLine: nil, queue: fixture.partition.queue)
         let epoch = fixture.parts.events.statusSnapshot.epoch
         shown.changed(running: 3)
         #expect(count.value == 3)
@@ -208,7 +209,7 @@ struct ReactionTests {
     @Test func aRegionEnteredWithAudioPlaysItsAnnouncementAndOneWithoutPlaysNothing() async throws {
         let fixture = try Fixture()
         let announcement = TestMedia.directory.appendingPathComponent("01-morning-sine.mp3")
-        let announcements = RegionAnnouncements(partition: fixture.partition)
+        let announcements = RegionAnnouncements(queue: fixture.partition.queue, announcer: fixture.partition)
         let region = CircularRegion(center: Coordinate(latitude: 48.85, longitude: 2.35), radius: 50, identifier: "bridge")
         await fixture.partition.run { _ in announcements.entered("bridge", waypoint: RegionWaypoint(region: region, audio: nil)) }
         #expect(fixture.partition.player.items().isEmpty)
@@ -225,7 +226,7 @@ struct ReactionTests {
 
     @Test func anItemThatFailsIsStatusesErrorAStreamNamedByItsURL() async throws {
         let fixture = try Fixture()
-        let failures = PlaybackFailures(partition: fixture.partition, logger: Logger(label: "test"))
+        let failures = PlaybackFailures(queue: fixture.partition.queue, errors: fixture.partition, logger: Logger(label: "test"))
         failures.failed(.init(url: URL(string: "http://radio.example/live")!), error: "connection refused")
         #expect(await fixture.partition.run { $0.lastError } == "http://radio.example/live: connection refused")
         failures.failed(.init(url: URL(string: "http://radio.example/live")!), error: "http://radio.example/live: gone")

@@ -6,6 +6,7 @@ import NIOEmbedded
 import QueuePlayer
 import Testing
 @testable import DaemonCore
+@testable import MPDServer
 @testable import Stickers
 
 /// `sticker` on a control connection, in process: mpd 0.23.12's transcript replayed

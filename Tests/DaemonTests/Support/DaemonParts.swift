@@ -36,8 +36,8 @@ final class DaemonParts {
             PlaybackMemory(stickers: stickerDatabase, options: $0, podcasts: library.root.appendingPathComponent("Podcasts"),
                            events: events, queue: queue, logger: logger)
         }
-        partition = Partition(queue: queue, player: player, library: library, songIndex: songIndex, events: events,
-                              outputs: outputs, memory: playbackMemory, logger: logger)
+        partition = Partition(queue: PartitionQueue(queue), player: player, songs: SongLookup(library: library, index: songIndex),
+                              events: events, outputs: outputs, memory: playbackMemory, logger: logger)
         instance = Instance(library: library, songIndex: songIndex, updater: updater,
                             storedPlaylists: StoredPlaylists(directory: stateDirectory.appendingPathComponent("playlists")),
                             remotePlaylists: RemotePlaylists(fetcher: nil), stickers: stickerDatabase, access: access,
@@ -51,7 +51,8 @@ final class DaemonParts {
     func environment(scheduler: any ConnectionScheduler) -> ClientEnvironment {
         ClientEnvironment(runner: SessionRunner(executor: commands, scheduler: scheduler, remotePlaylists: instance.remotePlaylists,
                                                 access: instance.access),
-                          events: events, partition: partition, stickers: instance.stickers, messages: instance.messages)
+                          events: events, playback: partition, queue: partition.queue, stickers: instance.stickers,
+                          messages: instance.messages)
     }
 }
 

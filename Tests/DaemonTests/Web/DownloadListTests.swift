@@ -1,4 +1,5 @@
 @testable import DaemonCore
+@testable import WebAPI
 import FeedFetch
 import Foundation
 import Location

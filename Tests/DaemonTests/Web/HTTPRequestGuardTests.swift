@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 import Testing
 @testable import DaemonCore
+@testable import WebAPI
 
 /// ``HTTPRequestGuard`` behind NIO's real HTTP decoder and encoder, in an `EmbeddedChannel`
 /// whose clock the tests move: the request timeout, and the answers to what cannot be parsed.

@@ -1,6 +1,7 @@
 import MPDProtocol
 import Testing
 @testable import DaemonCore
+@testable import WebAPI
 
 /// The command layer's text replies as the WebSocket's JSON.
 @Suite struct ReplyJSONTests {

@@ -5,6 +5,7 @@ import NIOHTTP1
 import TestSupport
 import Testing
 @testable import DaemonCore
+@testable import WebAPI
 
 /// Who may use the page and the WebSocket: Host, token, Origin.
 @Suite struct WebAccessTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DaemonCore
+@testable import WebAPI
 
 /// The WebSocket's messages: what is a request, and the refusal of everything else.
 @Suite struct WebRequestTests {

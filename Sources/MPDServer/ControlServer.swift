@@ -1,3 +1,4 @@
+import DaemonCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,7 +17,7 @@ import Glibc
 /// It listens on the sockets systemd passes (`LISTEN_FDS`/`LISTEN_PID`, fds 3...), or binds
 /// its addresses itself (``ListeningSockets``). Every listener's clients count against one
 /// ``ClientLimit`` and get their permissions from one ``AccessPolicy``.
-final class ControlServer: Sendable {
+package final class ControlServer: Sendable {
     /// The control socket's event loop (one thread). The feeds' HTTP client runs on it too:
     /// neither ever blocks it.
     let group: MultiThreadedEventLoopGroup
@@ -35,7 +36,7 @@ final class ControlServer: Sendable {
 
     /// - Parameter group: the event loop the server and its clients run on (one thread), made
     ///   before the server because the feeds' HTTP client runs on it too; shut down with the server.
-    init(group: MultiThreadedEventLoopGroup, environment: ClientEnvironment, clients: ClientLimit,
+    package init(group: MultiThreadedEventLoopGroup, environment: ClientEnvironment, clients: ClientLimit,
          timeout: Double = ControlConnection.defaultTimeout, logger: Logger) {
         self.group = group
         access = environment.runner.access
@@ -47,7 +48,7 @@ final class ControlServer: Sendable {
 
     /// The default socket path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
     /// per-user directory under /tmp when the variable is unset.
-    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return runtime + "/queueplayerd.sock"
         }
@@ -60,7 +61,7 @@ final class ControlServer: Sendable {
     /// rather than stopping the daemon. Awaits each bind on the event loop (never blocks the
     /// caller's thread); if one fails, those already listening are closed with the group.
     @discardableResult
-    func start(_ addresses: [ListenAddress], optional: Set<ListenAddress> = []) async throws -> [ListeningSockets.Socket] {
+    package func start(_ addresses: [ListenAddress], optional: Set<ListenAddress> = []) async throws -> [ListeningSockets.Socket] {
         var sockets: [ListeningSockets.Socket] = []
         if let passed = ListeningSockets.passedBySystemd() {
             sockets = passed
@@ -138,7 +139,7 @@ final class ControlServer: Sendable {
     /// Closes the socket and every client's connection, stops the event loop, and removes the
     /// socket files it bound, so that a script waiting for the socket to appear is not fooled by
     /// a stale one.
-    func shutdown() async throws {
+    package func shutdown() async throws {
         defer {
             for file in boundFiles.withLock({ $0 }) { file.removeIfUnchanged() }
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// library) waits here instead, in order, and enters the queue only when the previous
 /// expensive work has finished; cheap commands go straight to the queue. So any command
 /// waits for at most one expensive command of another client.
-final class ExpensiveCommandGate: Sendable {
+package final class ExpensiveCommandGate: Sendable {
     private struct State {
         /// Expensive work is on the partition's queue.
         var isBusy = false
@@ -17,11 +17,11 @@ final class ExpensiveCommandGate: Sendable {
     }
 
     private let state = Mutex(State())
-    private let partition: Partition
+    private let queue: PartitionQueue
 
     /// A gate in front of the partition's queue.
-    init(partition: Partition) {
-        self.partition = partition
+    package init(queue: PartitionQueue) {
+        self.queue = queue
     }
 
     /// Runs `work` on the queue once no other expensive work is there.
@@ -38,7 +38,7 @@ final class ExpensiveCommandGate: Sendable {
     }
 
     private func run(_ work: @escaping @Sendable () -> Void) {
-        partition.perform { [self] _ in
+        queue.async { [self] in
             work()
             let next = state.withLock { state -> (@Sendable () -> Void)? in
                 guard !state.waiting.isEmpty else {

@@ -1,3 +1,4 @@
+import DaemonCore
 import Dispatch
 import Logging
 import MPDProtocol
@@ -51,8 +52,8 @@ final class WebSocketClient: Sendable {
     private let startingState: @Sendable (WebSocketClient) -> Void
     /// The daemon as the client's commands and subscriptions use it.
     private let environment: ClientEnvironment
-    private var partition: Partition { environment.partition }
-    private var player: QueuePlayer { environment.partition.player }
+    private var playback: any PublishedPlayback { environment.playback }
+    private var player: QueuePlayer { environment.playback.player }
     private let logger: Logger
 
     private struct Subscription {
@@ -212,13 +213,13 @@ final class WebSocketClient: Sendable {
 
     private func subscribeTime(interval: Double) async -> JSONValue {
         guard let number = reserveSubscription() else { return tooManySubscriptions() }
-        let (player, partition) = (player, partition)
+        let (player, playback) = (player, playback)
         let token = await onObserverQueue {
             player.addPeriodicTimeObserver(forInterval: MediaTime(seconds: interval), queue: Self.tickQueue) { [weak self] time in
                 // Nothing while paused or waiting: the observer also reports the position once
                 // when playback stops, which a subscriber must not take for a tick.
                 guard let self, player.timeControlStatus == .playing, let item = player.currentItem else { return }
-                push(text: Self.tick(subscription: number, songID: partition.songID(of: item), elapsed: time.seconds))
+                push(text: Self.tick(subscription: number, songID: playback.songID(of: item), elapsed: time.seconds))
             }
         }
         return installed(number, Subscription(kind: .time, tokens: [token]), kind: "time")
@@ -226,13 +227,13 @@ final class WebSocketClient: Sendable {
 
     private func subscribeBoundary(times: [Double]) async -> JSONValue {
         guard let number = reserveSubscription() else { return tooManySubscriptions() }
-        let (player, partition) = (player, partition)
+        let (player, playback) = (player, playback)
         // One observer per time, so that each push names the time it crossed.
         let tokens = await onObserverQueue {
             times.map { time in
                 player.addBoundaryTimeObserver(forTimes: [MediaTime(seconds: time)], queue: Self.tickQueue) { [weak self] in
                     guard let self else { return }
-                    let songID = player.currentItem.flatMap { partition.songID(of: $0) }
+                    let songID = player.currentItem.flatMap { playback.songID(of: $0) }
                     push(.object([("event", .string("boundary")), ("subscription", .int(number)), ("time", .double(time)),
                                   ("songid", songID.map { .int($0) } ?? .null)]))
                 }

@@ -1,4 +1,5 @@
 import AppLifecycle
+import DaemonCore
 import Dispatch
 import FeedFetch
 import Feeds
@@ -6,11 +7,13 @@ import Foundation
 import HTTPStreaming
 import Logging
 import MPDProtocol
+import MPDServer
 import NIOPosix
 import QueuePlayer
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+import WebAPI
 import Zeroconf
 
 /// The composition root: a player, its observers, the control socket, the
@@ -138,6 +141,7 @@ public final class Daemon: @unchecked Sendable {
         player = QueuePlayer(sink: outputs.sink, decoderFactory: decoders)
         let partitionQueue = DispatchQueue(label: "queueplayerd.partition")
         self.partitionQueue = partitionQueue
+        let queue = PartitionQueue(partitionQueue)
         let events = ControlEvents(queue: partitionQueue)
         self.events = events
         let stateDirectory = configuration.stateStore?.file.deletingLastPathComponent()
@@ -155,30 +159,30 @@ public final class Daemon: @unchecked Sendable {
                                     podcasts: configuration.feeds.musicDirectory?.appendingPathComponent(PodcastFileName.directory),
                                     events: events, queue: partitionQueue, logger: logger)
         self.memory = memory
-        let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
-                                  outputs: outputs.list, application: lifecycle, memory: memory, logger: logger)
+        let partition = Partition(queue: queue, player: player, songs: SongLookup(library: library, index: songIndex),
+                                  events: events, outputs: outputs.list, application: lifecycle, memory: memory, logger: logger)
         self.partition = partition
         let loudnessStore = LoudnessStore(file: stateDirectory?.appendingPathComponent("loudness.json"))
         let loudness = LoudnessScans(store: loudnessStore, player: player, events: events, logger: logger)
         partition.gains.configure(configuration.loudness, measurements: loudnessStore)
-        failures = PlaybackFailures(partition: partition, logger: logger)
+        failures = PlaybackFailures(queue: queue, errors: partition, logger: logger)
         systemd = SystemdService(environment: configuration.environment)
         let stateKeeper = configuration.stateStore.map {
-            StateKeeper(store: $0, partition: partition, outputs: outputs.list, logger: logger)
+            StateKeeper(store: $0, queue: queue, playback: partition, application: lifecycle, outputs: outputs.list, logger: logger)
         }
         self.stateKeeper = stateKeeper
         let killed = DaemonPart(endingOnRequest: "kill")
         self.killed = killed
         let transfers = TransferCount()
-        let statusLine = StatusLine.isWanted ? StatusLine(partition: partition, transfers: transfers) : nil
+        let statusLine = StatusLine.isWanted ? StatusLine(queue: queue, playback: partition, transfers: transfers) : nil
         self.statusLine = statusLine
         // The control socket's event loop (one thread); the feeds' HTTP client runs on it too.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let transferProgress = TransferProgressBoard()
-        let downloads = DownloadsIntoLibrary(partition: partition, updater: updater, wake: lifecycle,
+        let downloads = DownloadsIntoLibrary(queue: queue, playQueue: partition, updater: updater, application: lifecycle, wake: lifecycle,
                                              autoEnqueue: configuration.autoEnqueue,
                                              musicDirectory: configuration.feeds.musicDirectory, loudness: loudness, logger: logger)
-        let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, partition: partition)
+        let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, queue: queue)
         let feeds = FeedService(options: configuration.feeds, eventLoopGroup: group, stateDirectory: stateDirectory,
                                 host: lifecycle, transferProgress: transferProgress, logger: logger,
                                 downloaded: { downloads.downloaded($0, file: $1) }, deleted: { downloads.deleted($0) },
@@ -188,8 +192,8 @@ public final class Daemon: @unchecked Sendable {
         partition.perform { [feeds] partition in partition.pace.configure(pace, feedRate: { feeds.rate(of: $0) }) }
         let webClients = configuration.web == nil ? nil : WebClients()
         let location = configuration.location.map {
-            LocationService(options: $0, partition: partition, lifecycle: lifecycle,
-                            announcements: RegionAnnouncements(partition: partition), listener: webClients,
+            LocationService(options: $0, queue: queue, events: events, lifecycle: lifecycle,
+                            announcements: RegionAnnouncements(queue: queue, announcer: partition), listener: webClients,
                             stateDirectory: stateDirectory, logger: logger)
         }
         self.location = location
@@ -203,9 +207,9 @@ public final class Daemon: @unchecked Sendable {
         self.instance = instance
         let commands = CommandDispatcher(instance: instance, partition: partition, logger: logger)
         let runner = SessionRunner(executor: commands,
-                                   scheduler: PartitionScheduler(partition: partition, gate: ExpensiveCommandGate(partition: partition)),
+                                   scheduler: PartitionScheduler(queue: queue, gate: ExpensiveCommandGate(queue: queue)),
                                    remotePlaylists: instance.remotePlaylists, access: instance.access)
-        let clientEnvironment = ClientEnvironment(runner: runner, events: events, partition: partition, stickers: stickers,
+        let clientEnvironment = ClientEnvironment(runner: runner, events: events, playback: partition, queue: queue, stickers: stickers,
                                                   messages: instance.messages)
         server = ControlServer(group: group, environment: clientEnvironment,
                                clients: ClientLimit(maximum: configuration.maxClients, logger: logger),
@@ -275,7 +279,7 @@ public final class Daemon: @unchecked Sendable {
         if sockets.contains(where: { !$0.isLoopback }), access.restrictsRemoteClientsByDefault {
             logger.notice("clients from other machines may only read (no password is set): give --password SECRET@PERMISSIONS (and `password SECRET` in the client), or --default-permissions read,add,player,control,admin to trust the network")
         }
-        systemd.didStart(player: player, partition: partition, logger: logger)
+        systemd.didStart(player: player, partitionQueue: partition.queue, logger: logger)
     }
 
     /// Publishes `_mpd._tcp` on the first TCP listener's port (``ZeroconfService``), unless
@@ -365,7 +369,7 @@ public final class Daemon: @unchecked Sendable {
         // A new ICY title or name is a change of the song heard (mpd's idle `player`).
         let streams = StreamMetadataFollower(player: player) { [events, web, partition] item in
             events.post([.player])
-            web?.streamChanged(item, partition: partition)
+            web?.streamChanged(item, playback: partition)
         }
         defaultCenterObservers = [failures, outputFailures, playedToEnd]
         retained += [nowPlaying, transport, ticks, streams]

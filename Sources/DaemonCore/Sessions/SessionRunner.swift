@@ -17,29 +17,36 @@ import NIOCore
 ///   which the transport holds the answer for (a timer on the loop, or the client's task asleep).
 ///
 /// Nothing here blocks: the result is delivered on the loop the caller names, or awaited.
-struct SessionRunner: Sendable {
+package struct SessionRunner: Sendable {
     /// The most pipelined requests one work item on the partition's queue runs, and the most
     /// reply bytes it gathers: what keeps a flooding client from holding the queue (a few µs
     /// per cheap command in a release build, so well under a millisecond per batch) or running
     /// far ahead of what it reads.
     static let batchLimit = 128
-    static let batchOutputLimit = 32 * 1024
+    package static let batchOutputLimit = 32 * 1024
 
     /// Runs the commands, on the partition's queue.
-    let executor: any CommandExecutor & Sendable
+    package let executor: any CommandExecutor & Sendable
     /// Where the work runs.
     let scheduler: any ConnectionScheduler
     /// Remote playlists fetched before the work that names them.
     let remotePlaylists: RemotePlaylists
     /// The wait before a wrong password's answer, and whether one is being held.
-    let access: AccessPolicy
+    package let access: AccessPolicy
+
+    package init(executor: any CommandExecutor & Sendable, scheduler: any ConnectionScheduler, remotePlaylists: RemotePlaylists, access: AccessPolicy) {
+        self.executor = executor
+        self.scheduler = scheduler
+        self.remotePlaylists = remotePlaylists
+        self.access = access
+    }
 
     /// A lent session coming back, with what its work answered and how long that answer is to
     /// be held back (nil: at once).
-    struct Lent: Sendable {
-        var session: ClientSession
-        var actions: [SessionAction]
-        var delay: Double?
+    package struct Lent: Sendable {
+        package var session: ClientSession
+        package var actions: [SessionAction]
+        package var delay: Double?
     }
 
     /// Where a session's ready work runs (``ClientSession/step(answering:)``'s `ready`).
@@ -48,7 +55,7 @@ struct SessionRunner: Sendable {
     }
 
     /// Lends `session` to its pending work and hands it back to `deliver`, on `loop`.
-    func lend(_ session: ClientSession, needsExecutor: Bool, on loop: any EventLoop,
+    package func lend(_ session: ClientSession, needsExecutor: Bool, on loop: any EventLoop,
               deliver: @escaping @Sendable (Lent) -> Void) {
         let placement = Self.placement(of: session, needsExecutor: needsExecutor)
         let remote = session.pendingPlaylistURLs
@@ -65,7 +72,7 @@ struct SessionRunner: Sendable {
     }
 
     /// ``lend(_:needsExecutor:on:deliver:)``, awaited (the caller's task suspends, no thread waits).
-    func lend(_ session: ClientSession, needsExecutor: Bool, on loop: any EventLoop) async -> Lent {
+    package func lend(_ session: ClientSession, needsExecutor: Bool, on loop: any EventLoop) async -> Lent {
         await withCheckedContinuation { done in
             lend(session, needsExecutor: needsExecutor, on: loop) { done.resume(returning: $0) }
         }

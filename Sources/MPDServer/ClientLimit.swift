@@ -1,12 +1,6 @@
+import DaemonCore
 import Logging
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
-#if canImport(CDispatch)
-// For Glibc's `stat`/`timespec` fields under MemberImportVisibility (Package.swift says why).
-import CDispatch
-#endif
 
 /// The most clients the daemon serves at once, counted over every listener (mpd's
 /// `max_connections`, 100 by default): a client over it is closed at once, and the log says
@@ -18,9 +12,9 @@ import CDispatch
 /// The Unix socket (0600: the daemon's owner) always has a place: while no client of it is
 /// connected, one is admitted even when the TCP clients hold every place, one over the
 /// maximum, so that a crowd on the network never shuts the owner out.
-final class ClientLimit: Sendable {
+package final class ClientLimit: Sendable {
     /// mpd's default `max_connections`.
-    static let defaultMaximum = 100
+    package static let defaultMaximum = 100
 
     let maximum: Int
     private let logger: Logger
@@ -34,7 +28,7 @@ final class ClientLimit: Sendable {
     }
     private let counts = Mutex(Counts())
 
-    init(maximum: Int, logger: Logger) {
+    package init(maximum: Int, logger: Logger) {
         self.maximum = maximum
         self.logger = logger
     }
@@ -72,11 +66,4 @@ final class ClientLimit: Sendable {
 
     /// Clients connected now.
     var connected: Int { counts.withLock { $0.connected } }
-}
-
-/// CLOCK_MONOTONIC in seconds.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

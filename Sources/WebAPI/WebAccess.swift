@@ -1,3 +1,4 @@
+import DaemonCore
 import Foundation
 
 /// Who may use the web page and the WebSocket API (docs/websocket.md, "Security"). Pure: every request's

@@ -1,8 +1,11 @@
+import DaemonCore
 import FeedFetch
 import Foundation
 import HTTPStreaming
 import MPDProtocol
+import MPDServer
 import NIOCore
+import WebAPI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,10 +14,6 @@ import QueuePlayer
 import Zeroconf
 
 extension Daemon {
-    /// `--buffer-time`'s default and range, in milliseconds (the ALSA sink's, which are in microseconds).
-    public static let defaultBufferTimeMilliseconds = Int(ALSAAudioSink.defaultBufferTimeMicroseconds / 1000)
-    public static let bufferTimesMilliseconds = Int(ALSAAudioSink.bufferTimeRange.lowerBound / 1000)...Int(ALSAAudioSink.bufferTimeRange.upperBound / 1000)
-
     /// The control socket's default path: `$XDG_RUNTIME_DIR/queueplayerd.sock`, or a private
     /// per-user directory under /tmp when the variable is unset.
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

@@ -83,7 +83,7 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The addresses to bind: `localhost` is IPv4's and IPv6's loopback, `any` IPv6's wildcard
     /// (which takes IPv4 too) or, without IPv6, IPv4's. Each with whether it may be missing.
-    var socketHosts: [(host: String, optional: Bool)] {
+    package var socketHosts: [(host: String, optional: Bool)] {
         switch self {
         case .unix: []
         case .tcp(let host, _):

@@ -8,7 +8,7 @@ import NIOCore
 /// of it, or a background queue for lists of protocol-level commands. Tests put a scheduler of
 /// their own here that runs each piece of work when the test says, on the test's thread, so an
 /// `EmbeddedChannel` can drive the connection deterministically (`DaemonTests`).
-protocol ConnectionScheduler: Sendable {
+package protocol ConnectionScheduler: Sendable {
     /// Runs `work` where `placement` says, then hands its result to `deliver` on `loop`.
     func run<Result: Sendable>(_ placement: ConnectionWorkPlacement, on loop: any EventLoop,
                                _ work: @escaping @Sendable () -> Result,
@@ -19,7 +19,7 @@ protocol ConnectionScheduler: Sendable {
 }
 
 /// Where a piece of a connection's work belongs.
-enum ConnectionWorkPlacement: Sendable {
+package enum ConnectionWorkPlacement: Sendable {
     /// On the partition's queue: commands that need the player or the queue.
     case partition
     /// On the partition's queue, behind the ``ExpensiveCommandGate``: commands whose cost grows
@@ -30,14 +30,21 @@ enum ConnectionWorkPlacement: Sendable {
 }
 
 /// The daemon's scheduler: the partition's queue, the gate, and a concurrent queue.
-struct PartitionScheduler: ConnectionScheduler {
+package struct PartitionScheduler: ConnectionScheduler {
     /// Where lists of protocol-level commands run: off the event loop and off the partition.
     private static let protocolQueue = DispatchQueue(label: "queueplayerd.control.protocol", attributes: .concurrent)
 
-    let partition: Partition
+    /// The partition's queue; the commands catch the partition up with the player themselves
+    /// (``CommandDispatcher``).
+    let queue: PartitionQueue
     let gate: ExpensiveCommandGate
 
-    func run<Result: Sendable>(_ placement: ConnectionWorkPlacement, on loop: any EventLoop,
+    package init(queue: PartitionQueue, gate: ExpensiveCommandGate) {
+        self.queue = queue
+        self.gate = gate
+    }
+
+    package func run<Result: Sendable>(_ placement: ConnectionWorkPlacement, on loop: any EventLoop,
                                _ work: @escaping @Sendable () -> Result,
                                deliver: @escaping @Sendable (Result) -> Void) {
         let job: @Sendable () -> Void = {
@@ -45,13 +52,13 @@ struct PartitionScheduler: ConnectionScheduler {
             loop.execute { deliver(result) }
         }
         switch placement {
-        case .partition: partition.perform { _ in job() }
+        case .partition: queue.async(job)
         case .expensive: gate.submit(job)
         case .protocolOnly: Self.protocolQueue.async(execute: job)
         }
     }
 
-    func hop(to loop: any EventLoop, _ body: @escaping @Sendable () -> Void) {
+    package func hop(to loop: any EventLoop, _ body: @escaping @Sendable () -> Void) {
         loop.execute(body)
     }
 }

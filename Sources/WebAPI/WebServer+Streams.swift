@@ -1,9 +1,10 @@
+import DaemonCore
 import QueuePlayer
 
 extension WebServer {
     /// Pushes a stream's new name or title to every client: `{"event": "stream", "songid": N,
     /// "name": ..., "title": ...}`. Any thread (the engine's, where the title changed).
-    func streamChanged(_ item: PlayerItem, partition: Partition) {
-        clients.broadcast(WebClients.streamEvent(item, songID: partition.songID(of: item)))
+    package func streamChanged(_ item: PlayerItem, playback: any PublishedPlayback) {
+        clients.broadcast(WebClients.streamEvent(item, songID: playback.songID(of: item)))
     }
 }

@@ -1,3 +1,4 @@
+import DaemonCore
 import Foundation
 import NIOCore
 #if canImport(Glibc)
@@ -15,26 +16,26 @@ import CDispatch
 /// its path and replacing a stale socket file otherwise. A TCP socket is bound with
 /// `SO_REUSEADDR` (a restart does not wait for the old connections' `TIME_WAIT`); IPv6's
 /// wildcard takes IPv4 too, other IPv6 addresses only IPv6.
-enum ListeningSockets {
+package enum ListeningSockets {
     /// Why a socket could not be set up.
-    struct SetupError: Error, CustomStringConvertible {
-        let description: String
+    package struct SetupError: Error, CustomStringConvertible {
+        package let description: String
         /// The address is taken (`EADDRINUSE`): another mpd, say, on the conventional port.
         var isAddressInUse = false
     }
 
     /// A listening descriptor, and what it is.
-    struct Socket {
+    package struct Socket {
         let fd: Int32
         /// True for a Unix socket: its clients are this machine's (``AccessPolicy``).
         let isUnix: Bool
         /// For the log: the path, or `ADDRESS:PORT` with the port bound.
-        let description: String
+        package let description: String
         /// The TCP port bound (the kernel's choice for port 0); nil for a Unix socket.
-        let port: Int?
+        package let port: Int?
 
         /// Whether only this machine reaches it: a Unix socket, or TCP on a loopback address.
-        var isLoopback: Bool { isUnix || loopbackAddress }
+        package var isLoopback: Bool { isUnix || loopbackAddress }
         fileprivate var loopbackAddress = false
     }
 

@@ -1,3 +1,4 @@
+import DaemonCore
 import Logging
 import MPDProtocol
 import NIOCore
@@ -47,10 +48,10 @@ import QueuePlayer
 ///
 /// Its state belongs to the channel's event loop: work that runs elsewhere takes the lent
 /// session with it and comes back through a `NIOLoopBound` reference, which checks the loop.
-final class ControlConnection: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class ControlConnection: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     /// Bytes read from a client per turn of the event loop (one read per turn).
     static let readSize = 4096
@@ -60,7 +61,7 @@ final class ControlConnection: ChannelDuplexHandler {
     static let maxOutputBufferSize = 8 * 1024 * 1024
 
     /// mpd's default `connection_timeout`, in seconds (`--connection-timeout`).
-    static let defaultTimeout = 60.0
+    package static let defaultTimeout = 60.0
 
     // Everything below is touched only on the channel's event loop.
     /// The daemon as the client's connection uses it.
@@ -123,10 +124,10 @@ final class ControlConnection: ChannelDuplexHandler {
          outputLimit: Int = ControlConnection.maxOutputBufferSize, permissions: Permission = .all, peer: String = "local",
          isLocal: Bool = true, timeout: Double = ControlConnection.defaultTimeout) {
         let snapshot = environment.events.statusSnapshot
-        let partition = environment.partition
+        let playback = environment.playback
         answerInline = { command, context in
-            snapshot.answer(command, context: context, conditions: { partition.playerConditions },
-                            elapsed: { partition.player.audibleTimeWhilePlaying(of: $0)?.seconds })
+            snapshot.answer(command, context: context, conditions: { playback.playerConditions },
+                            elapsed: { playback.player.audibleTimeWhilePlaying(of: $0)?.seconds })
         }
         self.environment = environment
         self.logger = logger
@@ -141,7 +142,7 @@ final class ControlConnection: ChannelDuplexHandler {
 
     // MARK: Channel events
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         self.context = context
         let loop = context.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
@@ -156,7 +157,7 @@ final class ControlConnection: ChannelDuplexHandler {
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         timeoutCheck?.cancel()
         timeoutCheck = nil
         events.unsubscribe(self)
@@ -166,7 +167,7 @@ final class ControlConnection: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         wantsInput = false
         guard session != nil else {
@@ -179,19 +180,19 @@ final class ControlConnection: ChannelDuplexHandler {
         pump()
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable { pump() }
         context.fireChannelWritabilityChanged()
     }
 
     /// Holds the pipeline's read back until the session wants input (see ``passReadIfWanted()``).
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         readRequested = true
         passReadIfWanted()
     }
 
     /// The end of the client's input (``inputEnded``); other events pass on.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard let event = event as? ChannelEvent, case .inputClosed = event else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -202,7 +203,7 @@ final class ControlConnection: ChannelDuplexHandler {
         if session != nil { pump() }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
 

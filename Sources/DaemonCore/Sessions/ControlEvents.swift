@@ -8,7 +8,7 @@ import Synchronization
 /// Changes are gathered and handed out once the partition's current work is
 /// done, so what one command changes arrives in one idle reply, as with mpd
 /// (`clear` while playing: `changed: playlist` and `changed: player` together).
-final class ControlEvents: Sendable {
+package final class ControlEvents: Sendable {
     private struct State {
         var subscribers: [ObjectIdentifier: @Sendable (Set<Subsystem>) -> Void] = [:]
         /// The subscriber of each client (``subscribe(_:client:_:)``).
@@ -24,15 +24,15 @@ final class ControlEvents: Sendable {
 
     /// The replies the event loop may answer `status` and `currentsong` with; every change
     /// posted here makes them stale at once, before the idle replies go out.
-    let statusSnapshot = StatusSnapshot()
+    package let statusSnapshot = StatusSnapshot()
 
     /// Creates a carrier that delivers after the work running on `queue` (the partition's).
-    init(queue: DispatchQueue) {
+    package init(queue: DispatchQueue) {
         self.queue = queue
     }
 
     /// Reports that `subsystems` changed.
-    func post(_ subsystems: Set<Subsystem>) {
+    package func post(_ subsystems: Set<Subsystem>) {
         statusSnapshot.invalidate()
         let schedule = state.withLock { state -> Bool in
             state.pending.formUnion(subsystems)
@@ -58,14 +58,14 @@ final class ControlEvents: Sendable {
 
     /// Adds a subscriber, keyed by its owner; `client` names the control-socket client it
     /// serves, for changes posted to some clients only.
-    func subscribe(_ owner: AnyObject, client: Int? = nil, _ receive: @escaping @Sendable (Set<Subsystem>) -> Void) {
+    package func subscribe(_ owner: AnyObject, client: Int? = nil, _ receive: @escaping @Sendable (Set<Subsystem>) -> Void) {
         state.withLock {
             $0.subscribers[ObjectIdentifier(owner)] = receive
             if let client { $0.clients[client] = ObjectIdentifier(owner) }
         }
     }
 
-    func unsubscribe(_ owner: AnyObject) {
+    package func unsubscribe(_ owner: AnyObject) {
         state.withLock { state in
             let key = ObjectIdentifier(owner)
             state.subscribers.removeValue(forKey: key)

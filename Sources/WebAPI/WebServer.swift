@@ -1,4 +1,5 @@
 import AppLifecycle
+import DaemonCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,14 +22,20 @@ import NIOWebSocket
 /// binary (``WebResources``); a WebSocket's commands run on the partition's queue as the
 /// socket's do (``WebSocketClient``), its ticks come from the player's time observers on the
 /// clock thread and go out through a bounded buffer per client.
-final class WebServer: Service, Sendable {
+package final class WebServer: Service, Sendable {
     /// What `--http` and `--http-token-file` say.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         var address: HTTPListenAddress
         /// The token every request must carry; required for a bind other than loopback.
         var token: String?
         /// How long a request may take to come in (``HTTPRequestGuard``).
-        var requestTimeout: TimeAmount = WebServer.requestTimeout
+        package var requestTimeout: TimeAmount = WebServer.requestTimeout
+
+        package init(address: HTTPListenAddress, token: String?, requestTimeout: TimeAmount = WebServer.requestTimeout) {
+            self.address = address
+            self.token = token
+            self.requestTimeout = requestTimeout
+        }
     }
 
     /// How long a request may take to come in, by default: a browser sends its request at once,
@@ -52,9 +59,9 @@ final class WebServer: Service, Sendable {
     private let policy: AccessPolicy
     /// What each WebSocket client uses of the daemon, as a control-socket client does.
     private let environment: ClientEnvironment
-    private var partition: Partition { environment.partition }
+    private var queue: PartitionQueue { environment.queue }
     private var events: ControlEvents { environment.events }
-    private var player: QueuePlayer { environment.partition.player }
+    private var player: QueuePlayer { environment.playback.player }
     private let application: AppLifecycle.Application
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -65,7 +72,7 @@ final class WebServer: Service, Sendable {
     /// The location updates, with `--location`.
     private let location: LocationService?
 
-    init(options: Options, environment: ClientEnvironment, application: AppLifecycle.Application,
+    package init(options: Options, environment: ClientEnvironment, application: AppLifecycle.Application,
          group: any EventLoopGroup, clients: WebClients, downloads: TransferProgressBoard?, location: LocationService?,
          logger: Logger) {
         policy = environment.runner.access
@@ -85,7 +92,7 @@ final class WebServer: Service, Sendable {
     static let minimumTokenLength = 16
 
     /// Reads `--http-token-file`: its first line, which must be at least ``minimumTokenLength`` bytes.
-    static func readToken(file: String) throws(DaemonOptionError) -> String {
+    package static func readToken(file: String) throws(DaemonOptionError) -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw DaemonOptionError("--http-token-file \(file): cannot read the file.")
         }
@@ -101,7 +108,7 @@ final class WebServer: Service, Sendable {
 
     // MARK: Service
 
-    func run() async throws {
+    package func run() async throws {
         let observations = observe()
         defer {
             for observation in observations {
@@ -202,7 +209,7 @@ final class WebServer: Service, Sendable {
         // token is not held to read-only as the control socket's remote clients are; `password`
         // replaces them, as on the socket.
         let permissions = policy.defaultPermissions
-        let (downloads, location, partition, environment) = (downloads, location, partition, environment)
+        let (downloads, location, queue, environment) = (downloads, location, queue, environment)
         let client = WebSocketClient(id: clients.makeID(), channel: channel, environment: environment,
                                      permissions: permissions, logger: logger) { client in
             // What a client gets on connecting, once it may read (at once, or after a password).
@@ -210,7 +217,7 @@ final class WebServer: Service, Sendable {
             if let location {
                 // The track at once; fixes taken meanwhile were broadcast to this client too, and
                 // are in the history it replaces the track with.
-                partition.perform { _ in client.push(LocationEvents.history(location.fixes)) }
+                queue.async { client.push(LocationEvents.history(location.fixes)) }
             }
         }
         guard clients.admit(client) else {
@@ -246,10 +253,10 @@ final class WebServer: Service, Sendable {
 
     /// Follows what every client hears of unasked: the current item, the life cycle, the location.
     private func observe() -> [Any] {
-        let (clients, partition, application, commands) = (clients, partition, application, environment.runner.executor)
+        let (clients, queue, application, commands) = (clients, queue, application, environment.runner.executor)
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { _, _ in
-            partition.perform { partition in clients.broadcast(WebClients.currentItemEvent(partition, commands: commands)) }
+            queue.async { clients.broadcast(WebClients.currentItemEvent(on: queue, commands: commands)) }
         })
         let center = application.notificationCenter
         typealias Lifecycle = AppLifecycle.Application
@@ -258,7 +265,7 @@ final class WebServer: Service, Sendable {
                      Lifecycle.didSuspendNotification, Lifecycle.didWakeNotification] {
             observations.append(center.addObserver(forName: name, object: application, queue: nil) { _ in
                 // The application lives on the partition's queue; its state is read there.
-                partition.perform { _ in clients.broadcast(WebClients.lifecycleEvent(application.state)) }
+                queue.async { clients.broadcast(WebClients.lifecycleEvent(application.state)) }
             })
         }
         return observations

@@ -33,17 +33,17 @@ import Foundation
 ///
 /// Thread-safe: the state is owned by its `Mutex`. Replies are stored on the partition's
 /// queue and read on the event loop.
-final class StatusSnapshot: Sendable {
+package final class StatusSnapshot: Sendable {
     /// What the replies were rendered against, besides the partition's own state (items
     /// compare by identity: ``PlayerItem``'s `==`).
-    struct Conditions: Equatable, Sendable {
+    package struct Conditions: Equatable, Sendable {
         var item: PlayerItem?
         var timeControlStatus: QueuePlayer.TimeControlStatus
         var waitingReason: QueuePlayer.WaitingReason?
     }
 
     /// Which reply.
-    enum Kind: Sendable { case status, currentSong }
+    package enum Kind: Sendable { case status, currentSong }
 
     /// The longest a kept reply is used, in nanoseconds.
     let maximumAge: UInt64
@@ -85,7 +85,7 @@ final class StatusSnapshot: Sendable {
     }
 
     /// Forgets the kept replies: something they show may have changed. Any thread.
-    func invalidate() {
+    package func invalidate() {
         state.withLock {
             $0.epoch &+= 1
             $0.kept = nil
@@ -134,7 +134,7 @@ final class StatusSnapshot: Sendable {
     /// ask the partition. A `status` kept while playing gets the audible time of its item
     /// from `elapsed` (seconds; nil: ask the partition). For ``ClientSession/step(answering:)``
     /// on the event loop.
-    func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions,
+    package func answer(_ command: Command, context: CommandContext, conditions: () -> Conditions,
                 elapsed: (PlayerItem) -> Double? = { _ in nil }) -> String? {
         switch command {
         case .status:

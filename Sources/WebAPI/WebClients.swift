@@ -1,4 +1,5 @@
 import AppLifecycle
+import DaemonCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,7 +18,9 @@ import Synchronization
 ///
 /// The registry is under a mutex: clients come and go on their own tasks, events arrive on the
 /// partition's queue.
-final class WebClients: Sendable {
+package final class WebClients: Sendable {
+    package init() {}
+
     /// The most WebSocket clients at once; one more is closed with code 1013 (try again later).
     static let limit = 32
 
@@ -53,8 +56,8 @@ final class WebClients: Sendable {
 
     /// `{"event": "currentItem", "song": {...}}` with the current song as `currentsong` gives
     /// it, or `"song": null`. On the partition's queue.
-    static func currentItemEvent(_ partition: Partition, commands: any CommandExecutor) -> JSONValue {
-        partition.assertOwned()
+    static func currentItemEvent(on queue: PartitionQueue, commands: any CommandExecutor) -> JSONValue {
+        queue.assertOwned()
         let reply: Reply
         do {
             reply = try commands.execute(.currentsong, context: CommandContext())
@@ -90,7 +93,7 @@ final class WebClients: Sendable {
 
 extension WebClients: LocationListener {
     /// Each fix, and each region entered or left, to every client (``LocationEvents``).
-    func heard(_ event: LocationService.Event) {
+    package func heard(_ event: LocationService.Event) {
         switch event {
         case .fixes(let fixes):
             for fix in fixes { broadcast(LocationEvents.event(fix)) }

@@ -29,11 +29,16 @@ import Synchronization
 /// while reconnecting does not give a guesser free ones without end.
 ///
 /// Sendable: the settings are constants; the failures are behind their `Mutex`.
-final class AccessPolicy: Sendable {
+package final class AccessPolicy: Sendable {
     /// A password and what it gives.
-    struct Password: Sendable, Equatable {
+    package struct Password: Sendable, Equatable {
         let secret: [UInt8]
         let permissions: Permission
+
+        package init(secret: [UInt8], permissions: Permission) {
+            self.secret = secret
+            self.permissions = permissions
+        }
     }
 
     /// Failures a peer may make before the answers to its wrong passwords are held back.
@@ -48,7 +53,7 @@ final class AccessPolicy: Sendable {
 
     let passwords: [Password]
     /// Clients over TCP from this machine (and from others where the network is trusted).
-    let defaultPermissions: Permission
+    package let defaultPermissions: Permission
     /// Clients on a Unix socket.
     let localPermissions: Permission
     /// Clients over TCP from another machine.
@@ -70,13 +75,13 @@ final class AccessPolicy: Sendable {
     static let thisMachine = "this machine"
 
     /// Every client may do everything (no password, no listener beyond loopback): for tests.
-    static let open = AccessPolicy(passwords: [], defaultPermissions: nil, localPermissions: nil,
+    package static let open = AccessPolicy(passwords: [], defaultPermissions: nil, localPermissions: nil,
                                    logger: Logger(label: "queueplayerd.access"))
 
     /// - Parameters:
     ///   - defaultPermissions: `--default-permissions`; nil: every permission without a password, none with one.
     ///   - localPermissions: `--local-permissions`; nil: the default.
-    init(passwords: [Password], defaultPermissions: Permission?, localPermissions: Permission?, logger: Logger) {
+    package init(passwords: [Password], defaultPermissions: Permission?, localPermissions: Permission?, logger: Logger) {
         self.passwords = passwords
         let fallback: Permission = passwords.isEmpty ? .all : []
         self.defaultPermissions = defaultPermissions ?? fallback
@@ -87,22 +92,22 @@ final class AccessPolicy: Sendable {
 
     /// Whether clients from other machines get less than the default because nothing was
     /// configured for them: the daemon says so at start when it listens beyond loopback.
-    var restrictsRemoteClientsByDefault: Bool { remotePermissions != defaultPermissions }
+    package var restrictsRemoteClientsByDefault: Bool { remotePermissions != defaultPermissions }
 
     /// What a new client holds until it sends a password: `remote` is its address (nil on a
     /// Unix socket).
-    func permissions(forPeer remote: SocketAddress?) -> Permission {
+    package func permissions(forPeer remote: SocketAddress?) -> Permission {
         guard let remote, let ip = remote.ipAddress else { return localPermissions }
         return Self.isLoopback(ip) ? defaultPermissions : remotePermissions
     }
 
     /// How a peer is named in the log and in the failures' count: its IP address (not its port:
     /// a guesser opens a connection per attempt), or `local`.
-    static func peerName(_ remote: SocketAddress?) -> String {
+    package static func peerName(_ remote: SocketAddress?) -> String {
         remote?.ipAddress ?? "local"
     }
 
-    static func isLoopback(_ ip: String) -> Bool {
+    package static func isLoopback(_ ip: String) -> Bool {
         ip == "::1" || ip.hasPrefix("127.") || ip.hasPrefix("::ffff:127.")
     }
 

@@ -1,3 +1,4 @@
+import DaemonCore
 import Logging
 import NIOCore
 import Synchronization
