@@ -80,14 +80,14 @@ struct StatusReport {
         for (key, value) in sources.application.statusFields { reply.append(key, value) }
         appendPace(to: &reply, item: state != .stop ? player.currentItem : nil)
         // The sleep timer, while one is set: seconds left, or `end`, `chapter`.
-        if let sleep = partition.sleepTimer.statusValue { reply.append("sleep", sleep) }
+        if let sleep = playback.sleepTimer.statusValue { reply.append("sleep", sleep) }
         return reply
     }
 
     /// The playback rate heard now, the pitch algorithm, skip silence, and the silence cut from
     /// the current item so far.
     private func appendPace(to reply: inout Reply, item: PlayerItem?) {
-        let pace = partition.pace
+        let pace = playback.pace
         reply.append("rate", PaceSettings.text(pace.currentRate))
         reply.append("pitchalgorithm", PaceSettings.name(of: pace.settings.pitchAlgorithm))
         reply.append("skipsilence", pace.settings.skipsSilence ? 1 : 0)

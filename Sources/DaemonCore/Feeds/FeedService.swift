@@ -39,8 +39,9 @@ package final class FeedService: Sendable {
         /// `--min-free-space`, bytes: downloads stop before the music directory's file system has less.
         var minimumFreeSpace: Int64
 
-        package init(feeds: [URL], file: URL, interval: Double?, timeout: Double, musicDirectory: URL?, maximumDownloadSize: Int64, downloadLimit: Int?, minimumFreeSpace: Int64) {
+        package init(feeds: [URL], rates: [URL: Double] = [:], file: URL, interval: Double?, timeout: Double, musicDirectory: URL?, maximumDownloadSize: Int64, downloadLimit: Int?, minimumFreeSpace: Int64) {
             self.feeds = feeds
+            self.rates = rates
             self.file = file
             self.interval = interval
             self.timeout = timeout
@@ -140,7 +141,7 @@ package final class FeedService: Sendable {
 
     /// The playback rate of the feed `url` (a file) was downloaded for; nil when it is not a
     /// download or its feed has no rate. Any thread.
-    func rate(of url: URL) -> Double? {
+    package func rate(of url: URL) -> Double? {
         guard let path = libraryPath(of: url), let feed = transfers?.feed(ofDownload: path) else { return nil }
         return rates.byFeed.withLock { $0[feed] }
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// mode that `auto` follows, changes.
 ///
 /// `Sendable` through its mutex; the player's policy is set outside it.
-final class ItemGains: Sendable {
+package final class ItemGains: Sendable {
     private struct State {
         var options = LoudnessOptions()
         var mode = ReplayGainMode.off
@@ -26,7 +26,7 @@ final class ItemGains: Sendable {
 
     /// The settings the daemon started with; the mode is the setting's until a client's or the
     /// saved state's.
-    func configure(_ options: LoudnessOptions, measurements: LoudnessStore?) {
+    package func configure(_ options: LoudnessOptions, measurements: LoudnessStore?) {
         state.withLock {
             $0.options = options
             $0.mode = options.mode

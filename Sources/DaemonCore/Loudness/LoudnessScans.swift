@@ -15,7 +15,7 @@ import Synchronization
 /// episode's wake, a command's activity), so a backgrounded daemon is not suspended under it;
 /// when the task expires, the measurement stops within one chunk and nothing is kept.
 /// `Sendable`: its state is the job counter (an atomic) and `let`s.
-final class LoudnessScans: Sendable {
+package final class LoudnessScans: Sendable {
     let store: LoudnessStore
     private let player: QueuePlayer
     private let events: ControlEvents
@@ -23,7 +23,7 @@ final class LoudnessScans: Sendable {
     private let queue = DispatchQueue(label: "queueplayerd.loudness", qos: .utility)
     private let jobs = Atomic<Int>(0)
 
-    init(store: LoudnessStore, player: QueuePlayer, events: ControlEvents, logger: Logger) {
+    package init(store: LoudnessStore, player: QueuePlayer, events: ControlEvents, logger: Logger) {
         self.store = store
         self.player = player
         self.events = events

@@ -14,7 +14,7 @@ import Synchronization
 /// stickers, and the player's lookup at each item's open is a dictionary's, not an SQL query.
 /// Kept in memory (a mutex: the player's opener reads it, the scan queue writes it); written
 /// whole, atomically, after each measurement, by the scan queue; at most ``capacity`` files.
-final class LoudnessStore: Sendable {
+package final class LoudnessStore: Sendable {
     struct Entry: Codable, Sendable, Equatable {
         var loudness: Double
         var truePeak: Double
@@ -29,7 +29,7 @@ final class LoudnessStore: Sendable {
     private let entries: Mutex<[String: Entry]>
 
     /// Reads `file` (nil: kept in memory only); a file that cannot be read starts empty.
-    init(file: URL?) {
+    package init(file: URL?) {
         self.file = file
         var loaded: [String: Entry] = [:]
         if let file, let data = try? Data(contentsOf: file),

@@ -41,7 +41,7 @@ package final class Partition: @unchecked Sendable {
     package let queue: PartitionQueue
     package let player: QueuePlayer
     /// Each item's own gain: the ReplayGain mode (`replay_gain_mode`) and the loudness target.
-    let gains: ItemGains
+    package let gains: ItemGains
     /// When the partition was made (the daemon's start), on the player's clock.
     private let startedAt: UInt64
     /// The library's side: a URL into the song the queue keeps (the instance's library and song index).
@@ -54,11 +54,11 @@ package final class Partition: @unchecked Sendable {
     /// the player wake it, and a kept `status` waits for its state to be steady.
     private let application: any ApplicationContext
     /// What is remembered of the items heard (`elapsed`, the play statistics); nil: nothing.
-    let memory: PlaybackMemory?
+    package let memory: PlaybackMemory?
     /// `sleep`: the pause after a while, or at the item's end.
-    let sleepTimer: SleepTimer
+    package let sleepTimer: SleepTimer
     /// The playback rate, pitch algorithm and skip silence, and feeds' rates (``PlaybackPace``).
-    let pace: PlaybackPace
+    package let pace: PlaybackPace
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -220,7 +220,7 @@ package final class Partition: @unchecked Sendable {
         })
         if memory != nil {
             // Where the item is heard, for its place and statistics (``PlaybackMemory``).
-            observations.append(player.addPeriodicTimeObserver(forInterval: MediaTime(seconds: 1), queue: queue) { [weak self] time in
+            observations.append(player.addPeriodicTimeObserver(forInterval: MediaTime(seconds: 1), queue: queue.dispatchQueue) { [weak self] time in
                 self?.heardAt(time.seconds)
             })
         }
@@ -252,13 +252,13 @@ package final class Partition: @unchecked Sendable {
 
     /// Where `play` starts the song at `position` from its start: its kept place less the
     /// rewind, or 0.
-    func resumePoint(at position: Int) -> Double {
+    package func resumePoint(at position: Int) -> Double {
         guard position >= 0, position < playQueue.count else { return 0 }
         return memory?.resumePoint(of: playQueue.entries[position].song.uri) ?? 0
     }
 
     /// The daemon stops: the item heard keeps its place (an announcement's interrupted song where it resumes).
-    func saveMemoryBeforeExit() {
+    package func saveMemoryBeforeExit() {
         guard let memory, let playing = nowPlaying else { return }
         if let resume = state.value.announcement?.resume, resume.id == playing.id {
             memory.saveBeforeExit(playing.item, at: resume.seconds)
@@ -497,13 +497,13 @@ package final class Partition: @unchecked Sendable {
 
     /// `sleep`: sets the sleep timer (or cancels it); one that waits for the item's end makes
     /// the player pause there.
-    func setSleep(_ request: SleepRequest) throws(MPDError) {
+    package func setSleep(_ request: SleepRequest) throws(MPDError) {
         try sleepTimer.set(request, playing: playState == .play)
         applyActionAtItemEnd()
     }
 
     /// Cancels a sleep timer (`pause`, `stop`): the player no longer pauses at the item's end for it.
-    func cancelSleep() {
+    package func cancelSleep() {
         sleepTimer.cancel()
         applyActionAtItemEnd()
     }

@@ -6,7 +6,7 @@ import QueuePlayer
 
 /// The daemon's playback rate, pitch algorithm and skip silence (`rate`, `pitchalgorithm`,
 /// `skipsilence`; `--rate`, `--pitch-algorithm`, `--skip-silence`).
-struct PaceSettings: Equatable, Sendable {
+package struct PaceSettings: Equatable, Sendable {
     /// The rate items play at unless their feed has its own, within `QueuePlayer.supportedRates`.
     var rate: Double = 1
     var pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain
@@ -48,7 +48,7 @@ struct PaceSettings: Equatable, Sendable {
         SavedState.Pace(rate: rate, pitchAlgorithm: Self.name(of: pitchAlgorithm), skipsSilence: skipsSilence)
     }
 
-    init(rate: Double = 1, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain, skipsSilence: Bool = false) {
+    package init(rate: Double = 1, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain, skipsSilence: Bool = false) {
         self.rate = rate
         self.pitchAlgorithm = pitchAlgorithm
         self.skipsSilence = skipsSilence
@@ -65,7 +65,7 @@ struct PaceSettings: Equatable, Sendable {
 /// silence. The rate is also the player's `defaultRate`, so a pause and a play come back to it.
 ///
 /// Confined to the partition's queue (``QueueBound``); every change is posted as `options`.
-final class PlaybackPace: Sendable {
+package final class PlaybackPace: Sendable {
     private struct State {
         var settings = PaceSettings()
         /// The rate heard now: the current item's feed's, else the settings' (or a `rate` given
@@ -93,7 +93,7 @@ final class PlaybackPace: Sendable {
     var currentRate: Double { state.value.current }
 
     /// At start: the settings' defaults, or a saved state's, and where feeds' rates come from.
-    func configure(_ settings: PaceSettings, feedRate: (@Sendable (URL) -> Double?)? = nil) {
+    package func configure(_ settings: PaceSettings, feedRate: (@Sendable (URL) -> Double?)? = nil) {
         if let feedRate { state.value.feedRate = feedRate }
         state.value.settings = settings
         player.skipsSilence = settings.skipsSilence

@@ -13,7 +13,7 @@ import QueuePlayer
 /// waiting for an item's end, which a seek or the rate moves), then every ``fadeStep`` seconds
 /// while it fades. `pause` and `stop` cancel it (``cancel()``); setting and cancelling post
 /// `options`. Confined to the partition's queue (`QueueBound`); its timer runs there.
-final class SleepTimer: Sendable {
+package final class SleepTimer: Sendable {
     /// What the timer waits for.
     enum Target: Equatable {
         /// An uptime (nanoseconds, `DispatchTime`), and the fade's length for it.

@@ -27,13 +27,18 @@ import Stickers
 ///
 /// `@unchecked Sendable`: the heard item is confined to the partition's queue (`QueueBound`,
 /// checked on every access); the rest are `let`s.
-final class PlaybackMemory: @unchecked Sendable {
-    struct Options: Sendable, Equatable {
+package final class PlaybackMemory: @unchecked Sendable {
+    package struct Options: Sendable, Equatable {
         /// Seconds taken off `elapsed` when an item resumes (`resume-rewind`).
         var rewind = 0.0
         /// Whether the daemon writes the play statistics (`statistics = daemon`), or leaves them
         /// to a client that keeps them (`client`).
         var keepsStatistics = true
+
+        package init(rewind: Double = 0, keepsStatistics: Bool = true) {
+            self.rewind = rewind
+            self.keepsStatistics = keepsStatistics
+        }
     }
 
     /// The seconds of playing between two saves of `elapsed`: a crash loses no more.
@@ -77,7 +82,7 @@ final class PlaybackMemory: @unchecked Sendable {
     /// The wall clock's unix time (`lastPlayed`, `lastSkipped`).
     private let now: @Sendable () -> Int
 
-    init(stickers: StickerDatabase, options: Options, podcasts: URL?, events: ControlEvents, queue: DispatchQueue,
+    package init(stickers: StickerDatabase, options: Options, podcasts: URL?, events: ControlEvents, queue: DispatchQueue,
          logger: Logger, now: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }) {
         self.stickers = stickers
         self.options = options
@@ -172,7 +177,7 @@ final class PlaybackMemory: @unchecked Sendable {
     }
 
     /// Waits for every write queued so far (the daemon's exit).
-    func flush() async {
+    package func flush() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in writer.async { done.resume() } }
     }
 

@@ -40,10 +40,10 @@ struct ReactionTests {
             try? FileManager.default.removeItem(at: state)
         }
 
-        func downloads(autoEnqueue: Bool) -> DownloadsIntoLibrary {
+        func downloads(autoEnqueue: Bool, loudness: LoudnessScans? = nil) -> DownloadsIntoLibrary {
             DownloadsIntoLibrary(queue: partition.queue, playQueue: partition, updater: parts.instance.updater,
                                  application: AlwaysActiveContext(), wake: wake, autoEnqueue: autoEnqueue,
-                                 musicDirectory: music, logger: Logger(label: "test"))
+                                 musicDirectory: music, loudness: loudness, logger: Logger(label: "test"))
         }
 
         /// The queue's files, read on the partition's queue.
@@ -106,8 +106,7 @@ struct ReactionTests {
         let store = LoudnessStore(file: storeFile)
         let scans = LoudnessScans(store: store, player: fixture.partition.player, events: fixture.parts.events,
                                   logger: Logger(label: "test"))
-        var downloads = fixture.downloads(autoEnqueue: false)
-        downloads.loudness = scans
+        let downloads = fixture.downloads(autoEnqueue: false, loudness: scans)
         downloads.downloaded("podcast/episode.mp3", file: file)
         #expect(await fixture.waitForLibrary("podcast/episode.mp3"))
         await fixture.partition.run { _ in }
