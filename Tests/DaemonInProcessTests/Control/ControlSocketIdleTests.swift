@@ -66,9 +66,11 @@ import Testing
         }
         let stopped = try #require(stoppedAfter, "never stopped: \(final)")
         #expect(stopped >= itemSeconds - 0.5 && stopped <= itemSeconds + 1.0, "the queue ended \(stopped) s after the advance")
-        // mpd's status at the end of the queue: stopped, no current song (transcript 55); then the life cycle's key.
+        // mpd's status at the end of the queue: stopped, no current song (transcript 55); then the daemon's own
+        // keys: the life cycle's and the pace's (no `silenceskipped` with no current item).
         #expect(replyPairs(final).map(\.key) == ["volume", "repeat", "random", "single", "consume", "partition", "playlist",
-                                                  "playlistlength", "mixrampdb", "state", "appstate"], "status: \(final)")
+                                                  "playlistlength", "mixrampdb", "state", "appstate",
+                                                  "rate", "pitchalgorithm", "skipsilence"], "status: \(final)")
         #expect(replyValue(final, "playlistlength") == "2", "status: \(final)")
         #expect(daemon.lines.map(\.text) == ["Now playing: a-first.mp3", "Now playing: b-second.mp3"])
     }
