@@ -241,6 +241,12 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Chapters (not in mpd)
+    /// `chapters [URI]`: the current song's chapters (nil) or the song's at URI, one block each.
+    case chapters(uri: String?)
+    /// `seekchapter N|next|previous`: to a chapter's start in the current song.
+    case seekchapter(ChapterTarget)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -364,6 +370,8 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .chapters: .chapters
+        case .seekchapter: .seekchapter
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -506,6 +514,8 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case chapters
+        case seekchapter
         case ping
         case close
         case commands

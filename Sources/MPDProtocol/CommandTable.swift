@@ -73,7 +73,7 @@ enum CommandTable {
 
     /// Every row, as declared.
     static let rows: [Entry] = coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries
-        + databaseEntries + clientEntries + locationEntries + stickerEntries
+        + databaseEntries + clientEntries + locationEntries + stickerEntries + chapterEntries
 
     /// The rows by name.
     static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: rows.map { ($0.name, $0) })

@@ -35,7 +35,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     static let handlerTypes: [any CommandHandler.Type] = [
         PlayerCommands.self, QueueCommands.self, PlaylistCommands.self, MessageCommands.self, OutputCommands.self,
         LibraryCommands.self, PictureCommands.self, FileCommands.self, ClientCommands.self, LocationCommands.self,
-        StickerCommands.self,
+        StickerCommands.self, ChapterCommands.self,
     ]
 
     init(instance: Instance, partition: Partition, logger: Logger) {
@@ -59,6 +59,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
             ClientCommands(access: instance.access, shutdown: instance.shutdown),
             LocationCommands(location: instance.location),
             StickerCommands(stickers: instance.stickers, updater: instance.updater, events: events, logger: logger),
+            ChapterCommands(partition: partition, library: instance.library, songIndex: instance.songIndex, logger: logger),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },
                      "the handlers are made in handlerTypes' order")

@@ -78,6 +78,10 @@ struct StatusReport {
             reply.append("error", error)
         }
         for (key, value) in sources.application.statusFields { reply.append(key, value) }
+        // The chapter heard (from 1), while one is (not mpd's).
+        if state != .stop, let item = player.currentItem, let chapter = item.chapterIndex(at: MediaTime(seconds: elapsed)) {
+            reply.append("chapter", chapter + 1)
+        }
         return reply
     }
 }

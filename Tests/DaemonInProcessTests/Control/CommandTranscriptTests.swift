@@ -31,7 +31,8 @@ struct CommandTranscriptTests {
     /// mpd's commands this daemon does not have (no mounts, neighbors or fingerprints), and
     /// this daemon's own. mpd ran without a `sticker_file`, as the daemon does here.
     static let onlyMPDs: Set<String> = ["getfingerprint", "listmounts", "listneighbors", "mount", "unmount"]
-    static let onlyOurs: Set<String> = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions"]
+    static let onlyOurs: Set<String> = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
+                                        "chapters", "seekchapter"]
 
     static func exchanges() throws -> [Exchange] {
         var exchanges: [Exchange] = []
