@@ -27,6 +27,8 @@ enum ReplyJSON {
         "nextsong", "nextsongid", "elapsed", "duration", "bitrate", "xfade", "mixrampdb", "mixrampdelay",
         "updating_db", "transfers", "Time", "Pos", "Id", "Prio", "outputid", "outputenabled", "cpos",
         "uptime", "playtime", "artists", "albums", "songs", "db_playtime", "db_update",
+        // Chapters (`chapters`, `status`).
+        "chapter", "start", "end",
     ]
 
     /// The answer to `command` (its name, for the shape) from the actions its run produced.
