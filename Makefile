@@ -44,7 +44,7 @@ run: build
 ## directories (made by the script, removed after): nothing the tests do reads or writes the
 ## user's own saved state, control socket or settings. On failure, what failed is repeated at
 ## the end (CI shows only the tail of a long log). TESTFLAGS="--filter REGEX" runs part of it;
-## `make test-fast` runs the in-process targets only (the edit loop, about a minute).
+## `make test-fast` runs the in-process targets only (the edit loop, five processes, about a minute).
 test: bootstrap
 	$(SWIFT) build --build-tests
 	scripts/run-tests $(TESTFLAGS)

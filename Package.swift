@@ -52,6 +52,12 @@ let package = Package(
         // Playback rate: Sonic's time-stretcher (libsonic-dev, Apache-2.0), made for
         // speech. Debian ships no pkg-config file for it: its header is in the default path.
         .systemLibrary(name: "CSonic"),
+        // Loudness: EBU R128 integrated loudness and true peak (libebur128-dev, MIT).
+        .systemLibrary(
+            name: "CEBUR128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         // Zeroconf: `_mpd._tcp` published through the Avahi daemon (libavahi-client, D-Bus;
         // libavahi-client-dev). Its headers are in the default path; not found through
         // pkg-config, whose `-D_REENTRANT` SwiftPM would warn about on every build.
@@ -65,6 +71,10 @@ let package = Package(
             name: "QueuePlayer",
             dependencies: ["CALSA", "CMPG123", "CShims", "CSonic"]
         ),
+
+        // Loudness measured: a file decoded through the engine's decoder into libebur128
+        // (the only target that sees CEBUR128).
+        .target(name: "Loudness", dependencies: ["QueuePlayer", "CEBUR128"]),
 
         // An AsyncHTTPClient client made at its first request, shut down only if made: nothing
         // of the HTTP stack entered, no event loop started, before a request needs it.
@@ -147,6 +157,7 @@ let package = Package(
                 "CShims",
                 "Zeroconf",
                 "Stickers",
+                "Loudness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -192,7 +203,7 @@ let package = Package(
                                                          .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "QueuePlayer", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf", "Stickers",
+        .testTarget(name: "DaemonTests", dependencies: ["DaemonCore", "Loudness", "DaemonState", "MPDProtocol", "QueuePlayer", "TestSupport", "Zeroconf", "Stickers",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOHTTP1", package: "swift-nio"),
                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Row 11: reading the chapters of a file with 1,000 CHAP frames.
+"""Row 13: reading the chapters of a file with 1,000 CHAP frames.
 
 A 60 s tone (sox, lame) given 1,000 ID3v2.4 CHAP frames by mutagen (each with a TIT2 and a
 WXXX subframe, under a top-level CTOC of four nested ones), in the music directory of queueplayerd --output

@@ -58,6 +58,8 @@ def fmt(v, unit):
         return f"{v / 1024:.1f} MiB"
     if unit == "frames":
         return f"{v:+d}" if v else "0"
+    if unit == "x":
+        return f"{v:.0f}×"
     return f"{v:.3g}"
 
 
@@ -91,7 +93,7 @@ class Table:
             value = ratio if op in ("<=", "<", ">=") else o
             if op == "=0":
                 met = o == 0
-            elif value is not None and op == ">=":
+            elif value is not None and op in (">=", "abs>="):
                 met = value >= limit
             elif value is not None:
                 met = value <= limit if op in ("<=", "abs<=") else value < limit
@@ -445,6 +447,18 @@ def row10(t, sm):
           ("abs<=", 2048, "≤ 2 MiB"))
 
 
+def row11(t, ld):
+    """Loudness measurement of an hour-long episode (bench/loudness.py)."""
+    audio = ld["audio_seconds"]
+    t.add(11, f"measuring a {audio / 3600:.0f} h episode (EBU R128 integrated loudness and true peak), wall s "
+              f"(ours {ld['queueplayerd_lufs']} LUFS / {ld['queueplayerd_dbtp']} dBTP, "
+              f"ffmpeg {ld['ffmpeg_lufs']} LUFS / {ld['ffmpeg_dbtp']} dBTP)",
+          ld["queueplayerd_s"], "ffmpeg `-af ebur128=peak=true`", ld["ffmpeg_s"], "s")
+    median = ld["queueplayerd_s"]["median"]
+    t.add(11, "the same as a multiple of real time", audio / median if median else None, "none (absolute)", "—", "x",
+          ("abs>=", 100, "≥ 100×"))
+
+
 def plot(rt, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -552,13 +566,31 @@ def ws_by_thread_section(ws):
             "and writes, `threaded-ml` is libpulse's thread.", ""] + out + [""]
 
 
+def row12(t, ra):
+    """The playback rate (bench/rate.py): CPU at 1.5x and 2.0x against mpv's `--speed`, and the
+    peak RSS against playback at 1.0x."""
+    v = ra["variants"]
+    window = f"{ra['window_s']:.0f} s windows"
+    for rate in ("1.5", "2.0"):
+        t.add(12, f"CPU per minute, paced playback at {rate}x to a null output, pitch kept ({window})",
+              v[f"queueplayerd {rate}"]["cpu_s_per_min"], f"mpv `--speed={rate}` (`--ao=null`)",
+              v[f"mpv {rate}"]["cpu_s_per_min"], "s", ("<=", 1.2, "≤ 1.2 × mpv"))
+    base = v["queueplayerd 1.0"]["hwm_kib"]["median"]
+    for rate in ("1.5", "2.0"):
+        peak = v[f"queueplayerd {rate}"]["hwm_kib"]
+        t.add(12, f"peak RSS at {rate}x, above playback at 1.0x", peak["median"] - base, "none (absolute)", "—", "MiB",
+              ("abs<=", 2048, "≤ 2 MiB"), note=f"{peak['median'] / 1024:.1f} MiB against {base / 1024:.1f} MiB")
+    t.add(12, f"CPU per minute, paced playback at 1.0x ({window}; the reference)",
+          v["queueplayerd 1.0"]["cpu_s_per_min"], "mpv at 1.0x", v["mpv 1.0"]["cpu_s_per_min"], "s")
+
+
 def main():
     frag, outdir, name = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
     machine = load(frag, "machine") or {}
     end = load(frag, "end") or {}
-    rt, gp, ct, st, lb, ws, sm = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library", "websocket",
-                                                          "streaming"))
+    rt, gp, ct, st, lb, ws, sm, ld, ra = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library",
+                                                                  "websocket", "streaming", "loudness", "rate"))
     seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
 
     def ran(family):
@@ -577,7 +609,8 @@ def main():
     gapless = row5(t, gp) if gp else None
     for data, family, rows, fn in ((gp, "gapless", "5", None), (ct, "control", "6", row6), (st, "startup", "7", row7),
                                    (lb, "library", "8", row8), (ws, "websocket", "9", row9),
-                                   (sm, "streaming", "10", row10)):
+                                   (sm, "streaming", "10", row10), (ld, "loudness", "11", row11),
+                                   (ra, "rate", "12", row12)):
         if data and fn:
             fn(t, data)
         elif not data and ran(family):
@@ -699,10 +732,16 @@ def main():
            "60 s (`BENCH_STREAM_CPU_SECONDS`, default 60). RSS: the live stream played to `pulsenull` while icecast's "
            "admin interface changes the title every 10 s; growth = VmHWM at the end − VmRSS 10 s after the start, "
            "over `BENCH_STREAM_RSS_SECONDS` (default 1800: the issue's 30 minutes).",
+           "12. **Playback rate.** The 180 s 44.1 kHz stereo file played in real time to a null output at 1.0x, "
+           "1.5x and 2.0x, the pitch kept: queueplayerd `--output null --rate R` (libsonic, `timeDomain`; `status` "
+           "checked at the end) against mpv `--ao=null --no-video --speed=R` (its `scaletempo2`), in a rotating "
+           "order. CPU: utime+stime over a window opening 2 s in (`BENCH_RATE_SECONDS`, default 20), scaled to "
+           "60 s; peak RSS: VmHWM at the window's end, against queueplayerd's own at 1.0x.",
            ""]
     # Only the families this run tried (a BENCH_ONLY run describes its own rows).
     described = {"1": "throughput", "2": "realtime", "3": "realtime", "4": "realtime", "5": "gapless", "6": "control",
-                 "7": "startup", "8": "library", "9": "websocket", "10": "streaming"}
+                 "7": "startup", "8": "library", "9": "websocket", "10": "streaming",
+                 "11": "loudness", "12": "rate"}
     md = [line for line in md if not (line[:1].isdigit() and ". " in line[:4]
                                       and not ran(described[line.split(".", 1)[0]]))]
     if plotted:
@@ -727,7 +766,8 @@ def main():
            "table": t.rows, "targets_missed": [f"row {r['row']}: {r['figure']} vs {r['peer']}" for r in missed],
            "observer": observer, "gapless": gapless,
            "raw": {"throughput_hyperfine": throughput, "realtime": strip(rt), "gapless": gp,
-                   "control": ct, "startup": st, "library": lb, "websocket": ws, "streaming": sm}}
+                   "control": ct, "startup": st, "library": lb, "websocket": ws, "streaming": sm,
+                   "loudness": ld, "rate": ra}}
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(doc, f, indent=1)
 

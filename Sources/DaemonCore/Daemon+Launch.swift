@@ -71,7 +71,7 @@ extension Daemon {
             files: urls, filesAreExplicit: options.media != nil || !options.files.isEmpty, exitWhenFinished: options.once,
             backgroundMode: options.backgroundMode, backgroundTime: options.backgroundTime,
             stateStore: options.once || options.noState ? nil : StateStore(file: StateStore.defaultFile(environment: environment)),
-            feeds: FeedService.Options(feeds: options.feeds, file: FeedSubscriptionList.defaultFile(environment: environment),
+            feeds: FeedService.Options(feeds: options.feeds, rates: options.feedRates, file: FeedSubscriptionList.defaultFile(environment: environment),
                                        interval: options.fetchInterval, timeout: options.fetchTimeout,
                                        musicDirectory: root,
                                        maximumDownloadSize: options.maxDownloadSize, downloadLimit: options.downloadLimit,
@@ -84,6 +84,9 @@ extension Daemon {
         configuration.zeroconfName = options.zeroconf
             ? ZeroconfService.name(from: options.zeroconfName, hostName: ZeroconfService.hostName()) : nil
         configuration.streamRetryTime = options.streamRetryTime
+        configuration.pace = PaceSettings(rate: options.rate, pitchAlgorithm: options.pitchAlgorithm, skipsSilence: options.skipSilence)
+        configuration.loudness = options.loudness
+        configuration.memory = PlaybackMemory.Options(rewind: options.resumeRewind, keepsStatistics: options.statisticsByDaemon)
         configuration.trustedCertificates = try options.caFile.map { path throws(DaemonOptionError) in
             do {
                 return try TrustedCertificates(contentsOf: path)

@@ -1,6 +1,7 @@
 import AppLifecycle
 import Dispatch
 import FeedFetch
+import Feeds
 import Foundation
 import HTTPStreaming
 import Logging
@@ -64,8 +65,12 @@ public final class Daemon: @unchecked Sendable {
         var createsStickerDirectory = false
         /// `--zeroconf-name` with `%h` replaced; nil: `--no-zeroconf`.
         var zeroconfName: String?
+        /// `--resume-rewind` and `--statistics`: what is remembered of the items heard.
+        var memory = PlaybackMemory.Options()
         /// `--stream-retry-time`, seconds.
         var streamRetryTime = 300.0
+        /// `--replaygain` and the other gain settings.
+        var loudness = LoudnessOptions()
         /// `--ca-file`, read: certificates trusted besides the system's for https:// items.
         var trustedCertificates: TrustedCertificates?
         /// Whether the daemon takes the process's signals (SIGTERM and SIGINT stop it, SIGUSR1,
@@ -73,6 +78,8 @@ public final class Daemon: @unchecked Sendable {
         var handlesSignals = true
         /// Where the daemon's own output lines go ("Now playing: ..."): stdout, or a test's record.
         var printLine: @Sendable (String) -> Void = { Console.line($0) }
+        /// `--rate`, `--pitch-algorithm`, `--skip-silence`: until a saved state's are restored.
+        var pace = PaceSettings()
     }
 
     private let player: QueuePlayer
@@ -111,6 +118,8 @@ public final class Daemon: @unchecked Sendable {
     private let decoders: HTTPStreamingDecoderFactory
     /// What an item that cannot be played does (the log, `status`'s `error`).
     private let failures: PlaybackFailures
+    /// What is remembered of the items heard (their places, the play statistics).
+    private let memory: PlaybackMemory
 
     /// Makes the parts, each with what it needs, in the order their dependencies ask for: the
     /// player and the partition's queue; the life cycle; the stickers and the library; the
@@ -142,9 +151,16 @@ public final class Daemon: @unchecked Sendable {
                                      file: stateDirectory?.appendingPathComponent("database.json"),
                                      follower: StickersFollowLibrary(stickers: stickers, events: events, logger: logger))
         let playlistsHome = stateDirectory ?? StateStore.defaultFile(environment: configuration.environment).deletingLastPathComponent()
+        let memory = PlaybackMemory(stickers: stickers, options: configuration.memory,
+                                    podcasts: configuration.feeds.musicDirectory?.appendingPathComponent(PodcastFileName.directory),
+                                    events: events, queue: partitionQueue, logger: logger)
+        self.memory = memory
         let partition = Partition(queue: partitionQueue, player: player, library: library, songIndex: songIndex, events: events,
-                                  outputs: outputs.list, application: lifecycle, logger: logger)
+                                  outputs: outputs.list, application: lifecycle, memory: memory, logger: logger)
         self.partition = partition
+        let loudnessStore = LoudnessStore(file: stateDirectory?.appendingPathComponent("loudness.json"))
+        let loudness = LoudnessScans(store: loudnessStore, player: player, events: events, logger: logger)
+        partition.gains.configure(configuration.loudness, measurements: loudnessStore)
         failures = PlaybackFailures(partition: partition, logger: logger)
         systemd = SystemdService(environment: configuration.environment)
         let stateKeeper = configuration.stateStore.map {
@@ -161,13 +177,15 @@ public final class Daemon: @unchecked Sendable {
         let transferProgress = TransferProgressBoard()
         let downloads = DownloadsIntoLibrary(partition: partition, updater: updater, wake: lifecycle,
                                              autoEnqueue: configuration.autoEnqueue,
-                                             musicDirectory: configuration.feeds.musicDirectory, logger: logger)
+                                             musicDirectory: configuration.feeds.musicDirectory, loudness: loudness, logger: logger)
         let shown = TransfersShown(count: transfers, events: events, statusLine: statusLine, partition: partition)
         let feeds = FeedService(options: configuration.feeds, eventLoopGroup: group, stateDirectory: stateDirectory,
                                 host: lifecycle, transferProgress: transferProgress, logger: logger,
                                 downloaded: { downloads.downloaded($0, file: $1) }, deleted: { downloads.deleted($0) },
                                 transfersChanged: { shown.changed(running: $0) })
         self.feeds = feeds
+        let pace = configuration.pace
+        partition.perform { [feeds] partition in partition.pace.configure(pace, feedRate: { feeds.rate(of: $0) }) }
         let webClients = configuration.web == nil ? nil : WebClients()
         let location = configuration.location.map {
             LocationService(options: $0, partition: partition, lifecycle: lifecycle,
@@ -181,7 +199,7 @@ public final class Daemon: @unchecked Sendable {
                                 access: configuration.access, outputs: outputs.list, transfers: transfers,
                                 messages: MessageChannels(queue: partitionQueue, events: events, remoteNotifications: feeds),
                                 location: location, shutdown: KillPart(part: killed, logger: logger),
-                                application: lifecycle, events: events)
+                                application: lifecycle, events: events, loudness: loudness)
         self.instance = instance
         let commands = CommandDispatcher(instance: instance, partition: partition, logger: logger)
         let runner = SessionRunner(executor: commands,
@@ -415,6 +433,10 @@ public final class Daemon: @unchecked Sendable {
         if let stateKeeper {
             part(DaemonPart("state keeper") { await partition.run { _ in stateKeeper.saveBeforeExit() } })
         }
+        part(DaemonPart("playback memory") { [memory] in
+            await partition.run { $0.saveMemoryBeforeExit() }
+            await memory.flush()
+        })
         part(DaemonPart("control server", start: { [self] in try await start() }) {
             do { try await server.shutdown() } catch { logger.warning("the control socket did not close cleanly: \(error)") }
         })

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import MPDProtocol
+import QueuePlayer
 import Zeroconf
 
 /// Everything the daemon can be told at start, as plain values: what the command line and the
@@ -40,6 +41,8 @@ public struct DaemonOptions: Sendable {
     public var noState = false
     /// `--feed`, already checked.
     public var feeds: [URL] = []
+    /// `--feed "URL rate=R"`: those feeds' episodes' playback rate.
+    public var feedRates: [URL: Double] = [:]
     /// `--fetch-interval`, seconds; nil: `never`.
     public var fetchInterval: Double? = 3600
     /// `--auto-enqueue` / `--no-auto-enqueue`.
@@ -55,8 +58,15 @@ public struct DaemonOptions: Sendable {
     /// `--stream-retry-time`, seconds: how long a stream that dropped is tried again (with
     /// back-off) before it fails and the queue moves on.
     public var streamRetryTime = 300.0
+    /// `--replaygain`, `--replaygain-preamp`, `--replaygain-missing-preamp`, `--replaygain-limit`,
+    /// `--loudness-target`: each item's own gain.
+    public var loudness = LoudnessOptions()
     /// `--ca-file`: PEM certificates trusted besides the system's for https:// items; nil: none.
     public var caFile: String?
+    /// `--resume-rewind`, seconds taken off an item's kept place when it resumes.
+    public var resumeRewind = 0.0
+    /// `--statistics`: whether the daemon writes the play statistics stickers (`daemon`) or leaves them to a client.
+    public var statisticsByDaemon = true
     /// `--max-clients`: the most clients served at once (mpd's `max_connections`).
     public var maxClients = 100
     /// `--connection-timeout`, seconds: a client that sends no complete command for this long,
@@ -80,6 +90,12 @@ public struct DaemonOptions: Sendable {
     public var stickerFile = StickerFileChoice.besideState
     /// FILE arguments, in order.
     public var files: [String] = []
+    /// `--rate R`: the playback rate, 0.5 to 3.0.
+    public var rate = 1.0
+    /// `--pitch-algorithm timeDomain|varispeed`.
+    public var pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain
+    /// `--skip-silence`.
+    public var skipSilence = false
 
     public init() {}
 }

@@ -53,6 +53,9 @@ extension SavedState {
             guard values.contains(modes.single), values.contains(modes.consume), (0...100).contains(modes.volume) else {
                 throw SavedStateError(reason: "its modes (single \(modes.single), consume \(modes.consume), volume \(modes.volume)) are not MPD's")
             }
+            if let mode = modes.replayGain, !["off", "track", "album", "auto"].contains(mode) {
+                throw SavedStateError(reason: "its replay gain mode \(mode) is not MPD's")
+            }
         }
         if let ranges = state.ranges {
             guard ranges.count == state.queue.count else {
@@ -66,6 +69,7 @@ extension SavedState {
                 }
             }
         }
+        if let problem = state.pace?.problem { throw SavedStateError(reason: problem) }
         self = state
     }
 

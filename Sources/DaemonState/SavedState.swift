@@ -24,6 +24,9 @@ public struct SavedState: Codable, Equatable, Sendable {
     /// no file has one (and from files written before ranges were kept), as mpd's state file
     /// has a `Range:` only for a song with one.
     public var ranges: [[Int]]?
+    /// The playback rate, pitch algorithm and skip silence (``Pace``). Absent from files written
+    /// before they were kept: then the settings' defaults.
+    public var pace: Pace?
 
     /// The play modes and the software mixer's volume.
     public struct Modes: Codable, Equatable, Sendable {
@@ -35,8 +38,12 @@ public struct SavedState: Codable, Equatable, Sendable {
         public var consume: String
         /// 0 to 100.
         public var volume: Int
+        /// `replay_gain_mode`: `off`, `track`, `album` or `auto`; nil in a state saved without it.
+        public var replayGain: String?
 
-        public init(repeats: Bool = false, random: Bool = false, single: String = "0", consume: String = "0", volume: Int = 100) {
+        public init(repeats: Bool = false, random: Bool = false, single: String = "0", consume: String = "0", volume: Int = 100,
+                    replayGain: String? = nil) {
+            self.replayGain = replayGain
             self.repeats = repeats
             self.random = random
             self.single = single
@@ -46,7 +53,7 @@ public struct SavedState: Codable, Equatable, Sendable {
     }
 
     public init(version: Int = SavedState.currentVersion, queue: [String], current: Int?, position: Double, paused: Bool,
-                modes: Modes? = nil, outputs: [String: Bool]? = nil, ranges: [[Int]]? = nil) {
+                modes: Modes? = nil, outputs: [String: Bool]? = nil, ranges: [[Int]]? = nil, pace: Pace? = nil) {
         self.version = version
         self.queue = queue
         self.current = current
@@ -55,6 +62,7 @@ public struct SavedState: Codable, Equatable, Sendable {
         self.modes = modes
         self.outputs = outputs
         self.ranges = ranges
+        self.pace = pace
     }
 }
 

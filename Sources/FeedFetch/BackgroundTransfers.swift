@@ -58,7 +58,14 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private let journal: TransferJournalWriter?
     /// `downloads.json`: the downloads per feed and which were played (``DownloadRetention``).
     private let retentionFile: JSONStateFile<DownloadRetention>?
-    private var retention = DownloadRetention()
+    private var retention = DownloadRetention() {
+        didSet {
+            let feeds = Dictionary(retention.downloads.flatMap { feed, paths in paths.map { ($0, feed) } }, uniquingKeysWith: { $1 })
+            feedsByPath.withLock { $0 = feeds }
+        }
+    }
+    /// ``retention``'s downloads by path, read from any thread (``feed(ofDownload:)``).
+    private let feedsByPath = Mutex<[String: String]>([:])
     /// The music directory's path of the item playing now (never deleted), set from the player's side.
     private let current = Mutex<String?>(nil)
     private let deleted: @Sendable (_ relativePath: String) -> Void
@@ -342,13 +349,19 @@ public final class BackgroundTransfers: @unchecked Sendable {
             let (downloader, logger) = (downloader, logger)
             Task { await downloader.saveChapters(from: chapters, beside: file, logger: logger) }
         }
-        finished(job.relativePath, file)
+        // Known as its feed's before it is handed over: it may play at once, at its feed's rate.
         retention.downloaded(job.relativePath, feed: job.feed)
+        finished(job.relativePath, file)
         saveRetention()
         enforceLimit()
     }
 
     // MARK: - --download-limit
+
+    /// The feed (its subscription URL) `relativePath` was downloaded for; nil if it is not a download kept.
+    public func feed(ofDownload relativePath: String) -> String? {
+        feedsByPath.withLock { $0[relativePath] }
+    }
 
     /// The item playing now changed (its path in the music directory, nil when none or not in it).
     public func setCurrent(_ relativePath: String?) {

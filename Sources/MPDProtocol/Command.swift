@@ -241,6 +241,26 @@ public enum Command: Hashable, Sendable {
     /// `regions`: the monitored regions, one block each.
     case regions
 
+    // MARK: Loudness (not in mpd)
+    /// `loudnessscan [URI]`: measure a file's loudness (the current song without URI) in the
+    /// background; the reply is the job's number, idle `loudness` says it is done.
+    case loudnessscan(String?)
+    /// `loudness [URI]`: the measurement kept of a file (the current song without URI).
+    case loudness(String?)
+    // MARK: Sleep timer and resume (not in mpd)
+    /// `sleep SECONDS|end|chapter|off`: pause after a while, at the item's (or chapter's) end, or cancel.
+    case sleep(SleepRequest)
+    /// `inprogress`: the items kept part-heard (their `elapsed` stickers), most recent first.
+    case inprogress
+
+    // MARK: Playback rate (not in mpd)
+    /// `rate R`: the playback rate, from 0.5 to 3.0 (the daemon checks the range, its player's).
+    case rate(String)
+    /// `pitchalgorithm timeDomain|varispeed`: how a rate other than 1 is played (the daemon checks the name).
+    case pitchalgorithm(String)
+    /// `skipsilence 0|1`: quiet stretches shortened, or not.
+    case skipsilence(Bool)
+
     // MARK: Chapters (not in mpd)
     /// `chapters [URI]`: the current song's chapters (nil) or the song's at URI, one block each.
     case chapters(uri: String?)
@@ -370,6 +390,13 @@ public enum Command: Hashable, Sendable {
         case .locationaccuracy: .locationaccuracy
         case .locationdistance: .locationdistance
         case .regions: .regions
+        case .loudnessscan: .loudnessscan
+        case .loudness: .loudness
+        case .sleep: .sleep
+        case .inprogress: .inprogress
+        case .rate: .rate
+        case .pitchalgorithm: .pitchalgorithm
+        case .skipsilence: .skipsilence
         case .chapters: .chapters
         case .seekchapter: .seekchapter
         case .ping: .ping
@@ -514,6 +541,13 @@ extension Command {
         case locationaccuracy
         case locationdistance
         case regions
+        case loudnessscan
+        case loudness
+        case sleep
+        case inprogress
+        case rate
+        case pitchalgorithm
+        case skipsilence
         case chapters
         case seekchapter
         case ping

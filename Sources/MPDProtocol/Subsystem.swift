@@ -23,6 +23,8 @@ public enum Subsystem: String, Sendable, Hashable, CaseIterable {
     case location
     /// A monitored region was entered or left.
     case region
+    /// A loudness measurement finished (`loudnessscan`, a downloaded episode).
+    case loudness
 
     /// The name used on the wire, e.g. `stored_playlist`.
     public var protocolName: String { rawValue }

@@ -39,6 +39,11 @@ import TestSupport
             socket = "/run/user/1000/mpd.sock"
             output = ["alsa:hw:1", "fifo:/tmp/snapfifo?format=48000:16:2"]
             buffer-time = 1500
+            replaygain = "auto"
+            replaygain-preamp = 3.5
+            replaygain-missing-preamp = -6
+            replaygain-limit = false
+            loudness-target = -16
             once = true
             background-modes = "none"
             background-time = 60
@@ -65,16 +70,23 @@ import TestSupport
             sticker-file = "sticker.sql"
             zeroconf = false
             zeroconf-name = "Living room @ %h"
+            resume-rewind = 5
+            statistics = "client"
+            rate = 1.5
+            pitch-algorithm = "varispeed"
+            skip-silence = true
             """
         let file = try Self.read(text)
         #expect(Set(file.lines.keys) == Set(Settings.all.map(\.name)).subtracting(["media", "files"]))
-        #expect(file.lines["music-directory"] == 2 && file.lines["fetch-timeout"] == 16)
+        #expect(file.lines["music-directory"] == 2 && file.lines["fetch-timeout"] == 21)
         let options = try DaemonSettings().options(over: file)
         #expect(options.musicDirectory == music.path)
         #expect(options.media == nil && options.files.isEmpty)
         #expect(options.socket == "/run/user/1000/mpd.sock")
         #expect(options.outputs == [.alsa(device: "hw:1"), OutputChoice(argument: "fifo:/tmp/snapfifo?format=48000:16:2")])
         #expect(options.bufferTimeMilliseconds == 1500)
+        #expect(options.loudness.mode == .auto && options.loudness.preamp == 3.5 && options.loudness.missingPreamp == -6)
+        #expect(!options.loudness.limit && options.loudness.target == -16)
         #expect(options.once && options.noState && !options.autoEnqueue)
         #expect(options.backgroundMode == .none)
         #expect(options.backgroundTime == 60)
@@ -92,6 +104,7 @@ import TestSupport
         #expect(options.location == LocationChoice(host: "127.0.0.1", port: 2948))
         #expect(options.regions?.hasSuffix("/tour.gpx") == true)
         #expect(options.stickerFile == .file("/etc/xdg/queueplayerd/sticker.sql"), "a relative path is the file's directory's")
+        #expect(options.resumeRewind == 5 && !options.statisticsByDaemon)
         #expect(options.binds == [.unix("/run/user/1000/other.sock"), .tcp(host: "192.168.1.10", port: 6601),
                                   .tcp(host: "::1", port: 6600), .tcp(host: "any", port: 6600)])
         #expect(options.passwords == [PasswordSetting(secret: "s3cr@t", permissions: [.read, .control, .player]),
@@ -196,6 +209,9 @@ import TestSupport
         ("background-modes = \"fetch\"", "background-modes: 'fetch' is not a list of modes: give \"audio\", \"location\", \"audio,location\" or \"none\""),
         ("output = \"speakers\"", "output: 'speakers' is not an output: give auto, alsa, alsa:DEVICE, null, fifo:PATH, fifo:PATH?format=44100:16:2"),
         ("download-limit = 1979-05-27", "download-limit: expected an integer, found a date"),
+        ("replaygain = \"loud\"", "replaygain: 'loud' is not a replay gain mode: give off, track, album, auto"),
+        ("loudness-target = \"loud\"", "loudness-target: expected a number of LUFS or \"off\", found a string"),
+        ("loudness-target = -3", "loudness-target: give a loudness target in LUFS from -40 to -5, or off"),
     ])
     func aValueOfTheWrongTypeIsReportedAtItsLine(line: String, problem: String) throws {
         let error = try #require(Self.error("# settings\nsocket = \"/tmp/s.sock\"\n\(line)\nno-state = true\n"))

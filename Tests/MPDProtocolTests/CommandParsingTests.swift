@@ -144,7 +144,8 @@ import Testing
         #expect(try parse("noidle").get() == .noidle)
         let all = Subsystem.allCases.map(\.protocolName)
         #expect(all == ["database", "stored_playlist", "playlist", "player", "mixer", "output", "options",
-                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region"])
+                        "sticker", "update", "subscription", "message", "neighbor", "mount", "partition", "location", "region",
+                        "loudness"])
     }
 
     @Test func tagtypes() throws {
@@ -212,15 +213,15 @@ import Testing
             "add", "addid", "addtagid", "albumart", "binarylimit", "channels", "chapters", "clear", "clearerror", "cleartagid", "close",
             "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
-            "findadd", "getvol", "idle", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
+            "findadd", "getvol", "idle", "inprogress", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
             "listplaylistinfo", "listplaylists", "load", "location", "locationaccuracy", "locationdistance", "locations",
-            "locationupdates", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
-            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "play", "playid", "playlist",
+            "locationupdates", "loudness", "loudnessscan", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "moveoutput", "newpartition",
+            "next", "notcommands", "outputs", "outputset", "partition", "password", "pause", "ping", "pitchalgorithm", "play", "playid", "playlist",
             "playlistadd", "playlistclear", "playlistdelete", "playlistfind", "playlistid", "playlistinfo", "playlistmove",
-            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "readcomments",
+            "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "rate", "readcomments",
             "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
-            "searchadd", "searchaddpl", "seek", "seekchapter", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats",
+            "searchadd", "searchaddpl", "seek", "seekchapter", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "skipsilence", "sleep", "stats",
             "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {

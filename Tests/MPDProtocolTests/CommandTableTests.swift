@@ -48,14 +48,17 @@ import Testing
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
         let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
+                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence",
                         "chapters", "seekchapter"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
 
     @Test func theDaemonsOwnCommandsAskForWhatTheirRowsSay() {
-        for name in ["location", "locations", "regions"] { #expect(Permission.required(forCommandNamed: name) == .read, "\(name)") }
-        for name in ["locationupdates", "locationaccuracy", "locationdistance"] {
+        for name in ["location", "locations", "regions", "loudness"] {
+            #expect(Permission.required(forCommandNamed: name) == .read, "\(name)")
+        }
+        for name in ["locationupdates", "locationaccuracy", "locationdistance", "loudnessscan", "rate", "pitchalgorithm", "skipsilence"] {
             #expect(Permission.required(forCommandNamed: name) == .player, "\(name)")
         }
         #expect(Permission.required(forCommandNamed: "noidle") == [])
@@ -95,7 +98,7 @@ import Testing
             "playlistinfo", "add", "update", "rescan", "playlistid", "plchanges", "playlistfind", "playlistsearch",
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
-            "sticker",
+            "sticker", "loudnessscan", "inprogress",
             "chapters",
         ])
     }
@@ -106,7 +109,7 @@ import Testing
             "playlistinfo", "playlistid", "playlistfind", "playlistsearch", "plchanges", "plchangesposid",
             "outputs", "listplaylists", "listplaylist", "listplaylistinfo", "lsinfo", "listall", "listallinfo",
             "listfiles", "find", "search", "list", "commands", "notcommands", "tagtypes", "decoders",
-            "urlhandlers", "channels", "readmessages", "playlist",
+            "urlhandlers", "channels", "readmessages", "playlist", "inprogress",
             "chapters",
         ])
         #expect(!Command.repliesWithList(named: "status") && !Command.repliesWithList(named: "frobnicate"))

@@ -211,6 +211,8 @@ import Testing
         "urlhandlers": "urlhandlers", "volume": "volume -5",
         "location": "location", "locations": "locations", "locationupdates": "locationupdates significant",
         "locationaccuracy": "locationaccuracy best", "locationdistance": "locationdistance 25.5", "regions": "regions",
+        "rate": "rate 1.5", "pitchalgorithm": "pitchalgorithm varispeed", "skipsilence": "skipsilence 1",
+        "loudnessscan": "loudnessscan \"a.mp3\"", "loudness": "loudness",
         "sticker": "sticker find song \"\" rating < 5",
         "clearerror": "clearerror", "readcomments": "readcomments \"a.mp3\"", "playlist": "playlist",
         "searchaddpl": "searchaddpl mix any x", "rangeid": "rangeid 1 1.5:", "addtagid": "addtagid 1 artist x",

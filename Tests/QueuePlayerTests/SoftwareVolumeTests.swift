@@ -33,4 +33,15 @@ import Testing
         for (got, want) in zip(samples, expected) { #expect(abs(Int(got) - Int(want)) <= 1, "\(got) vs \(want)") }
         #expect(samples[0] == -samples[1] || abs(Int(samples[0]) + Int(samples[1])) <= 1)
     }
+
+    /// A fade (a sleep timer's) is a gain of its own multiplied into the volume's: unity leaves
+    /// the other as it is, exactly, and two halves make a quarter.
+    @Test func aFadeMultipliesIntoTheVolume() {
+        let unity = SoftwareVolume.unity
+        let half = SoftwareVolume.gain(linear: 0.5)
+        #expect(SoftwareVolume.combine(unity, unity) == unity)
+        #expect(SoftwareVolume.combine(half, unity) == half && SoftwareVolume.combine(unity, half) == half)
+        #expect(SoftwareVolume.combine(half, half) == SoftwareVolume.gain(linear: 0.25))
+        #expect(SoftwareVolume.combine(half, 0) == 0 && SoftwareVolume.combine(0, unity) == 0)
+    }
 }

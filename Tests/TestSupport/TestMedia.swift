@@ -67,6 +67,17 @@ public enum TestMedia {
         return mp3
     }
 
+    /// `seconds` of silence, 8 kHz mono at 8 kb/s (sox, lame): a long item made and decoded in
+    /// moments (11 minutes in about a second).
+    public static func makeSilence(seconds: Int, in directory: URL, name: String) throws -> URL {
+        let wav = directory.appendingPathComponent("\(name).wav")
+        let mp3 = directory.appendingPathComponent("\(name).mp3")
+        try run("/usr/bin/sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", wav.path, "trim", "0", "\(seconds)"])
+        try run("/usr/bin/lame", ["--quiet", "-b", "8", wav.path, mp3.path])
+        try FileManager.default.removeItem(at: wav)
+        return mp3
+    }
+
     /// Runs a program to its end and fails if it exits non-zero.
     public static func run(_ path: String, _ arguments: [String]) throws {
         let child = try ChildProcess(program: path, arguments)

@@ -35,7 +35,7 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     static let handlerTypes: [any CommandHandler.Type] = [
         PlayerCommands.self, QueueCommands.self, PlaylistCommands.self, MessageCommands.self, OutputCommands.self,
         LibraryCommands.self, PictureCommands.self, FileCommands.self, ClientCommands.self, LocationCommands.self,
-        StickerCommands.self, ChapterCommands.self,
+        StickerCommands.self, LoudnessCommands.self, SleepCommands.self, PaceCommands.self, ChapterCommands.self,
     ]
 
     init(instance: Instance, partition: Partition, logger: Logger) {
@@ -59,6 +59,11 @@ final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
             ClientCommands(access: instance.access, shutdown: instance.shutdown),
             LocationCommands(location: instance.location),
             StickerCommands(stickers: instance.stickers, updater: instance.updater, events: events, logger: logger),
+            LoudnessCommands(partition: partition, library: instance.library, scans: instance.loudness,
+                             application: instance.application, events: events),
+            SleepCommands(partition: partition, application: instance.application, songIndex: instance.songIndex,
+                          library: instance.library),
+            PaceCommands(pace: partition.pace),
             ChapterCommands(partition: partition, library: instance.library, songIndex: instance.songIndex, logger: logger),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },

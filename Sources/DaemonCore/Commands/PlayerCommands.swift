@@ -10,7 +10,7 @@ struct PlayerCommands: CommandHandler {
     static let kinds: [Command.Kind] = [
         .play, .playid, .pause, .next, .previous, .stop, .seekcur, .clearerror, .seek, .seekid, .status,
         .currentsong, .repeat, .random, .single, .consume, .crossfade, .mixrampdb, .mixrampdelay,
-        .replayGainMode, .replayGainStatus, .setvol, .volume, .getvol,
+        .setvol, .volume, .getvol,
     ]
 
     /// The partition's player side.
@@ -33,7 +33,12 @@ struct PlayerCommands: CommandHandler {
             guard partition.playState != .stop else { return .empty }
             application.commandNeedsPlayer()
             let pause = flag ?? (partition.playState == .play)
-            if pause { player.pause() } else if partition.outputEnabled { player.play() }
+            if pause {
+                partition.cancelSleep()
+                player.pause()
+            } else if partition.outputEnabled {
+                player.play()
+            }
         case .next:
             try partition.next()
         case .previous:
@@ -78,16 +83,6 @@ struct PlayerCommands: CommandHandler {
         case .mixrampdelay(let seconds):
             // MixRamp needs cross-fading; only "off" (nan, or a negative delay) can be honoured.
             if let seconds, seconds >= 0 { throw MPDError(.argument, "MixRamp is not supported: queueplayerd is gapless") }
-        case .replayGainMode(let mode):
-            guard mode == "off" else {
-                throw mode == "track" || mode == "album" || mode == "auto"
-                    ? MPDError(.argument, "Replay gain is not supported")
-                    : MPDError(.argument, "Unrecognized replay gain mode")
-            }
-        case .replayGainStatus:
-            var reply = Reply()
-            reply.append("replay_gain_mode", "off")
-            return reply
         case .setvol(let percent):
             partition.setVolume(percent)
         case .volume(let change):
@@ -107,7 +102,7 @@ struct PlayerCommands: CommandHandler {
         if let position {
             guard position >= 0, position < partition.playQueue.count else { throw MPDError.badSongIndex }
             application.commandNeedsPlayer()
-            partition.startPlayback(at: position, from: 0, paused: false)
+            partition.startPlayback(at: position, from: partition.resumePoint(at: position), paused: false)
             return
         }
         switch partition.playState {
@@ -120,7 +115,8 @@ struct PlayerCommands: CommandHandler {
             application.commandNeedsPlayer()
             // The current song, or the first in play order (in random mode, a random one).
             guard let position = partition.selectedPosition ?? partition.playQueue.firstPosition else { return }
-            partition.startPlayback(at: min(position, partition.playQueue.count - 1), from: 0, paused: false)
+            let at = min(position, partition.playQueue.count - 1)
+            partition.startPlayback(at: at, from: partition.resumePoint(at: at), paused: false)
         }
     }
 }

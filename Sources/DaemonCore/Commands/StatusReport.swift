@@ -78,10 +78,23 @@ struct StatusReport {
             reply.append("error", error)
         }
         for (key, value) in sources.application.statusFields { reply.append(key, value) }
+        appendPace(to: &reply, item: state != .stop ? player.currentItem : nil)
+        // The sleep timer, while one is set: seconds left, or `end`, `chapter`.
+        if let sleep = partition.sleepTimer.statusValue { reply.append("sleep", sleep) }
         // The chapter heard (from 1), while one is (not mpd's).
         if state != .stop, let item = player.currentItem, let chapter = item.chapterIndex(at: MediaTime(seconds: elapsed)) {
             reply.append("chapter", chapter + 1)
         }
         return reply
+    }
+
+    /// The playback rate heard now, the pitch algorithm, skip silence, and the silence cut from
+    /// the current item so far.
+    private func appendPace(to reply: inout Reply, item: PlayerItem?) {
+        let pace = partition.pace
+        reply.append("rate", PaceSettings.text(pace.currentRate))
+        reply.append("pitchalgorithm", PaceSettings.name(of: pace.settings.pitchAlgorithm))
+        reply.append("skipsilence", pace.settings.skipsSilence ? 1 : 0)
+        if let item { reply.append("silenceskipped", seconds: item.silenceSkipped) }
     }
 }

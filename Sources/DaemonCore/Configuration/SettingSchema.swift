@@ -7,9 +7,11 @@ public enum SettingGroup: String, CaseIterable, Sendable {
     case clients = "Clients and the control socket"
     case lifecycle = "Background and saved state"
     case podcasts = "Podcasts and downloads"
+    case pace = "Playback rate and skip silence"
     case streams = "Streams"
     case web = "The web page"
     case location = "Location"
+    case resume = "Resume and statistics"
 }
 
 /// Why a value is refused, without saying where it came from: `give a number of clients, 1 or more`.

@@ -2,6 +2,7 @@ import AppLifecycle
 import FeedFetch
 import Foundation
 import MPDProtocol
+import QueuePlayer
 import TOMLKit
 
 /// Every setting of the daemon, each declared once: its option and key, its value, its default,
@@ -76,6 +77,78 @@ public struct Settings: Sendable {
             let range = Daemon.bufferTimesMilliseconds
             return range.contains(milliseconds) ? nil : "give a number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
         }
+
+    // MARK: Even loudness
+
+    public let replayGain = Setting(
+        "replaygain", .choice(fileType: "\"off\", \"track\", \"album\" or \"auto\"", ReplayGainMode.init(rawValue:),
+                              refusal: { "'\($0)' is not a replay gain mode: give \(ReplayGainMode.valueList)" }),
+        group: .output, value: "MODE", default: "off", values: ReplayGainMode.allCases.map(\.rawValue),
+        summary: "ReplayGain at start: off, track, album or auto",
+        manual: """
+            The ReplayGain mode at start, as mpd's replaygain: off, track (each file's track gain), \
+            album (its album gain) or auto (album while the queue plays in order, track while it \
+            plays at random). Clients change it with replay_gain_mode; the mode is saved with the \
+            state, which then wins over this setting.
+            """) { mode, options throws(SettingProblem) in options.loudness.mode = mode }
+
+    public let replayGainPreamp = Setting(
+        "replaygain-preamp", .number, group: .output, value: "DB", default: "0",
+        summary: "dB added to a file's ReplayGain (-15 to 15)",
+        manual: """
+            Decibels added to the gain of a file with ReplayGain tags, from -15 to 15 (mpd's \
+            replaygain_preamp).
+            """) { decibels, options throws(SettingProblem) in
+                guard decibels.isFinite, (-15...15).contains(decibels) else { throw SettingProblem("give a number of dB from -15 to 15") }
+                options.loudness.preamp = decibels
+            }
+
+    public let replayGainMissingPreamp = Setting(
+        "replaygain-missing-preamp", .number, group: .output, value: "DB", default: "0",
+        summary: "dB for a file without ReplayGain (-15 to 15)",
+        manual: """
+            The gain, in decibels from -15 to 15, of a file without ReplayGain tags (and without \
+            a measurement, when loudness-target is set) while ReplayGain is on (mpd's \
+            replaygain_missing_preamp).
+            """) { decibels, options throws(SettingProblem) in
+                guard decibels.isFinite, (-15...15).contains(decibels) else { throw SettingProblem("give a number of dB from -15 to 15") }
+                options.loudness.missingPreamp = decibels
+            }
+
+    public let replayGainLimit = Setting(
+        "replaygain-limit", .flag, group: .output, default: "on", inversion: true,
+        summary: "Keep ReplayGain from clipping (the tag's peak)",
+        manual: """
+            Lower a file's ReplayGain so that its tagged peak does not clip (mpd's replaygain_limit).
+            """) { on, options throws(SettingProblem) in options.loudness.limit = on }
+
+    public let loudnessTarget = Setting(
+        "loudness-target", SettingKind<Double?>(
+            fileType: "a number of LUFS or \"off\"", isFlag: false, isRepeatable: false,
+            argument: { text, _ in Settings.loudnessTarget(text).map { .success($0) } ?? .failure(Settings.loudnessTargetProblem) },
+            file: { value, reader throws(SettingProblem) in
+                if value.string == "off" { return nil }
+                let lufs = try reader.number(value, expected: "a number of LUFS or \"off\"")
+                guard let target = Settings.loudnessTarget(String(lufs)) else { throw Settings.loudnessTargetProblem }
+                return target
+            }),
+        group: .output, example: "-16", value: "LUFS|off", default: "off", values: ["off"],
+        summary: "Play measured files without ReplayGain at LUFS",
+        manual: """
+            The loudness, in LUFS from -40 to -5, at which a file without ReplayGain tags plays \
+            once it was measured (a downloaded episode, or loudnessscan), its gain lowered so that \
+            its true peak stays at or below -1 dBTP; -16 is the usual podcast target. off (the \
+            default) plays every file as it is.
+            """) { target, options throws(SettingProblem) in options.loudness.target = target }
+
+    /// `loudness-target`'s value: LUFS from -40 to -5 (`.some(nil)` for "off"); nil: neither.
+    static func loudnessTarget(_ text: String) -> Double?? {
+        if text == "off" { return .some(nil) }
+        guard let lufs = Double(text), lufs.isFinite, (-40 ... -5).contains(lufs) else { return nil }
+        return lufs
+    }
+
+    static let loudnessTargetProblem = SettingProblem("give a loudness target in LUFS from -40 to -5, or off")
 
     // MARK: Clients and the control socket
 
@@ -258,11 +331,15 @@ public struct Settings: Sendable {
         manual: """
             A podcast feed (RSS or Atom, http or https) to fetch in the background, once per feed; \
             added to those of the feeds file, $XDG_CONFIG_HOME/queueplayerd/feeds (one URL a line, \
-            read again on SIGHUP).
+            read again on SIGHUP). "URL rate=R" (here or in the file) plays its episodes at the \
+            rate R (\(PaceSettings.rangeText)) instead of the daemon's.
             """) { urls, options throws(SettingProblem) in
-                options.feeds = try urls.map { url throws(SettingProblem) in
-                    switch FeedSubscriptionList.feedURL(url) {
-                    case .success(let url): return url
+                options.feeds = []
+                for text in urls {
+                    switch FeedSubscriptionList.subscription(text) {
+                    case .success(let (url, rate)):
+                        options.feeds.append(url)
+                        if let rate { options.feedRates[url] = rate }
                     case .failure(let problem): throw SettingProblem(problem.description)
                     }
                 }
@@ -329,6 +406,38 @@ public struct Settings: Sendable {
         manual: """
             The largest episode downloaded, in bytes; a larger one fails and leaves no file.
             """, into: \.maxDownloadSize) { $0 > 0 ? nil : "give a number of bytes, more than 0" }
+
+    // MARK: Playback rate and skip silence
+
+    public let rate = Setting(
+        "rate", .number, group: .pace, value: "R", default: Settings.text(Settings.defaults.rate),
+        summary: "The playback rate, \(PaceSettings.rangeText)",
+        manual: """
+            The playback rate, from \(PaceSettings.rangeText) (1.5 plays half again as fast); \
+            clients change it with the rate command. A saved state's rate wins over it.
+            """, into: \.rate) { rate in
+            PaceSettings.isSupported(rate) ? nil : "give a rate from \(PaceSettings.rangeText)"
+        }
+
+    public let pitchAlgorithm = Setting(
+        "pitch-algorithm", .choice(
+            fileType: "\"timeDomain\" or \"varispeed\"", PaceSettings.pitchAlgorithm(named:),
+            refusal: { "'\($0)' is not a pitch algorithm: give timeDomain or varispeed" }),
+        group: .pace, value: "NAME", default: "timeDomain", values: ["timeDomain", "varispeed"],
+        summary: "timeDomain (the pitch kept) or varispeed",
+        manual: """
+            How a rate other than 1 is played: timeDomain keeps the pitch (made for speech), \
+            varispeed lets it follow the rate, as a tape played faster. Clients change it with \
+            the pitchalgorithm command; a saved state's wins over it.
+            """) { algorithm, options throws(SettingProblem) in options.pitchAlgorithm = algorithm }
+
+    public let skipSilence = Setting(
+        "skip-silence", .flag, group: .pace, default: Settings.text(Settings.defaults.skipSilence),
+        summary: "Shorten quiet stretches of 1 s or more",
+        manual: """
+            Shorten every stretch quieter than -50 dBFS lasting 1 s or more to 0.3 s. Clients \
+            change it with the skipsilence command; a saved state's wins over it.
+            """, into: \.skipSilence)
 
     // MARK: Streams
 
@@ -399,6 +508,35 @@ public struct Settings: Sendable {
             """) { file, options throws(SettingProblem) in
                 options.regions = file
                 if options.location == nil { options.location = LocationChoice() }
+            }
+
+    // MARK: Resume and statistics
+
+    public let resumeRewind = Setting(
+        "resume-rewind", .number, group: .resume, value: "SECONDS", default: Settings.text(Settings.defaults.resumeRewind),
+        summary: "Seconds to go back when an item resumes",
+        manual: """
+            A podcast episode, or an item of 10 minutes or more, left before its last 30 seconds \
+            keeps its place (the sticker elapsed); play starts it there again, this many seconds \
+            earlier (0 to 600).
+            """, into: \.resumeRewind) { seconds in
+            seconds.isFinite && seconds >= 0 && seconds <= 600 ? nil : "give a number of seconds from 0 to 600"
+        }
+
+    public let statistics = Setting(
+        "statistics", .string, group: .resume, value: "daemon|client", default: "daemon", values: ["daemon", "client"],
+        summary: "Who writes the play statistics stickers",
+        manual: """
+            daemon: the daemon writes myMPD's statistics stickers (playCount and lastPlayed once an \
+            item over 10 seconds has been heard for half its length or 4 minutes; skipCount and \
+            lastSkipped when it is left after 10 seconds but before that). client: it leaves them \
+            to a client that keeps them (myMPD's own).
+            """) { text, options throws(SettingProblem) in
+                switch text {
+                case "daemon": options.statisticsByDaemon = true
+                case "client": options.statisticsByDaemon = false
+                default: throw SettingProblem("'\(text)' is not a statistics keeper: give daemon or client")
+                }
             }
 
     // MARK: The schema

@@ -8,6 +8,7 @@ import Foundation
 import Dispatch
 import Logging
 import NIOCore
+import Synchronization
 
 /// The daemon's podcast feeds: where the subscriptions come from (`--feed`, the feeds file,
 /// read again on SIGHUP), the fetcher that keeps them fresh in every app state, the remote
@@ -21,6 +22,8 @@ final class FeedService: Sendable {
     struct Options: Sendable {
         /// `--feed URL`, in order.
         var feeds: [URL]
+        /// `--feed "URL rate=R"`: the playback rate of those feeds' episodes.
+        var rates: [URL: Double] = [:]
         /// `$XDG_CONFIG_HOME/queueplayerd/feeds`.
         var file: URL
         /// Seconds; nil with `never`.
@@ -45,6 +48,14 @@ final class FeedService: Sendable {
     private let downloader: EnclosureDownloader
     private let options: Options
     private let logger: Logger
+    /// Each feed's playback rate (`--feed` and the feeds file's `rate=R`), by subscription URL.
+    private let rates = RateTable()
+
+    /// The feeds' rates: written where the subscriptions are read (the fetcher's queue), read
+    /// where an item becomes current (the partition's queue).
+    private final class RateTable: Sendable {
+        let byFeed = Mutex<[String: Double]>([:])
+    }
 
     /// - Parameters:
     ///   - stateDirectory: where `feeds.json` and `transfers.json` are kept; nil keeps them in memory only.
@@ -91,12 +102,15 @@ final class FeedService: Sendable {
     /// SIGHUP: the feeds file is read again; feeds added are fetched, feeds removed no longer.
     /// The file is read on the fetcher's queue, not the caller's.
     func reloadSubscriptions(reason: String? = "SIGHUP") {
-        let (options, logger) = (options, logger)
+        let (options, logger, rates) = (options, logger, rates)
         fetcher.setSubscriptions(reading: { () -> [URL] in
             let list = FeedSubscriptionList(contentsOf: options.file)
             for problem in list.problems {
                 logger.warning("feeds file \(options.file.path): \(problem) (skipped)")
             }
+            // `--feed`'s rate wins over the file's, as its URL comes first.
+            let merged = list.rates.merging(options.rates) { $1 }
+            rates.byFeed.withLock { $0 = Dictionary(merged.map { ($0.key.absoluteString, $0.value) }, uniquingKeysWith: { $1 }) }
             var urls = options.feeds
             for url in list.urls where !urls.contains(url) { urls.append(url) }
             let interval = options.interval.map { "every \(Self.format($0)) s at most" } ?? "only on remote notifications"
@@ -111,6 +125,13 @@ final class FeedService: Sendable {
         let path = url.standardizedFileURL.path
         let prefix = root.hasSuffix("/") ? root : root + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+    }
+
+    /// The playback rate of the feed `url` (a file) was downloaded for; nil when it is not a
+    /// download or its feed has no rate. Any thread.
+    func rate(of url: URL) -> Double? {
+        guard let path = libraryPath(of: url), let feed = transfers?.feed(ofDownload: path) else { return nil }
+        return rates.byFeed.withLock { $0[feed] }
     }
 
     /// The player's current item changed: `--download-limit` never deletes it.

@@ -39,11 +39,14 @@ final class Instance {
     let application: any ApplicationContext
     /// The idle events.
     let events: ControlEvents
+    /// Loudness measurements (`loudnessscan`, downloaded episodes); nil in a daemon made without.
+    let loudness: LoudnessScans?
 
     init(library: MusicLibrary, songIndex: SongIndex, updater: LibraryUpdater, storedPlaylists: StoredPlaylists,
          remotePlaylists: RemotePlaylists, stickers: StickerDatabase, access: AccessPolicy, outputs: AudioOutputs,
          transfers: TransferCount, messages: MessageChannels, location: LocationService?, shutdown: any DaemonShutdown,
-         application: any ApplicationContext, events: ControlEvents) {
+         application: any ApplicationContext, events: ControlEvents, loudness: LoudnessScans? = nil) {
+        self.loudness = loudness
         self.library = library
         self.songIndex = songIndex
         self.updater = updater

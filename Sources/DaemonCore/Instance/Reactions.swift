@@ -22,6 +22,8 @@ struct DownloadsIntoLibrary: Sendable {
     let autoEnqueue: Bool
     /// The music directory the episodes' paths are in.
     let musicDirectory: URL?
+    /// Each downloaded episode is measured (its loudness, for `loudness-target`); nil: not.
+    var loudness: LoudnessScans? = nil
     let logger: Logger
 
     /// `relativePath` (in the music directory) was downloaded to `file`; from any thread.
@@ -35,6 +37,10 @@ struct DownloadsIntoLibrary: Sendable {
                 logger.warning("cannot add \(relativePath) to the library: \(error.message)")
             }
             if autoEnqueue { partition.append([file]) }
+            if let loudness {
+                // A wake of its own: the daemon may suspend again only once the measurement is done.
+                loudness.measure(file, inside: self.wake.beginBackgroundWake(named: "loudness scan", allowance: 60, onExpiry: {}))
+            }
         }
     }
 

@@ -40,6 +40,8 @@ final class Partition: @unchecked Sendable {
     /// The partition's owner: every method below runs here.
     private let queue: DispatchQueue
     let player: QueuePlayer
+    /// Each item's own gain: the ReplayGain mode (`replay_gain_mode`) and the loudness target.
+    let gains: ItemGains
     /// When the partition was made (the daemon's start), on the player's clock.
     private let startedAt: UInt64
     let library: MusicLibrary
@@ -52,6 +54,12 @@ final class Partition: @unchecked Sendable {
     /// The application the partition runs in (the daemon's life cycle): commands that need
     /// the player wake it, and a kept `status` waits for its state to be steady.
     let application: any ApplicationContext
+    /// What is remembered of the items heard (`elapsed`, the play statistics); nil: nothing.
+    let memory: PlaybackMemory?
+    /// `sleep`: the pause after a while, or at the item's end.
+    let sleepTimer: SleepTimer
+    /// The playback rate, pitch algorithm and skip silence, and feeds' rates (``PlaybackPace``).
+    let pace: PlaybackPace
 
     /// What changes as the partition works; every access asserts the partition's queue.
     private struct State {
@@ -87,8 +95,10 @@ final class Partition: @unchecked Sendable {
     private var nowPlaying: Handoff? {
         get { state.value.nowPlaying }
         set {
+            let old = state.value.nowPlaying
             state.value.nowPlaying = newValue
             publishHandoffs()
+            if old?.item !== newValue?.item { heardItemChanged(from: old, to: newValue) }
         }
     }
     private var lookahead: Handoff? {
@@ -147,16 +157,21 @@ final class Partition: @unchecked Sendable {
     ///   - songIndex: the songs' details the library's updates keep (the instance's).
     ///   - application: the daemon's life cycle; always active when there is none (tests).
     init(queue: DispatchQueue, player: QueuePlayer, library: MusicLibrary, songIndex: SongIndex, events: ControlEvents,
-         outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), logger: Logger) {
+         outputs: AudioOutputs, application: any ApplicationContext = AlwaysActiveContext(), memory: PlaybackMemory? = nil,
+         logger: Logger) {
         self.queue = queue
         self.player = player
+        gains = ItemGains(player: player)
         self.library = library
         self.songIndex = songIndex
         self.events = events
         self.outputs = outputs
         self.application = application
+        self.memory = memory
         self.logger = logger
         state = QueueBound(State(), on: queue)
+        sleepTimer = SleepTimer(player: player, events: events, queue: queue) { [weak player] in player?.pause() }
+        pace = PlaybackPace(player: player, events: events, queue: queue)
         startedAt = player.clock.now()
         // On the queue, where the tokens are kept; before any work the daemon queues there.
         queue.async { [self] in observePlayer() }
@@ -202,7 +217,10 @@ final class Partition: @unchecked Sendable {
         var observations: [Any] = []
         observations.append(player.observe(\.currentItem, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
-            queue.async { self.syncWithPlayer() }
+            queue.async {
+                self.syncWithPlayer()
+                self.pace.follow(self.player.currentItem)
+            }
         })
         // Timed where the player changes (its control queue), counted on the partition's queue, in order.
         observations.append(player.observe(\.timeControlStatus, options: [.initial, .new]) { [weak self] player, change in
@@ -219,7 +237,53 @@ final class Partition: @unchecked Sendable {
             guard let self, let item = note.object as? PlayerItem else { return }
             queue.async { self.itemFailed(item) }
         })
+        if memory != nil {
+            // Where the item is heard, for its place and statistics (``PlaybackMemory``).
+            observations.append(player.addPeriodicTimeObserver(forInterval: MediaTime(seconds: 1), queue: queue) { [weak self] time in
+                self?.heardAt(time.seconds)
+            })
+        }
         state.value.observations = observations
+    }
+
+    // MARK: - What is remembered of the items heard
+
+    /// The player's periodic time: the memory hears the queue's item, not an announcement's.
+    private func heardAt(_ seconds: Double) {
+        guard state.value.announcement == nil, let playing = nowPlaying, player.currentItem === playing.item else { return }
+        memory?.heard(playing.item, at: seconds)
+    }
+
+    private func heardItemChanged(from old: Handoff?, to new: Handoff?) {
+        guard let memory else { return }
+        if let old { memory.ended(old.item) }
+        if let new, let position = playQueue.position(ofID: new.id) {
+            memory.began(new.item, uri: playQueue.entries[position].song.uri)
+        }
+    }
+
+    /// A command is about to take the item heard away: the memory learns where it was left.
+    private func noteLeaving() {
+        guard let memory, let playing = nowPlaying, state.value.announcement == nil,
+              player.currentItem === playing.item else { return }
+        memory.leaving(playing.item, at: player.currentTime().seconds)
+    }
+
+    /// Where `play` starts the song at `position` from its start: its kept place less the
+    /// rewind, or 0.
+    func resumePoint(at position: Int) -> Double {
+        guard position >= 0, position < playQueue.count else { return 0 }
+        return memory?.resumePoint(of: playQueue.entries[position].song.uri) ?? 0
+    }
+
+    /// The daemon stops: the item heard keeps its place (an announcement's interrupted song where it resumes).
+    func saveMemoryBeforeExit() {
+        guard let memory, let playing = nowPlaying else { return }
+        if let resume = state.value.announcement?.resume, resume.id == playing.id {
+            memory.saveBeforeExit(playing.item, at: resume.seconds)
+        } else if player.currentItem === playing.item {
+            memory.saveBeforeExit(playing.item, at: player.currentTime().seconds)
+        }
     }
 
     // MARK: - What the daemon itself uses
@@ -234,12 +298,14 @@ final class Partition: @unchecked Sendable {
     /// Starts playing the song at `position`, `seconds` into it, or holds it there paused.
     func startPlayback(at position: Int, from seconds: Double = 0, paused: Bool = false) {
         guard position >= 0, position < playQueue.count else { return }
+        noteLeaving()
         consecutiveFailures = 0
         state.value.announcement = nil
         player.removeAllItems()
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
         let item = ChapterSource.item(for: entry.song, logger: logger)
+        pace.prepare(item)
         nowPlaying = Handoff(item: item, id: entry.id)
         lookahead = nil
         playQueue.makeCurrent(position)
@@ -247,6 +313,7 @@ final class Partition: @unchecked Sendable {
         player.insert(item, after: nil)
         scheduleLookahead()
         if seconds > 0 { player.seek(to: MediaTime(seconds: seconds)) }
+        pace.follow(item)
         if outputEnabled && !paused { player.play() } else { player.pause() }
         events.post([.player])
     }
@@ -297,11 +364,13 @@ final class Partition: @unchecked Sendable {
         let epoch = snapshot.epoch
         let conditions = playerConditions
         let reply = render()
-        guard application.statusFieldsAreSteady else { return reply }
+        // A sleep timer's `sleep` counts down: not kept.
+        guard application.statusFieldsAreSteady, sleepTimer.target == nil else { return reply }
         switch playState {
         case .stop:
             snapshot.store(kind, reply.rendered(), conditions: conditions, epoch: epoch)
-        case .play where kind == .status && conditions.timeControlStatus == .playing:
+        // With skip silence, `silenceskipped` grows by itself: such a `status` is not kept.
+        case .play where kind == .status && conditions.timeControlStatus == .playing && !pace.settings.skipsSilence:
             guard let item = conditions.item, player.currentItem === item else { break }
             snapshot.storePlaying(status: reply.rendered(), item: item, duration: item.duration?.seconds ?? 0,
                                   conditions: conditions, epoch: epoch)
@@ -324,6 +393,8 @@ final class Partition: @unchecked Sendable {
     /// in mpd).
     func stop(reshuffling: Bool = true) {
         syncWithPlayer()
+        noteLeaving()
+        cancelSleep()
         if nowPlaying != nil && reshuffling { playQueue.stopped() }
         state.value.announcement = nil
         nowPlaying = nil
@@ -355,6 +426,7 @@ final class Partition: @unchecked Sendable {
         if lookahead?.id == followingID {
             // Onto the look-ahead the player already holds: removing the song being heard
             // moves on only if it still is (the player may have moved on by itself).
+            noteLeaving()
             player.remove(playing.item)
             syncWithPlayer()
         } else {
@@ -401,6 +473,8 @@ final class Partition: @unchecked Sendable {
         if let playing = nowPlaying, playQueue.position(ofID: playing.id) != nil {
             // Where the listener stops hearing the song: all that was written, with a FIFO output.
             resume = (playing.id, player.interruptionTime().seconds, playState == .pause)
+            // The song is left here for the memory: its item will not be heard again.
+            memory?.leaving(playing.item, at: player.interruptionTime().seconds)
         }
         startAnnouncement(Announcement(item: PlayerItem(url: file), resume: resume))
         logger.info("announcing \(name): \(file.lastPathComponent)\(resume.map { String(format: " (the queue resumes at %.3f s)", $0.seconds) } ?? "")")
@@ -434,6 +508,25 @@ final class Partition: @unchecked Sendable {
         }
         // As `seek` does: the song from the time it was left at, paused if it was.
         startPlayback(at: position, from: resume.seconds, paused: resume.paused)
+    }
+
+    /// `sleep`: sets the sleep timer (or cancels it); one that waits for the item's end makes
+    /// the player pause there.
+    func setSleep(_ request: SleepRequest) throws(MPDError) {
+        try sleepTimer.set(request, playing: playState == .play)
+        applyActionAtItemEnd()
+    }
+
+    /// Cancels a sleep timer (`pause`, `stop`): the player no longer pauses at the item's end for it.
+    func cancelSleep() {
+        sleepTimer.cancel()
+        applyActionAtItemEnd()
+    }
+
+    /// What the player does at an item's end: pause there in single mode or for a sleep timer
+    /// waiting for it, else go on.
+    private func applyActionAtItemEnd() {
+        player.actionAtItemEnd = playQueue.stopsAtSongEnd || sleepTimer.pausesAtItemEnd ? .pause : .advance
     }
 
     // MARK: - Changing the queue
@@ -545,6 +638,7 @@ final class Partition: @unchecked Sendable {
     func setModes(_ body: (inout PlayQueue<QueuedSong>) -> Void) {
         syncWithPlayer()
         body(&playQueue)
+        gains.queueRandomChanged(playQueue.random)
         scheduleLookahead()
         events.post([.options])
     }
@@ -555,6 +649,8 @@ final class Partition: @unchecked Sendable {
         playQueue.setRandom(modes.random)
         playQueue.setSingle(SingleMode(rawValue: modes.single) ?? .off)
         playQueue.setConsume(ConsumeMode(rawValue: modes.consume) ?? .off)
+        gains.queueRandomChanged(modes.random)
+        if let mode = modes.replayGain.flatMap(ReplayGainMode.init(rawValue:)) { gains.setMode(mode) }
         setVolume(modes.volume)
     }
 
@@ -661,7 +757,9 @@ final class Partition: @unchecked Sendable {
         syncWithPlayer()
         guard item === nowPlaying?.item else { return }
         consecutiveFailures = 0
-        guard playQueue.stopsAtSongEnd else { return }
+        let sleeping = sleepTimer.pausesAtItemEnd
+        guard playQueue.stopsAtSongEnd || sleeping else { return }
+        defer { if sleeping { sleepTimer.itemEndReached(); applyActionAtItemEnd() } }
         if lookahead != nil {
             player.pause()
             player.remove(item)
@@ -715,7 +813,7 @@ final class Partition: @unchecked Sendable {
             setLookahead(nil)
             return
         }
-        player.actionAtItemEnd = playQueue.stopsAtSongEnd ? .pause : .advance
+        applyActionAtItemEnd()
         setLookahead(playQueue.chooseNext())
     }
 
@@ -729,6 +827,7 @@ final class Partition: @unchecked Sendable {
         playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
         let item = ChapterSource.item(for: wanted.song, logger: logger)
+        pace.prepare(item)
         lookahead = Handoff(item: item, id: wanted.id)
         player.insert(item, after: nowPlaying.item)
     }

@@ -47,6 +47,8 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
     var lastError: String? { get set }
     var volume: Int { get }
     var mixrampdb: Double { get set }
+    /// The playback rate, pitch algorithm and skip silence.
+    var pace: PlaybackPace { get }
     func startPlayback(at position: Int, from seconds: Double, paused: Bool)
     func stop(reshuffling: Bool)
     func next() throws(MPDError)
@@ -56,6 +58,14 @@ protocol PlaybackControl: QueueReading, PlayerHolding {
     func setVolume(_ percent: Int)
     func syncWithPlayer()
     func reply(keeping kind: StatusSnapshot.Kind, _ render: () -> Reply) -> Reply
+    /// Where `play` starts the song at `position` from its start (its kept place less the rewind).
+    func resumePoint(at position: Int) -> Double
+    /// `sleep`'s timer.
+    var sleepTimer: SleepTimer { get }
+    func setSleep(_ request: SleepRequest) throws(MPDError)
+    func cancelSleep()
+    /// What is remembered of the items heard; nil: nothing.
+    var memory: PlaybackMemory? { get }
 }
 
 /// How long the daemon has run and played (`stats`).

@@ -81,6 +81,7 @@ final class StateKeeper: Sendable {
             }
             let current = kept.current
             if let modes = state.modes { partition.restore(modes) }
+            if let pace = state.pace { partition.pace.configure(PaceSettings(pace)) }
             partition.append(urls)
             restoreRanges(kept.ranges, count: urls.count)
             if let current, current < urls.count {
@@ -222,9 +223,11 @@ final class StateKeeper: Sendable {
                           position: position != nil && partition.player.currentItem?.isLive != true ? partition.songTime : 0,
                           paused: partition.playState != .play,
                           modes: SavedState.Modes(repeats: queue.repeats, random: queue.random, single: queue.single.rawValue,
-                                                  consume: queue.consume.rawValue, volume: partition.volume),
+                                                  consume: queue.consume.rawValue, volume: partition.volume,
+                                                  replayGain: partition.gains.mode.rawValue),
                           outputs: outputs.value.savedSwitches,
-                          ranges: Self.ranges(of: queue))
+                          ranges: Self.ranges(of: queue),
+                          pace: partition.pace.settings.saved)
     }
 
     /// The queue's ranges as the saved state keeps them; nil when no song has one.

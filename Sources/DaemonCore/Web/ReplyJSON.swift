@@ -27,6 +27,7 @@ enum ReplyJSON {
         "nextsong", "nextsongid", "elapsed", "duration", "bitrate", "xfade", "mixrampdb", "mixrampdelay",
         "updating_db", "transfers", "Time", "Pos", "Id", "Prio", "outputid", "outputenabled", "cpos",
         "uptime", "playtime", "artists", "albums", "songs", "db_playtime", "db_update",
+        "rate", "skipsilence", "silenceskipped",
         // Chapters (`chapters`, `status`).
         "chapter", "start", "end",
     ]

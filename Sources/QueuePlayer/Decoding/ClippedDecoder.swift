@@ -17,6 +17,7 @@ final class ClippedDecoder: Decoder {
     private let position = Atomic<Int64>(0)
 
     var metadata: ItemMetadata { base.metadata }
+    var replayGain: ReplayGainInfo? { base.replayGain }
 
     /// The part of `base` from `clip.start` to `clip.end` (its end when nil or past it).
     init(_ base: any Decoder, clip: PlayerItem.Clip) throws(DecoderError) {

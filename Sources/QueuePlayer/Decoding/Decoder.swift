@@ -41,6 +41,9 @@ public protocol Decoder: AnyObject, Sendable {
     /// Tags read from the file.
     var metadata: ItemMetadata { get }
 
+    /// The file's ReplayGain values (``ReplayGainInfo``); nil by default.
+    var replayGain: ReplayGainInfo? { get }
+
     /// Decodes up to `maximumFrames` frames into `buffer`; returns the frames
     /// produced, 0 at the end of the item.
     func decode(into buffer: UnsafeMutableRawBufferPointer, maximumFrames: Int) throws(DecoderError) -> Int
@@ -64,6 +67,7 @@ extension Decoder {
     public var isStarved: Bool { false }
     public func willWaitForData() -> Bool { false }
     public var streamSource: (any StreamSource)? { nil }
+    public var replayGain: ReplayGainInfo? { nil }
 }
 
 /// Opens decoders for items: lets tests and future formats plug in.

@@ -43,6 +43,10 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
     public let metadata: ItemMetadata
     /// Every ID3 text frame of the file, for whoever presents tags beyond ``metadata``.
     public let id3: ID3Tags
+    /// The file's ReplayGain: its `TXXX` tags, else the `RVA2` frame or LAME header libmpg123
+    /// read (gains only: libmpg123 does not say their peaks, and a gain of exactly 0 dB is
+    /// taken for none).
+    public let replayGain: ReplayGainInfo?
 
     /// The stream's nominal bit rate in kbit/s (an average for VBR), if known.
     public let bitRate: Int?
@@ -118,7 +122,25 @@ public final class MPG123Decoder: Decoder, @unchecked Sendable {
         }
         id3 = ID3Tags.read(handle)
         metadata = ItemMetadata(id3)
+        replayGain = ReplayGainInfo(id3) ?? Self.libraryGain(handle)
         opened = true
+    }
+
+    /// The track and album gains libmpg123 found itself (`MPG123_RVA` and `mpg123_getvolume`),
+    /// its own scaling left off again (the output stays what the file decodes to).
+    private static func libraryGain(_ handle: OpaquePointer) -> ReplayGainInfo? {
+        func gain(_ choice: mpg123_param_rva) -> Double? {
+            var decibels = 0.0
+            guard mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(choice.rawValue), 0) == MPG123_OK.rawValue,
+                  mpg123_getvolume(handle, nil, nil, &decibels) == MPG123_OK.rawValue,
+                  decibels != 0, decibels.isFinite else { return nil }
+            return decibels
+        }
+        let track = gain(MPG123_RVA_MIX)
+        let album = gain(MPG123_RVA_ALBUM)
+        mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(MPG123_RVA_OFF.rawValue), 0)
+        guard track != nil || album != nil else { return nil }
+        return ReplayGainInfo(trackGain: track, albumGain: album)
     }
 
     deinit {

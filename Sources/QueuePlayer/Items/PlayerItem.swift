@@ -60,6 +60,7 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
         var duration: MediaTime?
         var format: AudioFormat?
         var metadata = ItemMetadata()
+        var replayGain: ReplayGainInfo?
         var bitRate: Int?
     }
 
@@ -157,6 +158,19 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
     func addSilenceSkipped(frames: Int) {
         silenceSkippedFrames.add(Int64(frames), ordering: .relaxed)
     }
+
+    /// The file's ReplayGain tags, once it is ready to play (nil: it has none).
+    public var replayGain: ReplayGainInfo? { state.withLock { $0.replayGain } }
+
+    /// The item's own gain in dB as the player chose it (``QueuePlayer/gainPolicy``); 0: none.
+    public var appliedGain: Double {
+        let gain = gainFactor.load(ordering: .relaxed)
+        return gain == SoftwareVolume.unity ? 0 : 20 * log10(Double(gain) / Double(SoftwareVolume.unity))
+    }
+
+    /// The item's gain in 1/1024 (``SoftwareVolume``), beside the player's volume: an atomic
+    /// the control side sets and the render thread reads once per chunk.
+    let gainFactor = Atomic<Int32>(SoftwareVolume.unity)
 
     /// The file name, for logs and displays (a stream's: its URL).
     public var displayName: String { isStream ? url.absoluteString : url.lastPathComponent }
@@ -302,6 +316,7 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
             state.duration = decoder.knownFrameCount.map { MediaTime(value: $0, timescale: Int32(decoder.format.sampleRate)) }
             state.format = decoder.format
             state.metadata = decoder.metadata
+            state.replayGain = decoder.replayGain
             let file: any Decoder = (decoder as? ClippedDecoder)?.base ?? decoder
             state.bitRate = (file as? MPG123Decoder)?.bitRate
         }

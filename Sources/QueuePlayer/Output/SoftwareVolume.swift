@@ -30,12 +30,20 @@ public enum SoftwareVolume {
     /// The gain for a mixer setting of `percent`.
     public static func gain(percent: Int) -> Int32 { gain(linear: linearVolume(percent: percent)) }
 
+    /// Two gains applied one after the other (the volume and an item's own), as one: exactly
+    /// the other when one is unity, so two unities stay unity and the output bit-exact.
+    public static func combine(_ first: Int32, _ second: Int32) -> Int32 {
+        if first == unity { return second }
+        if second == unity { return first }
+        return Int32(clamping: (Int64(first) * Int64(second) + 512) >> 10)
+    }
+
     /// Scales `samples` in place by `gain` / 1024, rounding to nearest and clamping to the
     /// 16-bit range. Does nothing at unity gain.
     public static func apply(gain: Int32, to samples: UnsafeMutableBufferPointer<Int16>) {
         guard gain != unity else { return }
         for index in samples.indices {
-            let scaled = (Int32(samples[index]) * gain + 512) >> 10
+            let scaled = (Int64(samples[index]) * Int64(gain) + 512) >> 10
             samples[index] = Int16(clamping: scaled)
         }
     }

@@ -152,6 +152,54 @@ public final class QueuePlayer: KeyValueObservable, Sendable {
         get { Float(renderer.gain.load(ordering: .relaxed)) / Float(SoftwareVolume.unity) }
         set { renderer.gain.store(SoftwareVolume.gain(linear: newValue), ordering: .relaxed) }
     }
+    /// How each item's own gain is chosen (ReplayGain, a loudness target; ``GainPolicy``): the
+    /// default leaves every item at 0 dB, out of the render path. A change applies to the
+    /// items queued at once (heard within the output's buffer) and to each item opened later.
+    public var gainPolicy: GainPolicy {
+        get { gain.withLock { $0.policy } }
+        set {
+            gain.withLock { $0.policy = newValue }
+            updateGains()
+        }
+    }
+    /// The loudness measured of a file (``LoudnessMeasurement``), asked when an item is opened
+    /// or ``updateGains()`` runs, off the render thread; nil: none known.
+    public var loudnessLookup: (@Sendable (URL) -> LoudnessMeasurement?)? {
+        get { gain.withLock { $0.lookup } }
+        set {
+            gain.withLock { $0.lookup = newValue }
+            updateGains()
+        }
+    }
+    private struct GainSettings {
+        var policy = GainPolicy()
+        var lookup: (@Sendable (URL) -> LoudnessMeasurement?)?
+    }
+    private let gain = Mutex(GainSettings())
+
+    /// Chooses the gain of every queued item again (after a measurement arrived, say), on the
+    /// control queue, where items are opened: the last gain chosen is the latest policy's.
+    public func updateGains() {
+        onControlQueue {
+            for item in items() where item.status == .readyToPlay { applyGain(to: item) }
+        }
+    }
+
+    /// Sets `item`'s gain from the policy, its tags and its measurement (on the control queue).
+    private func applyGain(to item: PlayerItem) {
+        let (policy, lookup) = gain.withLock { ($0.policy, $0.lookup) }
+        let measurement = item.isStream ? nil : lookup?(item.url)
+        let scale = policy.scale(tags: item.replayGain, measurement: measurement)
+        item.gainFactor.store(GainPolicy.fixedPoint(scale), ordering: .relaxed)
+    }
+
+    /// A fade's factor, 0 (silent) to 1 (none), applied with ``volume`` and multiplied into it
+    /// in the render path (a sleep timer's fade-out): ``volume`` keeps the value a client set.
+    /// Heard, as a change of ``volume`` is, once the audio already in the device has played.
+    public var fadeVolume: Float {
+        get { Float(renderer.fade.load(ordering: .relaxed)) / Float(SoftwareVolume.unity) }
+        set { renderer.fade.store(SoftwareVolume.gain(linear: newValue), ordering: .relaxed) }
+    }
     /// Whether a network item that waits for data (its start, or after a stall) resumes only
     /// once it is likely to keep up (true, the default, as AVPlayer's), or at its first bytes.
     public var automaticallyWaitsToMinimizeStalling: Bool {
@@ -616,6 +664,7 @@ extension QueuePlayer {
                 item.attach(source)
             } else {
                 item.markReady(decoder)
+                applyGain(to: item)
             }
             return decoder
         case .failure(let error):
@@ -772,6 +821,7 @@ extension QueuePlayer {
                 if let renderItem = control.state.timeline.renderItem(event.renderID) {
                     control.state.timeline.learnSampleRate(of: event.renderID, renderItem.decoder.format.sampleRate)
                     renderItem.item.markReady(renderItem.decoder)
+                    applyGain(to: renderItem.item)
                     renderItem.item.announceBufferFlags()
                 }
             }

@@ -33,6 +33,9 @@ final class Renderer: @unchecked Sendable {
     let phase = Atomic<UInt8>(Phase.working.rawValue)
     /// The software volume's gain in 1/1024 (``SoftwareVolume``), read once per chunk.
     let gain = Atomic<Int32>(SoftwareVolume.unity)
+    /// A fade's gain in 1/1024 (a sleep timer's), a factor of its own multiplied into
+    /// ``gain`` once per chunk, so the volume a client set is untouched by it.
+    let fade = Atomic<Int32>(SoftwareVolume.unity)
     /// `QueuePlayer.automaticallyWaitsToMinimizeStalling`: a network item that waits for data
     /// resumes only once it is likely to keep up, not at its first bytes.
     let waitsToMinimizeStalls = Atomic<Bool>(true)
@@ -216,7 +219,10 @@ final class Renderer: @unchecked Sendable {
         pendingOffset = 0
         pendingFrames = frames
         pendingBytesPerFrame = format.bytesPerFrame
-        let gain = gain.load(ordering: .relaxed)
+        // The volume, the item's own gain (ReplayGain, a loudness target) and a fade, as one factor.
+        let itemGain = current?.item.gainFactor.load(ordering: .relaxed) ?? SoftwareVolume.unity
+        let gain = SoftwareVolume.combine(SoftwareVolume.combine(gain.load(ordering: .relaxed), itemGain),
+                                          fade.load(ordering: .relaxed))
         if gain != SoftwareVolume.unity {
             let samples = buffer.bindMemory(to: Int16.self)
             SoftwareVolume.apply(gain: gain, to: UnsafeMutableBufferPointer(rebasing: samples[0..<(frames * format.channelCount)]))

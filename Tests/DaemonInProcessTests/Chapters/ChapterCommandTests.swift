@@ -75,6 +75,21 @@ struct ChapterCommandTests {
         #expect(try daemon.status()["chapter"] == "3")
     }
 
+    /// `sleep chapter` pauses where the chapter heard ends (the player's current chapter).
+    @Test func sleepChapterPausesAtTheChaptersEnd() throws {
+        let music = try Self.library()
+        defer { try? FileManager.default.removeItem(at: music) }
+        let daemon = try InProcessDaemon { $0.musicDirectory = music.path }
+        defer { daemon.stop() }
+        let client = try daemon.client()
+        for request in ["add \"chapters.mp3\"", "play 0"] { #expect(try client.request(request) == ["OK"]) }
+        try daemon.waitForElapsed(atLeast: 0.1)
+        #expect(try client.request("sleep chapter") == ["OK"])
+        let paused = try daemon.waitForStatus(timeout: 8) { $0["state"] == "pause" }
+        let elapsed = Double(paused["elapsed"] ?? "") ?? -1
+        #expect(paused["state"] == "pause" && abs(elapsed - 2) < 0.3, "paused at the first chapter's end (2 s): \(paused)")
+    }
+
     @Test func aSongWithoutChaptersRefusesSeekchapter() throws {
         let music = try Self.library()
         defer { try? FileManager.default.removeItem(at: music) }

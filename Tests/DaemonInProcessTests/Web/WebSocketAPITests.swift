@@ -89,6 +89,36 @@ import Glibc
         #expect((steps.object("resumed"))["state"] as? String == "play")
     }
 
+    /// `rate`, `pitchalgorithm` and `skipsilence` over the WebSocket: `idle` `options` reaches
+    /// another client, `status` shows them (the rate and skip silence as numbers), a bad rate
+    /// is mpd's ACK as fields, and the time pushed is the item's: at 2x `elapsed` moves on about
+    /// 2 s a second of arrival time (margins for a loaded machine; 1x would fail).
+    @Test func theRateIsSetShownAndTheTimePushedIsItemTime() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("pace")
+        #expect(steps.ok("rate") as? [String: Any] != nil)
+        #expect((steps["idle options"] as? [String: Any])?["changed"] as? [String] == ["options"])
+        let status = steps.ok("status") as? [String: Any] ?? [:]
+        #expect(status["rate"] as? Int == 2 && status["pitchalgorithm"] as? String == "timeDomain"
+                && status["skipsilence"] as? Int == 0, "\(status)")
+        let bad = steps.error("bad rate")
+        #expect(bad["ack"] as? Int == 2 && bad["command"] as? String == "rate"
+                && bad["message"] as? String == "Expected a rate from 0.5 to 3.0: abc", "\(bad)")
+        let after = steps.ok("status after") as? [String: Any] ?? [:]
+        #expect(after["rate"] as? Int == 2 && after["pitchalgorithm"] as? String == "varispeed"
+                && after["skipsilence"] as? Int == 1 && after["silenceskipped"] != nil, "\(after)")
+        let ticks = (steps["ticks"] as? [[Any]] ?? []).compactMap { tick -> (at: Double, elapsed: Double, song: Int)? in
+            guard tick.count == 3, let at = tick[0] as? Double, let song = tick[2] as? Int else { return nil }
+            return (at, (tick[1] as? Double) ?? Double(tick[1] as? Int ?? -1), song)
+        }
+        let same = ticks.filter { $0.song == ticks.first?.song }
+        try #require(same.count >= 8, "ticks: \(ticks)")
+        let first = same[0], last = same[same.count - 1]
+        let ratio = (last.elapsed - first.elapsed) / (last.at - first.at)
+        #expect(ratio > 1.6 && ratio < 2.4, "elapsed moved \(last.elapsed - first.elapsed) s in \(last.at - first.at) s: \(ratio)x")
+    }
+
     @Test func boundariesArePushedAsTheyAreCrossed() throws {
         let daemon = try InProcessWebDaemon()
         defer { daemon.stop() }
@@ -113,6 +143,24 @@ import Glibc
         #expect((steps.object("idle message")["changed"] as? [String] ?? []).contains("message"))
         let messages = steps.ok("readmessages") as? [[String: Any]] ?? []
         #expect(messages.first?["channel"] as? String == "news" && messages.first?["message"] as? String == "hello")
+    }
+
+    /// The sleep timer over the WebSocket: set (another client hears `idle options`), shown in
+    /// `status` as a string, refused with an ACK's fields, cancelled; `inprogress` answers a list.
+    @Test func theSleepTimerAndTheItemsInProgress() throws {
+        let daemon = try InProcessWebDaemon()
+        defer { daemon.stop() }
+        let steps = try daemon.run("sleep")
+        #expect(steps.ok("sleep set") as? [String: Any] != nil)
+        #expect((steps.object("idle options")["changed"] as? [String] ?? []).contains("options"))
+        let sleeping = steps.ok("status sleeping") as? [String: Any] ?? [:]
+        #expect(sleeping["sleep"] as? String == "1800" || sleeping["sleep"] as? String == "1799", "\(sleeping)")
+        let refused = steps.error("sleep refused")
+        #expect(refused["ack"] as? Int == 2 && refused["command"] as? String == "sleep", "\(refused)")
+        #expect((refused["message"] as? String ?? "").hasPrefix("Negative time: -5"), "\(refused)")
+        #expect(steps.ok("sleep off") as? [String: Any] != nil)
+        #expect((steps.ok("status awake") as? [String: Any] ?? [:])["sleep"] == nil)
+        #expect(steps.ok("inprogress") as? [Any] != nil)
     }
 
     /// The control socket's passwords hold on the WebSocket too: with `--default-permissions ""`

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MPDProtocol
 import QueuePlayer
+import Stickers
 import TestSupport
 @testable import DaemonCore
 
@@ -11,18 +12,24 @@ final class PartitionFixture {
     let clock = VirtualClock()
     let parts: DaemonParts
     let directory: URL
+    /// The sticker database of a fixture made with `memory`.
+    let stickers: StickerStore?
     var partition: Partition { parts.partition }
 
     /// `sink` makes the player's output on the fixture's clock (a null sink by default);
-    /// `decoders` opens its items.
+    /// `decoders` opens its items. With `memory`, the partition remembers the items heard in a
+    /// sticker database of the scratch directory (``stickers``), whose files are the library.
     init(sink: (VirtualClock) -> any AudioSink = { NullAudioSink(clock: $0) },
-         decoders: any DecoderFactory = MPG123DecoderFactory()) throws {
+         decoders: any DecoderFactory = MPG123DecoderFactory(), memory: PlaybackMemory.Options? = nil) throws {
         directory = try TestMedia.scratchDirectory()
         let queue = DispatchQueue(label: "test.partition")
         let player = QueuePlayer(sink: sink(clock), decoderFactory: decoders)
-        parts = DaemonParts(player: player, library: MusicLibrary(root: TestMedia.directory), stateDirectory: directory,
+        stickers = memory == nil ? nil : try StickerStore(file: directory.appendingPathComponent("sticker.sql"))
+        parts = DaemonParts(player: player, library: MusicLibrary(root: memory == nil ? TestMedia.directory : directory),
+                            stateDirectory: directory, stickers: stickers.map { .open($0) } ?? .off, memory: memory,
                             queue: queue)
     }
+
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 

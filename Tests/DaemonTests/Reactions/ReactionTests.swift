@@ -95,6 +95,35 @@ struct ReactionTests {
         await fixture.close()
     }
 
+    /// A download's completion measures the episode (background work, in a wake of its own that
+    /// ends when the measurement does), the figures ffmpeg's meter gives, kept in the store
+    /// (written beside the state) and read back by a new store.
+    @Test func aDownloadedEpisodeIsMeasuredInAWakeOfItsOwn() async throws {
+        let fixture = try Fixture(files: ["podcast/episode.mp3"])
+        let file = fixture.music.appendingPathComponent("podcast/episode.mp3").standardizedFileURL
+        let storeFile = fixture.state.appendingPathComponent("loudness.json")
+        let store = LoudnessStore(file: storeFile)
+        let scans = LoudnessScans(store: store, player: fixture.partition.player, events: fixture.parts.events,
+                                  logger: Logger(label: "test"))
+        var downloads = fixture.downloads(autoEnqueue: false)
+        downloads.loudness = scans
+        downloads.downloaded("podcast/episode.mp3", file: file)
+        #expect(await fixture.waitForLibrary("podcast/episode.mp3"))
+        await fixture.partition.run { _ in }
+        scans.waitUntilIdle()
+        #expect(fixture.wake.names == ["transfer finished", "loudness scan"])
+        #expect(fixture.wake.ended == 2, "the measurement's wake ended with it")
+        let measured = try #require(store.measurement(of: file))
+        let meter = try FFmpegLoudness.measure(file)
+        #expect(abs(measured.integrated - meter.integrated) <= 0.2 && abs(measured.truePeak - meter.truePeak) <= 0.3,
+                "\(measured) vs ffmpeg \(meter)")
+        #expect(LoudnessStore(file: storeFile).measurement(of: file) == measured, "kept across a restart")
+        // A file changed since is not taken for measured.
+        try TestMedia.setModificationTime(file.path, seconds: 1_000_000, nanoseconds: 0)
+        #expect(store.measurement(of: file) == nil)
+        await fixture.close()
+    }
+
     @Test func withoutAutoEnqueueTheQueueIsLeftAlone() async throws {
         let fixture = try Fixture(files: ["podcast/episode.mp3"])
         let file = fixture.music.appendingPathComponent("podcast/episode.mp3")

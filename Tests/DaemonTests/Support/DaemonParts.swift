@@ -17,7 +17,9 @@ final class DaemonParts {
     /// - Parameters:
     ///   - stateDirectory: where the song database and the stored playlists are kept.
     ///   - stickers: the sticker database as the daemon would have opened it.
+    ///   - memory: what the daemon remembers of the items heard, in `stickers` (nil: nothing).
     init(player: QueuePlayer, library: MusicLibrary, stateDirectory: URL, stickers: StickerAvailability = .off,
+         memory: PlaybackMemory.Options? = nil,
          access: AccessPolicy = .open, shutdown: any DaemonShutdown = ShutdownRequests(),
          queue: DispatchQueue = DispatchQueue(label: "test.partition")) {
         let logger = Logger(label: "test")
@@ -30,8 +32,12 @@ final class DaemonParts {
                                      file: stateDirectory.appendingPathComponent("database.json"),
                                      follower: StickersFollowLibrary(stickers: stickerDatabase, events: events, logger: logger))
         let outputs = AudioOutputs(outputs: [.init(name: "null", plugin: "null")], switch: nil)
+        let playbackMemory = memory.map {
+            PlaybackMemory(stickers: stickerDatabase, options: $0, podcasts: library.root.appendingPathComponent("Podcasts"),
+                           events: events, queue: queue, logger: logger)
+        }
         partition = Partition(queue: queue, player: player, library: library, songIndex: songIndex, events: events,
-                              outputs: outputs, logger: logger)
+                              outputs: outputs, memory: playbackMemory, logger: logger)
         instance = Instance(library: library, songIndex: songIndex, updater: updater,
                             storedPlaylists: StoredPlaylists(directory: stateDirectory.appendingPathComponent("playlists")),
                             remotePlaylists: RemotePlaylists(fetcher: nil), stickers: stickerDatabase, access: access,

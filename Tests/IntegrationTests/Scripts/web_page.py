@@ -14,7 +14,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE, SHOT = sys.argv[1], sys.argv[2]
 
@@ -126,6 +126,21 @@ def run(driver):
     driver.execute_script("const v = document.getElementById('volume'); v.value = 35; v.dispatchEvent(new Event('change'));")
     wait(3).until(lambda d: d.find_element(By.ID, "volumeValue").text == "35")
     step("volume", driver.find_element(By.ID, "volumeValue").text)
+
+    # Playback rate, pitch algorithm and skip silence, set through the page's own controls as a
+    # user would; the Swift test asks the daemon what they set. Then the shown time runs at 1.5x.
+    rate = Select(driver.find_element(By.ID, "rate"))
+    step("rate choices", [option.get_attribute("value") for option in rate.options])
+    rate.select_by_value("1.5")
+    Select(driver.find_element(By.ID, "pitch")).select_by_value("varispeed")
+    driver.find_element(By.ID, "skipSilence").click()
+    wait(3).until(lambda d: d.execute_script("return view.rate") == 1.5)
+    step("rate shown", Select(driver.find_element(By.ID, "rate")).first_selected_option.get_attribute("value"))
+    read_time = lambda: driver.execute_script("return [performance.now() / 1000, view.tickElapsed]")
+    first_time = read_time()
+    wait(10).until(lambda d: read_time()[0] - first_time[0] >= 3)
+    last_time = read_time()
+    step("item time per second", (last_time[1] - first_time[1]) / (last_time[0] - first_time[0]))
 
     # A layout that fits a phone: nothing wider than the window.
     step("page width", driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]"))

@@ -260,6 +260,21 @@ async def scenario_events():
     await b.close()
 
 
+async def scenario_sleep():
+    a, b = await Client.open(), await Client.open()
+    await wait_playing(a)
+    step("sleep set", await a.request({"command": "sleep 1800"}))
+    options = await b.wait_event(lambda d: d.get("event") == "idle" and "options" in d["changed"], 5)
+    step("idle options", options[1] if options else None)
+    step("status sleeping", await a.request({"command": "status"}))
+    step("sleep refused", await a.request({"command": "sleep -5"}))
+    step("sleep off", await a.request({"command": "sleep off"}))
+    step("status awake", await a.request({"command": "status"}))
+    step("inprogress", await a.request({"command": "inprogress"}))
+    await a.close()
+    await b.close()
+
+
 async def scenario_permissions(password):
     """A daemon where nothing is allowed without `password` (`--default-permissions ""`): a client
     without it is refused what needs `read` and is pushed nothing while another, with it, hears the
@@ -558,6 +573,25 @@ async def scenario_hold(seconds):
         step("closed", None)
     except ConnectionClosed as closed:
         step("closed", {"code": closed.rcvd.code if closed.rcvd else None})
+
+
+# Playback rate, pitch algorithm and skip silence (WebSocketAPITests' rate test).
+async def scenario_pace():
+    a, b = await Client.open(), await Client.open()
+    await wait_playing(a)
+    step("rate", await a.request({"command": "rate 2"}))
+    options = await b.wait_event(lambda d: d.get("event") == "idle" and "options" in d["changed"], 5)
+    step("idle options", options[1] if options else None)
+    step("status", await a.request({"command": "status"}))
+    step("bad rate", await a.request({"command": "rate abc"}))
+    await a.request({"command": "pitchalgorithm varispeed"})
+    await a.request({"command": "skipsilence 1"})
+    step("status after", await a.request({"command": "status"}))
+    await a.request({"subscribe": "time", "interval": 0.1})
+    ticks = await a.collect(2.0, is_tick)
+    step("ticks", [[at, d["elapsed"], d["songid"]] for at, d in ticks])
+    await a.close()
+    await b.close()
 
 
 if __name__ == "__main__":

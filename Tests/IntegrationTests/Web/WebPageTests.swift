@@ -33,6 +33,13 @@ import Testing
         #expect(steps["played entry"] as? String == media[3].title)
         #expect(steps["pause and play"] as? Bool == true)
         #expect(steps["volume"] as? String == "35")
+        #expect(steps["rate choices"] as? [String] == ["0.8", "1", "1.2", "1.5", "1.8", "2", "2.5", "3"])
+        #expect(steps["rate shown"] as? String == "1.5")
+        let paced = try daemon.control.status()
+        #expect(paced["rate"] == "1.5" && paced["pitchalgorithm"] == "varispeed" && paced["skipsilence"] == "1",
+                "the page's controls set the daemon's rate, pitch algorithm and skip silence: \(paced)")
+        let itemTimePerSecond = steps["item time per second"] as? Double ?? 0
+        #expect(itemTimePerSecond > 1.2 && itemTimePerSecond < 1.8, "the time shown moves at 1.5x: \(itemTimePerSecond)")
         let width = steps["page width"] as? [Int] ?? []
         #expect(width.count == 2 && width[0] <= width[1], "fits a phone's width: \(width)")
         #expect((steps["console"] as? [Any])?.isEmpty == true, "console: \(String(describing: steps["console"]))")

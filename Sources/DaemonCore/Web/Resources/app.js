@@ -129,7 +129,7 @@ function setConnection(on) {
   element.className = "connection " + (on ? "on" : "off");
 }
 
-function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); refreshChapters(); }
+function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); refreshInProgress(); refreshChapters(); }
 
 async function refreshStatus() {
   const status = await command("status");
@@ -148,6 +148,8 @@ async function refreshStatus() {
     $("volumeValue").textContent = status.volume;
   }
   showDownloads(status.transfers ?? 0);
+  showSleep(status.sleep);
+  showPace(status);
   markCurrent();
   drawTime(view.elapsed);
 }
@@ -242,6 +244,7 @@ function onEvent(event) {
         else if (changed === "playlist") { refreshQueue(); refreshStatus(); }
         else if (changed === "mixer" || changed === "options") refreshStatus();
         else if (changed === "output") { refreshOutputs(); refreshStatus(); }
+        else if (changed === "sticker") refreshInProgress();
       }
       break;
     case "lifecycle":
@@ -300,7 +303,8 @@ function drawTime(elapsed) {
 // Between two ticks the bar moves on by the clock, at most one tick interval ahead of the last.
 function animate() {
   if (view.state === "play") {
-    const ahead = Math.min((performance.now() - view.tickAt) / 1000, 0.25);
+    // Item time: at rate 2 the item moves on 2 s a second.
+    const ahead = Math.min((performance.now() - view.tickAt) / 1000, 0.25) * (view.rate ?? 1);
     drawTime(view.tickElapsed + ahead);
   }
   requestAnimationFrame(animate);
@@ -403,6 +407,79 @@ function drawTrack() {
     (typeof fix.accuracy === "number" ? " ± " + Math.round(fix.accuracy) + " m" : "") + " · " + fix.time;
 }
 
+// Sleep timer and resume: `sleep SECONDS|end|off` from the buttons, the time left from status's
+// `sleep` (counted down here between refreshes), and the items in progress (`inprogress`: the
+// places the daemon keeps), each a link that plays it from there.
+
+let sleepDeadline = null;
+
+function showSleep(value) {
+  const remaining = value === undefined ? null : Number(value);
+  sleepDeadline = Number.isFinite(remaining) ? performance.now() + remaining * 1000 : null;
+  $("sleepRemaining").textContent = value === undefined ? "" : Number.isFinite(remaining) ? formatTime(remaining) : "at the " + value;
+}
+
+function tickSleep() {
+  if (sleepDeadline !== null) $("sleepRemaining").textContent = formatTime((sleepDeadline - performance.now()) / 1000);
+}
+
+async function refreshInProgress() {
+  const items = await command("inprogress");
+  if (!Array.isArray(items)) return;
+  const list = $("inProgress");
+  list.textContent = "";
+  for (const item of items) {
+    const entry = document.createElement("li");
+    const name = item.file.split("/").pop();
+    entry.textContent = name + " · " + formatTime(item.elapsed) +
+      (typeof item.duration === "number" ? " / " + formatTime(item.duration) : "");
+    entry.title = item.file;
+    entry.addEventListener("click", async () => {
+      const ids = await command("addid " + quoted(item.file));
+      if (ids && ids.Id !== undefined) command("playid " + ids.Id);
+    });
+    list.appendChild(entry);
+  }
+}
+
+function setUpSleep() {
+  for (const button of document.querySelectorAll("[data-sleep]")) {
+    button.addEventListener("click", () => command("sleep " + button.dataset.sleep));
+  }
+  setInterval(tickSleep, 1000);
+}
+
+// Playback rate, pitch algorithm and skip silence: shown from `status` (`rate`,
+// `pitchalgorithm`, `skipsilence`, `silenceskipped`), set by the commands of the same names.
+const rateSteps = [0.8, 1.0, 1.2, 1.5, 1.8, 2.0, 2.5, 3.0];
+
+function rateOption(rate) {
+  const option = document.createElement("option");
+  option.value = String(rate);
+  option.textContent = rate.toFixed(1) + "\u00d7";
+  return option;
+}
+
+function setUpPace() {
+  for (const rate of rateSteps) $("rate").append(rateOption(rate));
+  $("rate").addEventListener("change", () => command("rate " + $("rate").value));
+  $("pitch").addEventListener("change", () => command("pitchalgorithm " + $("pitch").value));
+  $("skipSilence").addEventListener("change", () => command("skipsilence " + ($("skipSilence").checked ? 1 : 0)));
+}
+
+function showPace(status) {
+  if (typeof status.rate !== "number") return;
+  view.rate = status.rate;
+  // A rate set elsewhere (mpc, a feed's) that is not a step is shown as it is.
+  if (![...$("rate").options].some((option) => Number(option.value) === status.rate)) {
+    $("rate").append(rateOption(status.rate));
+  }
+  if (document.activeElement !== $("rate")) $("rate").value = [...$("rate").options].find((option) => Number(option.value) === status.rate).value;
+  if (status.pitchalgorithm && document.activeElement !== $("pitch")) $("pitch").value = status.pitchalgorithm;
+  $("skipSilence").checked = status.skipsilence === 1;
+  $("silenceSkipped").textContent = status.silenceskipped > 0 ? "(" + status.silenceskipped.toFixed(1) + " s cut)" : "";
+}
+
 // ---- Chapters: the current song's chapter list (`chapters`), the one heard marked (the
 // `chapters` and `chapter` events, `status`'s `chapter`), a tap seeks to it (`seekchapter N`).
 
@@ -437,6 +514,7 @@ function markChapter(number) {
 // ---- Setting up
 
 function setUp() {
+  setUpSleep();
   $("prev").addEventListener("click", () => command("previous"));
   $("next").addEventListener("click", () => command("next"));
   $("playpause").addEventListener("click", () => command(view.state === "play" ? "pause 1" : "play"));
@@ -450,6 +528,7 @@ function setUp() {
   $("volume").addEventListener("input", () => { $("volumeValue").textContent = $("volume").value; });
   $("volume").addEventListener("change", () => command("setvol " + $("volume").value));
   $("login").addEventListener("submit", logIn);
+  setUpPace();
   connect();
   requestAnimationFrame(animate);
 }

@@ -1,0 +1,4 @@
+#ifndef QUEUEPLAYER_CEBUR128_SHIM_H
+#define QUEUEPLAYER_CEBUR128_SHIM_H
+#include <ebur128.h>
+#endif
