@@ -371,8 +371,10 @@ public final class Daemon: @unchecked Sendable {
             events.post([.player])
             web?.streamChanged(item, playback: partition)
         }
+        let chapters = Self.followChapters(player: player, partition: partition, events: events, web: web,
+                                           configuration: configuration, logger: logger)
         defaultCenterObservers = [failures, outputFailures, playedToEnd]
-        retained += [nowPlaying, transport, ticks, streams]
+        retained += [nowPlaying, transport, ticks, streams, chapters]
     }
 
     private func connectLifecycle(regions: [RegionWaypoint]) async {

@@ -177,7 +177,7 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 let path = claims.claim(PodcastFileName.relativePath(feedTitle: feedTitle, episodeTitle: episode.title))
                 paths.insert(path)
                 added.append(TransferJob(id: id, feed: feed, url: episode.enclosure.url, relativePath: path,
-                                         title: episode.title, feedTitle: feedTitle))
+                                         title: episode.title, feedTitle: feedTitle, chapters: episode.chapters))
             }
             // What was taken is journaled in one append, also when the batch was cut short.
             if !added.isEmpty {
@@ -345,6 +345,10 @@ public final class BackgroundTransfers: @unchecked Sendable {
     private func complete(_ job: TransferJob, at file: URL) {
         removeJob(job, .finished)
         logger.info("transfer finished: \(job.relativePath)")
+        if let chapters = job.chapters {
+            let (downloader, logger) = (downloader, logger)
+            Task { await downloader.saveChapters(from: chapters, beside: file, logger: logger) }
+        }
         // Known as its feed's before it is handed over: it may play at once, at its feed's rate.
         retention.downloaded(job.relativePath, feed: job.feed)
         finished(job.relativePath, file)
@@ -395,6 +399,8 @@ public final class BackgroundTransfers: @unchecked Sendable {
                 logger.warning("transfers: cannot delete \(path) (--download-limit \(limit)): \(ErrorText.describe(error))")
                 continue
             }
+            // Its chapters file goes with it (most episodes have none).
+            try? FileManager.default.removeItem(at: url(ChaptersFile.relativePath(forEpisode: path)))
             retention.removed(path)
             logger.info("deleted \(path): played, and over --download-limit \(limit) for its feed")
             deleted(path)

@@ -64,10 +64,10 @@ public final class EnclosureDownloader: Sendable {
     /// More than this many redirects is a loop (or a misconfigured site): the job fails.
     static let maximumRedirects = 5
     /// Made at the first download (``LazyHTTPClient``), shut down only if it was.
-    private let client: LazyHTTPClient
+    let client: LazyHTTPClient
     private let io = DispatchQueue(label: "queueplayerd.transfers.io")
     private let minimumFreeSpace: Int64
-    private let limits: Limits
+    let limits: Limits
 
     /// `minimumFreeSpace`: a download stops (to be retried later) when its file system has
     /// less than this many bytes free, so a download never fills the disk.

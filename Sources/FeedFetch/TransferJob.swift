@@ -30,8 +30,12 @@ public struct TransferJob: Codable, Sendable, Equatable, Identifiable {
     /// before they were kept).
     public var title: String?
     public var feedTitle: String?
+    /// The episode's chapters file (`podcast:chapters`), fetched once the audio is in place.
+    public var chapters: URL?
 
-    public init(id: String, feed: String, url: URL, relativePath: String, title: String? = nil, feedTitle: String? = nil) {
+    public init(id: String, feed: String, url: URL, relativePath: String, title: String? = nil, feedTitle: String? = nil,
+                chapters: URL? = nil) {
+        self.chapters = chapters
         self.title = title
         self.feedTitle = feedTitle
         self.id = id

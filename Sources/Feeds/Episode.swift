@@ -17,13 +17,18 @@ public struct Episode: Identifiable, Codable, Equatable, Sendable {
     public var published: Date?
     /// `itunes:duration`, when present and readable.
     public var duration: Duration?
+    /// The episode's chapters file (`<podcast:chapters url="..." type="application/json+chapters"/>`),
+    /// fetched beside the audio by the downloads.
+    public var chapters: URL?
 
-    public init(id: String, title: String?, enclosure: Enclosure, published: Date? = nil, duration: Duration? = nil) {
+    public init(id: String, title: String?, enclosure: Enclosure, published: Date? = nil, duration: Duration? = nil,
+                chapters: URL? = nil) {
         self.id = id
         self.title = title
         self.enclosure = enclosure
         self.published = published
         self.duration = duration
+        self.chapters = chapters
     }
 }
 

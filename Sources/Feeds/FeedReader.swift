@@ -32,6 +32,7 @@ final class FeedReader: NSObject, XMLParserDelegate {
         var published: Date?
         var updated: Date?
         var duration: Duration?
+        var chapters: URL?
     }
 
     private var format: Format?
@@ -129,6 +130,7 @@ final class FeedReader: NSObject, XMLParserDelegate {
             case (XMLNamespace.none, "pubDate"): startCapture(.rssDate)
             case (XMLNamespace.none, "enclosure"): addEnclosure(attributes["url"], attributes["length"], attributes["type"])
             case (let uri, "duration") where XMLNamespace.iTunes.contains(uri): startCapture(.duration)
+            case (let uri, "chapters") where XMLNamespace.podcast.contains(uri): addChapters(attributes["url"], attributes["type"])
             default: break
             }
         }
@@ -174,6 +176,17 @@ final class FeedReader: NSObject, XMLParserDelegate {
         item?.enclosure = Enclosure(url: resolved, length: bytes, type: type.flatMap(\.collapsedWhitespace))
     }
 
+    /// The item's first `podcast:chapters` in the JSON chapters format, resolved as an
+    /// enclosure is; only http and https (the downloads fetch it).
+    private func addChapters(_ url: String?, _ type: String?) {
+        guard item?.chapters == nil, let url, let base = bases.last,
+              let type = type?.trimmed.lowercased(), type == "application/json+chapters" || type == "application/json",
+              let resolved = URL(string: url.trimmed, relativeTo: base)?.absoluteURL,
+              let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = resolved.host, !host.isEmpty else { return }
+        item?.chapters = resolved
+    }
+
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
         guard failure == nil, !open.isEmpty else { return }
         open.removeLast()
@@ -214,7 +227,7 @@ final class FeedReader: NSObject, XMLParserDelegate {
             return
         }
         episodes.append(Episode(id: identity, title: item.title, enclosure: enclosure,
-                                published: item.published ?? item.updated, duration: item.duration))
+                                published: item.published ?? item.updated, duration: item.duration, chapters: item.chapters))
     }
 
     // MARK: Text

@@ -10,4 +10,9 @@ enum XMLNamespace {
         "http://www.itunes.com/dtds/podcast-1.0.dtd",
         "http://www.itunes.com/DTDs/Podcast-1.0.dtd",
     ]
+    /// The Podcasting 2.0 namespace (`podcast:chapters`, ...), as the Podcast Index names it.
+    static let podcast: Set<String> = [
+        "https://podcastindex.org/namespace/1.0",
+        "https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md",
+    ]
 }

@@ -261,6 +261,12 @@ public enum Command: Hashable, Sendable {
     /// `skipsilence 0|1`: quiet stretches shortened, or not.
     case skipsilence(Bool)
 
+    // MARK: Chapters (not in mpd)
+    /// `chapters [URI]`: the current song's chapters (nil) or the song's at URI, one block each.
+    case chapters(uri: String?)
+    /// `seekchapter N|next|previous`: to a chapter's start in the current song.
+    case seekchapter(ChapterTarget)
+
     // MARK: Session (handled by ClientSession)
     /// *session* `ping`.
     case ping
@@ -391,6 +397,8 @@ public enum Command: Hashable, Sendable {
         case .rate: .rate
         case .pitchalgorithm: .pitchalgorithm
         case .skipsilence: .skipsilence
+        case .chapters: .chapters
+        case .seekchapter: .seekchapter
         case .ping: .ping
         case .close: .close
         case .commands: .commands
@@ -540,6 +548,8 @@ extension Command {
         case rate
         case pitchalgorithm
         case skipsilence
+        case chapters
+        case seekchapter
         case ping
         case close
         case commands

@@ -74,7 +74,7 @@ enum CommandTable {
     /// Every row, as declared.
     static let rows: [Entry] = coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries
         + databaseEntries + clientEntries + locationEntries + stickerEntries
-        + loudnessEntries + sleepEntries + paceEntries
+        + loudnessEntries + sleepEntries + paceEntries + chapterEntries
 
     /// The rows by name.
     static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: rows.map { ($0.name, $0) })

@@ -28,6 +28,8 @@ enum ReplyJSON {
         "updating_db", "transfers", "Time", "Pos", "Id", "Prio", "outputid", "outputenabled", "cpos",
         "uptime", "playtime", "artists", "albums", "songs", "db_playtime", "db_update",
         "rate", "skipsilence", "silenceskipped",
+        // Chapters (`chapters`, `status`).
+        "chapter", "start", "end",
     ]
 
     /// The answer to `command` (its name, for the shape) from the actions its run produced.

@@ -39,6 +39,15 @@ import Testing
         #expect(feed.skippedItems == 1, "the entry without an enclosure")
     }
 
+    /// `podcast:chapters` by the namespace's URI, an item's direct child only, in the JSON chapters
+    /// format, http(s), resolved against the feed; the first one wins.
+    @Test func podcastChaptersAreTheItemsOwnJSONChapters() throws {
+        let feed = try Fixture.parse("podcast-chapters.xml").get()
+        #expect(feed.episodes.map(\.chapters?.absoluteString) == [
+            "https://feeds.example.com/media/one.json", nil, nil,
+        ])
+    }
+
     @Test func cdataSectionsAreText() throws {
         let feed = try Fixture.parse("cdata.xml").get()
         #expect(feed.title == "Tom & Jerry's <Show>")

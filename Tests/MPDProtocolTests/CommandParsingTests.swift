@@ -195,9 +195,22 @@ import Testing
         #expect(try parse("idle location region").get() == .idle([.location, .region]))
     }
 
+    @Test func chapterCommands() throws {
+        #expect(try parse("chapters").get() == .chapters(uri: nil))
+        #expect(try parse("chapters \"a b.mp3\"").get() == .chapters(uri: "a b.mp3"))
+        #expect(try parse("seekchapter 2").get() == .seekchapter(.number(2)))
+        #expect(try parse("seekchapter next").get() == .seekchapter(.next))
+        #expect(try parse("seekchapter previous").get() == .seekchapter(.previous))
+        for bad in ["abc", "0", "-1", "1.5", "+2", "9999999999", "NEXT", ""] {
+            #expect(ack("seekchapter \"\(bad)\"")
+                    == "ACK [2@0] {seekchapter} Expected a chapter number (1 or more), next or previous: \(bad)\n", "\(bad)")
+        }
+        #expect(ack("chapters a b") == "ACK [2@0] {chapters} too many arguments for \"chapters\"\n")
+    }
+
     @Test func supportedNamesAreSortedAndComplete() {
         #expect(Command.supportedNames == [
-            "add", "addid", "addtagid", "albumart", "binarylimit", "channels", "clear", "clearerror", "cleartagid", "close",
+            "add", "addid", "addtagid", "albumart", "binarylimit", "channels", "chapters", "clear", "clearerror", "cleartagid", "close",
             "commands", "config", "consume", "count",
             "crossfade", "currentsong", "decoders", "delete", "deleteid", "delpartition", "disableoutput", "enableoutput", "find",
             "findadd", "getvol", "idle", "inprogress", "kill", "list", "listall", "listallinfo", "listfiles", "listpartitions", "listplaylist",
@@ -208,7 +221,7 @@ import Testing
             "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random", "rangeid", "rate", "readcomments",
             "readmessages", "readpicture",
             "regions", "rename", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "rm", "save", "search",
-            "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "skipsilence", "sleep", "stats",
+            "searchadd", "searchaddpl", "seek", "seekchapter", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "skipsilence", "sleep", "stats",
             "status", "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers", "volume",
         ])
         for name in Command.supportedNames {

@@ -48,7 +48,8 @@ import Testing
         }
         // Every command this daemon implements is mpd's, but for its own and `noidle`.
         let own: Set = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
-                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence"]
+                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence",
+                        "chapters", "seekchapter"]
         #expect(Set(Command.Kind.allCases.map(\.name)).subtracting(names) == own.union(["noidle"]))
         #expect(Permission.required(forCommandNamed: "frobnicate") == .admin)
     }
@@ -98,6 +99,7 @@ import Testing
             "lsinfo", "listall", "listallinfo", "listfiles", "list", "find", "search", "findadd", "searchadd", "count",
             "stats", "load", "listplaylistinfo", "albumart", "readpicture", "playlist", "searchaddpl", "readcomments",
             "sticker", "loudnessscan", "inprogress",
+            "chapters",
         ])
     }
 
@@ -108,6 +110,7 @@ import Testing
             "outputs", "listplaylists", "listplaylist", "listplaylistinfo", "lsinfo", "listall", "listallinfo",
             "listfiles", "find", "search", "list", "commands", "notcommands", "tagtypes", "decoders",
             "urlhandlers", "channels", "readmessages", "playlist", "inprogress",
+            "chapters",
         ])
         #expect(!Command.repliesWithList(named: "status") && !Command.repliesWithList(named: "frobnicate"))
     }

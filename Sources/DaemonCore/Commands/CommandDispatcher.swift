@@ -38,7 +38,7 @@ package final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
     static let handlerTypes: [any CommandHandler.Type] = [
         PlayerCommands.self, QueueCommands.self, PlaylistCommands.self, MessageCommands.self, OutputCommands.self,
         LibraryCommands.self, PictureCommands.self, FileCommands.self, ClientCommands.self, LocationCommands.self,
-        StickerCommands.self, LoudnessCommands.self, SleepCommands.self, PaceCommands.self,
+        StickerCommands.self, LoudnessCommands.self, SleepCommands.self, PaceCommands.self, ChapterCommands.self,
     ]
 
     /// - Parameter partition: what plays, handed to each handler as the sides it uses; the
@@ -70,6 +70,7 @@ package final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
             SleepCommands(partition: partition, application: instance.application, songIndex: instance.songIndex,
                           library: instance.library),
             PaceCommands(pace: partition.pace),
+            ChapterCommands(partition: partition, library: instance.library, songIndex: instance.songIndex, logger: logger),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },
                      "the handlers are made in handlerTypes' order")

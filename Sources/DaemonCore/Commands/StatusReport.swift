@@ -81,6 +81,10 @@ struct StatusReport {
         appendPace(to: &reply, item: state != .stop ? player.currentItem : nil)
         // The sleep timer, while one is set: seconds left, or `end`, `chapter`.
         if let sleep = playback.sleepTimer.statusValue { reply.append("sleep", sleep) }
+        // The chapter heard (from 1), while one is (not mpd's).
+        if state != .stop, let item = player.currentItem, let chapter = item.chapterIndex(at: MediaTime(seconds: elapsed)) {
+            reply.append("chapter", chapter + 1)
+        }
         return reply
     }
 

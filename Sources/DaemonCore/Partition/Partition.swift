@@ -287,7 +287,7 @@ package final class Partition: @unchecked Sendable {
         player.removeAllItems()
         if seconds > 0 || paused { player.pause() }
         let entry = playQueue.entries[position]
-        let item = entry.song.makeItem()
+        let item = ChapterSource.item(for: entry.song, logger: logger)
         pace.prepare(item)
         nowPlaying = Handoff(item: item, id: entry.id)
         lookahead = nil
@@ -813,7 +813,7 @@ package final class Partition: @unchecked Sendable {
         lookahead = nil
         playQueue.setQueued(wanted.flatMap { playQueue.position(ofID: $0.id) })
         guard let wanted, let nowPlaying else { return }
-        let item = wanted.song.makeItem()
+        let item = ChapterSource.item(for: wanted.song, logger: logger)
         pace.prepare(item)
         lookahead = Handoff(item: item, id: wanted.id)
         player.insert(item, after: nowPlaying.item)

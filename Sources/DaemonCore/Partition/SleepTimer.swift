@@ -34,6 +34,9 @@ package final class SleepTimer: Sendable {
     private struct State {
         var target: Target?
         var timer: (any DispatchSourceTimer)?
+        /// For ``Target/chapterEnd``: the chapter heard when the timer was set, by its item and
+        /// index, so that its end stays the target once the time is past it (the next chapter heard).
+        var chapter: (item: ObjectIdentifier, index: Int)?
     }
 
     private let state: QueueBound<State>
@@ -85,11 +88,16 @@ package final class SleepTimer: Sendable {
             target = .chapterEnd
         }
         guard playing else { throw MPDError(.playerSync, "Not playing: a sleep timer needs something playing") }
-        if case .chapterEnd = target, chapterBoundary() == nil {
-            throw MPDError(.noExist, "no chapters: the item being heard has none")
+        var chapter: (item: ObjectIdentifier, index: Int)?
+        if case .chapterEnd = target {
+            guard let item = player.currentItem, let heard = player.currentChapter() else {
+                throw MPDError(.noExist, "no chapters: the item being heard has none")
+            }
+            chapter = (ObjectIdentifier(item), heard.index)
         }
         player.fadeVolume = 1
         state.value.target = target
+        state.value.chapter = chapter
         schedule()
         events.post([.options])
     }
@@ -136,10 +144,14 @@ package final class SleepTimer: Sendable {
         return max(0, rate > 0 ? seconds / rate : seconds)
     }
 
-    /// Where the chapter being heard ends, seconds into the item; nil when the item has no
-    /// chapters. The one place chapters are read: the library's chapters are not in this build.
+    /// Where the chapter heard when the timer was set ends, seconds into the item; nil once
+    /// another item plays. The one place chapters are read.
     private func chapterBoundary() -> Double? {
-        nil
+        guard let chapter = state.value.chapter, let item = player.currentItem, ObjectIdentifier(item) == chapter.item else {
+            return nil
+        }
+        let chapters = item.chapters
+        return chapter.index < chapters.count ? chapters[chapter.index].end : nil
     }
 
     /// Fades by what is left, then sleeps until the next look (or pauses when the time is up).

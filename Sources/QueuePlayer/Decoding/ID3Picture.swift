@@ -122,13 +122,7 @@ public struct ID3Picture: Sendable, Hashable {
 
     /// The picture of an `APIC` frame, nil if it has none to give (see the type's comment).
     private static func picture(in frame: ID3v2Tag.Frame, of tag: ID3v2Tag, file: BufferedFile) -> ID3Picture? {
-        var offset = frame.dataOffset
-        var size = frame.size
-        // ID3v2.4's data length indicator: four bytes before the data proper.
-        if tag.major == 4 && frame.flags & 0x0001 != 0 {
-            offset += 4
-            size -= 4
-        }
+        let (offset, size) = tag.content(of: frame)
         guard size > 0 else { return nil }
         // libmpg123 resynchronises a frame if the tag or the frame (v2.4's bit, in any version) says so.
         if tag.isUnsynchronised || frame.flags & 0x0002 != 0 {

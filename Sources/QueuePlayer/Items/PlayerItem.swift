@@ -65,6 +65,8 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
     }
 
     private let state = Mutex(State())
+    /// The chapters (``chapters``, `PlayerItem+Chapters.swift`).
+    let chapterState = Mutex(ChapterState())
 
     /// The part of a file an item plays (MPD's song range): from `start` to `end` (nil: the
     /// file's end), as a composition of one time range of an asset would.
@@ -97,11 +99,13 @@ public final class PlayerItem: KeyValueObservable, Hashable, CustomStringConvert
         self.clip = clip
     }
 
-    /// Opens the item's decoder with `factory`, cut to its clip.
+    /// Opens the item's decoder with `factory`, cut to its clip; a file's chapters are read
+    /// at its first opening (off the render thread, as the opening is).
     func openDecoder(with factory: any DecoderFactory) throws(DecoderError) -> any Decoder {
-        let decoder = try factory.makeDecoder(for: url)
-        guard let clip else { return decoder }
-        return try ClippedDecoder(decoder, clip: clip)
+        let file = try factory.makeDecoder(for: url)
+        let decoder: any Decoder = if let clip { try ClippedDecoder(file, clip: clip) } else { file }
+        if !decoder.isStreaming { loadChapters(of: decoder) }
+        return decoder
     }
 
     /// Whether the item can be played. Observable.

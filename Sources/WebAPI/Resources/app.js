@@ -129,7 +129,7 @@ function setConnection(on) {
   element.className = "connection " + (on ? "on" : "off");
 }
 
-function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); refreshInProgress(); }
+function refreshAll() { refreshStatus(); refreshSong(); refreshQueue(); refreshOutputs(); refreshInProgress(); refreshChapters(); }
 
 async function refreshStatus() {
   const status = await command("status");
@@ -236,6 +236,7 @@ function onEvent(event) {
     case "currentItem":
       showSong(event.song);
       refreshStatus();
+      refreshChapters();
       break;
     case "idle":
       for (const changed of event.changed) {
@@ -271,6 +272,12 @@ function onEvent(event) {
     case "location":
       addFix(event);
       drawTrack();
+      break;
+    case "chapters":
+      showChapters(event.chapters);
+      break;
+    case "chapter":
+      markChapter(event.chapter);
       break;
     case "region":
       $("regionEvent").textContent = (event.state === "enter" ? "Entered " : "Left ") + event.region;
@@ -472,6 +479,39 @@ function showPace(status) {
   $("skipSilence").checked = status.skipsilence === 1;
   $("silenceSkipped").textContent = status.silenceskipped > 0 ? "(" + status.silenceskipped.toFixed(1) + " s cut)" : "";
 }
+
+// ---- Chapters: the current song's chapter list (`chapters`), the one heard marked (the
+// `chapters` and `chapter` events, `status`'s `chapter`), a tap seeks to it (`seekchapter N`).
+
+async function refreshChapters() {
+  const chapters = await command("chapters");
+  showChapters(chapters || []);
+  const status = await command("status");
+  markChapter(status && typeof status.chapter === "number" ? status.chapter : null);
+}
+
+function showChapters(chapters) {
+  $("chaptersSection").hidden = chapters.length === 0;
+  $("chapterList").replaceChildren(...chapters.map((chapter) => {
+    const item = document.createElement("li");
+    item.dataset.chapter = chapter.chapter;
+    item.textContent = chapter.title || "Chapter " + chapter.chapter;
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    meta.textContent = formatTime(chapter.start) + " – " + formatTime(chapter.end);
+    item.append(meta);
+    item.addEventListener("click", () => command("seekchapter " + chapter.chapter));
+    return item;
+  }));
+}
+
+function markChapter(number) {
+  for (const item of $("chapterList").children) {
+    item.classList.toggle("current", number !== null && Number(item.dataset.chapter) === number);
+  }
+}
+
+// ---- Setting up
 
 function setUp() {
   setUpSleep();

@@ -32,7 +32,8 @@ struct CommandTranscriptTests {
     /// this daemon's own. mpd ran without a `sticker_file`, as the daemon does here.
     static let onlyMPDs: Set<String> = ["getfingerprint", "listmounts", "listneighbors", "mount", "unmount"]
     static let onlyOurs: Set<String> = ["location", "locations", "locationupdates", "locationaccuracy", "locationdistance", "regions",
-                                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence"]
+                                        "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence",
+                                        "chapters", "seekchapter"]
 
     static func exchanges() throws -> [Exchange] {
         var exchanges: [Exchange] = []
