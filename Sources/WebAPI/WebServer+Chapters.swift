@@ -1,3 +1,4 @@
+import DaemonCore
 import Foundation
 import QueuePlayer
 
@@ -6,7 +7,7 @@ extension WebServer {
     /// item is new: `{"event": "chapters", "songid": N, "chapters": [...]}` then
     /// `{"event": "chapter", "songid": N, "chapter": 2, "title": ..., "start": ..., "end": ...}`
     /// (`chapter` null when none is heard). Any thread (the chapter follower's).
-    func chapterChanged(_ item: PlayerItem, index: Int?, newItem: Bool, partition: Partition) {
+    package func chapterChanged(_ item: PlayerItem, index: Int?, newItem: Bool, partition: any PublishedPlayback) {
         let songID = partition.songID(of: item)
         let chapters = item.chapters
         if newItem { clients.broadcast(WebClients.chaptersEvent(chapters, songID: songID)) }

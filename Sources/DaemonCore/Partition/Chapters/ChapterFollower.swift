@@ -13,10 +13,10 @@ import Synchronization
 /// The observers are added and removed on a queue of its own and called on another: removing
 /// one waits for its running call, which may wait for the player's control queue, so neither
 /// happens on the player's queue (where `currentItem`'s observation runs) nor on each other's.
-final class ChapterFollower: Sendable {
+package final class ChapterFollower: Sendable {
     /// What changed: the item and its chapter's index (nil: none heard); `newItem` when the
     /// item is not the one of the last call (its chapter list is new).
-    typealias Change = @Sendable (_ item: PlayerItem, _ index: Int?, _ newItem: Bool) -> Void
+    package typealias Change = @Sendable (_ item: PlayerItem, _ index: Int?, _ newItem: Bool) -> Void
 
     private struct State {
         var item: PlayerItem?
@@ -35,14 +35,14 @@ final class ChapterFollower: Sendable {
     private let calls = DispatchQueue(label: "queueplayerd.chapters")
     private let state = Mutex(State())
 
-    init(player: QueuePlayer, logger: Logger, changed: @escaping Change) {
+    package init(player: QueuePlayer, logger: Logger, changed: @escaping Change) {
         self.player = player
         self.logger = logger
         self.changed = changed
     }
 
     /// Starts following (the current item at once).
-    func start() {
+    package func start() {
         state.withLock { $0.isRunning = true }
         let observation = player.observe(\.currentItem, options: [.initial, .new]) { [weak self] _, change in
             guard let self else { return }
@@ -64,7 +64,7 @@ final class ChapterFollower: Sendable {
     }
 
     /// Looks again at which chapter is heard (after a seek).
-    func check() {
+    package func check() {
         calls.async { [self] in update() }
     }
 

@@ -1,3 +1,5 @@
+import DaemonCore
+import WebAPI
 import Logging
 import MPDProtocol
 import QueuePlayer
@@ -6,7 +8,7 @@ extension Daemon {
     /// Follows the chapter heard (``ChapterFollower``): each new one is printed as
     /// `Chapter: <title>` (as `Now playing:` is), is an `idle player` change, and is pushed to
     /// the WebSocket's clients. Every `player` change (a seek among them) has it look again.
-    static func followChapters(player: QueuePlayer, partition: Partition, events: ControlEvents, web: WebServer?,
+    static func followChapters(player: QueuePlayer, partition: any PublishedPlayback, events: ControlEvents, web: WebServer?,
                                configuration: Configuration, logger: Logger) -> ChapterFollower {
         let printLine = configuration.printLine
         let follower = ChapterFollower(player: player, logger: logger) { item, index, newItem in
