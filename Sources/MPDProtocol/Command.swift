@@ -575,6 +575,9 @@ extension Command {
         CommandTable.entries[name]?.traits.contains(.listReply) ?? false
     }
 
+    /// The names of this daemon's own commands, which mpd has not (``CommandTable/ownRows``).
+    public static let namesNotInMPD: Set<String> = Set(CommandTable.ownRows.map(\.name))
+
     /// The lines a WebSocket client may not send (docs/websocket.md): the commands whose row
     /// says so (`idle`, `noidle`: events come unasked; `close`), and the command-list lines,
     /// which the connection's framing is and JSON messages replace.

@@ -72,9 +72,15 @@ enum CommandTable {
     }
 
     /// Every row, as declared.
-    static let rows: [Entry] = coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries
-        + databaseEntries + clientEntries + locationEntries + stickerEntries
-        + loudnessEntries + sleepEntries + paceEntries + chapterEntries
+    static let rows: [Entry] = mpdRows + ownRows
+
+    /// The rows of mpd's own commands (its `AllCommands.cxx`).
+    static let mpdRows: [Entry] = coreEntries + queueEntries + optionEntries + messageEntries + playlistEntries
+        + databaseEntries + clientEntries + stickerEntries
+
+    /// The rows of this daemon's own commands, which mpd has not (location, loudness, sleep, rate,
+    /// chapters), named in mpd's style (``Command/namesNotInMPD``).
+    static let ownRows: [Entry] = locationEntries + loudnessEntries + sleepEntries + paceEntries + chapterEntries
 
     /// The rows by name.
     static let entries: [String: Entry] = Dictionary(uniqueKeysWithValues: rows.map { ($0.name, $0) })

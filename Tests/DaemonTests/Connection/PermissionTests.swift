@@ -204,9 +204,7 @@ struct PermissionTests {
             if request.hasPrefix("notcommands") || request.hasPrefix("commands") {
                 // mpd's table has commands this daemon does not implement: ours are a subset, but
                 // for the daemon's own (location, not in mpd), left out of the comparison.
-                let own = Set(["location", "locations", "regions", "locationupdates", "locationaccuracy", "locationdistance",
-                               "loudnessscan", "loudness", "sleep", "inprogress", "rate", "pitchalgorithm", "skipsilence",
-                               "chapters", "seekchapter"]
+                let own = Set(Command.namesNotInMPD
                     .map { "command: \($0)" })
                 #expect(Set(ours).subtracting(own).isSubset(of: Set(theirs)), "\(request)")
                 #expect(ours.last == "OK")
