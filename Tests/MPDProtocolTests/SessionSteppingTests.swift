@@ -213,7 +213,7 @@ import Testing
         "locationaccuracy": "locationaccuracy best", "locationdistance": "locationdistance 25.5", "regions": "regions",
         "rate": "rate 1.5", "pitchalgorithm": "pitchalgorithm varispeed", "skipsilence": "skipsilence 1",
         "loudnessscan": "loudnessscan \"a.mp3\"", "loudness": "loudness",
-        "sleep": "sleep 1800", "inprogress": "inprogress",
+        "sleep": "sleep 1800", "inprogress": "inprogress", "chapters": "chapters", "seekchapter": "seekchapter next",
         "sticker": "sticker find song \"\" rating < 5",
         "clearerror": "clearerror", "readcomments": "readcomments \"a.mp3\"", "playlist": "playlist",
         "searchaddpl": "searchaddpl mix any x", "rangeid": "rangeid 1 1.5:", "addtagid": "addtagid 1 artist x",

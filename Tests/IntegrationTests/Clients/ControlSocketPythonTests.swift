@@ -68,10 +68,13 @@ import Testing
 
     /// mpd's status keys, in mpd's order, for a daemon without a mixer.
     /// mpd's keys, then queueplayerd's `appstate` (python-mpd2 takes extra keys as they come).
+    /// mpd's keys, then the daemon's own: the life cycle's and the pace's (`silenceskipped` only
+    /// with a current item).
     static let stoppedEmptyKeys = ["volume", "repeat", "random", "single", "consume", "partition", "playlist",
-                                   "playlistlength", "mixrampdb", "state", "appstate"]
-    static let playingKeys = Array(stoppedEmptyKeys.dropLast()) + ["song", "songid", "time", "elapsed", "bitrate", "duration",
-                                                                    "audio", "nextsong", "nextsongid", "appstate"]
+                                   "playlistlength", "mixrampdb", "state", "appstate", "rate", "pitchalgorithm", "skipsilence"]
+    static let playingKeys = Array(stoppedEmptyKeys.prefix(10)) + ["song", "songid", "time", "elapsed", "bitrate", "duration",
+                                                                   "audio", "nextsong", "nextsongid", "appstate",
+                                                                   "rate", "pitchalgorithm", "skipsilence", "silenceskipped"]
 
     /// `duration:` as mpd prints it (3 decimals), from the exact decoded length of the item.
     static func duration(of index: Int, rate: Double) throws -> String {
