@@ -459,6 +459,15 @@ def row11(t, ld):
           ("abs>=", 100, "≥ 100×"))
 
 
+def row13(t, ch):
+    """Reading the chapters of a file with 1,000 CHAP frames (bench/chapters.py): no peer."""
+    n = ch["chapters"]
+    t.add(13, f"`chapters URI` round trip on a file of {n} CHAP frames, the first request (the tag read), ms",
+          ch["first_s"] * 1e3, "none (absolute)", "—", "ms", ("abs<", 50, "< 50 ms"))
+    t.add(13, f"the same, later requests, p50 ms (p99 {ch['p99_s'] * 1e3:.2f} ms)",
+          ch["p50_s"] * 1e3, "none (absolute)", "—", "ms", ("abs<", 50, "< 50 ms"))
+
+
 def plot(rt, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -589,8 +598,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     machine = load(frag, "machine") or {}
     end = load(frag, "end") or {}
-    rt, gp, ct, st, lb, ws, sm, ld, ra = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library",
-                                                                  "websocket", "streaming", "loudness", "rate"))
+    rt, gp, ct, st, lb, ws, sm, ld, ra, ch = (load(frag, n) for n in ("realtime", "gapless", "control", "startup", "library",
+                                                                      "websocket", "streaming", "loudness", "rate", "chapters"))
     seconds = {os.path.basename(p)[8:-4]: int(open(p).read()) for p in glob.glob(os.path.join(frag, "seconds-*.txt"))}
 
     def ran(family):
@@ -610,7 +619,7 @@ def main():
     for data, family, rows, fn in ((gp, "gapless", "5", None), (ct, "control", "6", row6), (st, "startup", "7", row7),
                                    (lb, "library", "8", row8), (ws, "websocket", "9", row9),
                                    (sm, "streaming", "10", row10), (ld, "loudness", "11", row11),
-                                   (ra, "rate", "12", row12)):
+                                   (ra, "rate", "12", row12), (ch, "chapters", "13", row13)):
         if data and fn:
             fn(t, data)
         elif not data and ran(family):
@@ -737,11 +746,15 @@ def main():
            "checked at the end) against mpv `--ao=null --no-video --speed=R` (its `scaletempo2`), in a rotating "
            "order. CPU: utime+stime over a window opening 2 s in (`BENCH_RATE_SECONDS`, default 20), scaled to "
            "60 s; peak RSS: VmHWM at the window's end, against queueplayerd's own at 1.0x.",
+           "13. **Chapters.** A 60 s tone given 1,000 ID3v2.4 `CHAP` frames (each with `TIT2` and `WXXX`, under "
+           "nested `CTOC`s) by mutagen, in the music directory of queueplayerd `--output null`: the `chapters "
+           "\"FILE\"` round trip on the control socket (the tag walked, the frames parsed, sorted and clipped, 1,000 "
+           "blocks written and read), the first request apart, then 50 more (p50, p99). No peer: mpd has no chapters.",
            ""]
     # Only the families this run tried (a BENCH_ONLY run describes its own rows).
     described = {"1": "throughput", "2": "realtime", "3": "realtime", "4": "realtime", "5": "gapless", "6": "control",
                  "7": "startup", "8": "library", "9": "websocket", "10": "streaming",
-                 "11": "loudness", "12": "rate"}
+                 "11": "loudness", "12": "rate", "13": "chapters"}
     md = [line for line in md if not (line[:1].isdigit() and ". " in line[:4]
                                       and not ran(described[line.split(".", 1)[0]]))]
     if plotted:
@@ -767,7 +780,7 @@ def main():
            "observer": observer, "gapless": gapless,
            "raw": {"throughput_hyperfine": throughput, "realtime": strip(rt), "gapless": gp,
                    "control": ct, "startup": st, "library": lb, "websocket": ws, "streaming": sm,
-                   "loudness": ld, "rate": ra}}
+                   "loudness": ld, "rate": ra, "chapters": ch}}
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(doc, f, indent=1)
 

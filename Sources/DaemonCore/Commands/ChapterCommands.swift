@@ -20,7 +20,7 @@ struct ChapterCommands: CommandHandler {
     /// chapter before (a player's back button); later, to the chapter's own start.
     static let previousGrace = 3.0
 
-    let partition: any PlaybackControl
+    let playback: any PlaybackControl
     let library: MusicLibrary
     let songIndex: SongIndex
     let logger: Logger
@@ -32,7 +32,7 @@ struct ChapterCommands: CommandHandler {
             if let uri {
                 chapters = try self.chapters(of: uri, isLocal: context.isLocal)
             } else {
-                chapters = partition.playState == .stop ? [] : partition.player.currentItem?.chapters ?? []
+                chapters = playback.playState == .stop ? [] : playback.player.currentItem?.chapters ?? []
             }
             return Self.reply(chapters)
         case .seekchapter(let target):
@@ -64,7 +64,7 @@ struct ChapterCommands: CommandHandler {
     /// The chapters of the song at `uri`: a queued song's (a podcast episode outside the
     /// library included), else a library file's.
     private func chapters(of uri: String, isLocal: Bool) throws(MPDError) -> [Chapter] {
-        if let entry = partition.playQueue.entries.first(where: { $0.song.uri == uri }), !entry.song.isStream {
+        if let entry = playback.playQueue.entries.first(where: { $0.song.uri == uri }), !entry.song.isStream {
             return ChapterSource.chapters(of: entry.song.url, duration: entry.song.details?.duration, logger: logger)
         }
         if uri.hasPrefix("/") && !isLocal { throw MPDError(.permission, "Access denied") }
@@ -77,11 +77,11 @@ struct ChapterCommands: CommandHandler {
     }
 
     private func seek(to target: ChapterTarget) throws(MPDError) {
-        guard partition.playState != .stop, let position = partition.currentPosition,
-              let item = partition.player.currentItem else { throw MPDError.notPlaying }
+        guard playback.playState != .stop, let position = playback.currentPosition,
+              let item = playback.player.currentItem else { throw MPDError.notPlaying }
         let chapters = item.chapters
         guard !chapters.isEmpty else { throw MPDError(.argument, "the current song has no chapters") }
-        let now = partition.player.currentTime().seconds
+        let now = playback.player.currentTime().seconds
         // The last chapter started by now (in a gap: the one before it); nil before the first.
         let started = chapters.lastIndex { $0.start <= now }
         let index: Int
@@ -101,7 +101,7 @@ struct ChapterCommands: CommandHandler {
             guard let started else { index = 0; break }
             index = now - chapters[started].start < Self.previousGrace ? max(0, started - 1) : started
         }
-        try partition.seek(position: position, seconds: chapters[index].start)
+        try playback.seek(position: position, seconds: chapters[index].start)
     }
 
     private static func count(_ count: Int) -> String { count == 1 ? "1 chapter" : "\(count) chapters" }

@@ -65,12 +65,12 @@ package final class CommandDispatcher: CommandExecutor, @unchecked Sendable {
             ClientCommands(access: instance.access, shutdown: instance.shutdown),
             LocationCommands(location: instance.location),
             StickerCommands(stickers: instance.stickers, updater: instance.updater, events: events, logger: logger),
-            LoudnessCommands(partition: partition, library: instance.library, scans: instance.loudness,
+            LoudnessCommands(gains: partition.gains, holding: partition, library: instance.library, scans: instance.loudness,
                              application: instance.application, events: events),
-            SleepCommands(partition: partition, application: instance.application, songIndex: instance.songIndex,
+            SleepCommands(playback: partition, application: instance.application, songIndex: instance.songIndex,
                           library: instance.library),
             PaceCommands(pace: partition.pace),
-            ChapterCommands(partition: partition, library: instance.library, songIndex: instance.songIndex, logger: logger),
+            ChapterCommands(playback: partition, library: instance.library, songIndex: instance.songIndex, logger: logger),
         ]
         precondition(handlers.map { ObjectIdentifier(type(of: $0)) } == Self.handlerTypes.map { ObjectIdentifier($0) },
                      "the handlers are made in handlerTypes' order")

@@ -7,7 +7,10 @@ import QueuePlayer
 struct LoudnessCommands: CommandHandler {
     static let kinds: [Command.Kind] = [.replayGainMode, .replayGainStatus, .loudnessscan, .loudness]
 
-    let partition: Partition
+    /// The items' gains: the ReplayGain mode clients set.
+    let gains: ItemGains
+    /// The player, for the current item's gain and file.
+    let holding: any PlayerHolding
     let library: MusicLibrary
     /// The measurements; nil in a daemon made without them (some tests).
     let scans: LoudnessScans?
@@ -21,13 +24,13 @@ struct LoudnessCommands: CommandHandler {
                 throw MPDError(.argument, "Unrecognized replay gain mode '\(text)': give \(ReplayGainMode.valueList)",
                                command: "replay_gain_mode")
             }
-            guard mode != partition.gains.mode else { return .empty }
-            partition.gains.setMode(mode)
+            guard mode != gains.mode else { return .empty }
+            gains.setMode(mode)
             // The state keeps the mode (saved on `options`, as the other modes).
             events.post([.options])
         case .replayGainStatus:
             var reply = Reply()
-            reply.append("replay_gain_mode", partition.gains.mode.rawValue)
+            reply.append("replay_gain_mode", gains.mode.rawValue)
             return reply
         case .loudnessscan(let uri):
             let scans = try available()
@@ -45,7 +48,7 @@ struct LoudnessCommands: CommandHandler {
                 reply.append("loudness", LoudnessScans.text(measurement.integrated))
                 reply.append("truepeak", LoudnessScans.text(measurement.truePeak))
             }
-            if uri == nil, let item = partition.player.currentItem {
+            if uri == nil, let item = holding.player.currentItem {
                 reply.append("gain", LoudnessScans.text(item.appliedGain))
             }
             return reply
@@ -63,7 +66,7 @@ struct LoudnessCommands: CommandHandler {
     /// The file `uri` names in the library, or the current song's without one.
     private func file(_ uri: String?, command: String) throws(MPDError) -> URL {
         guard let uri else {
-            guard let item = partition.player.currentItem else { throw MPDError(.playerSync, "Not playing", command: command) }
+            guard let item = holding.player.currentItem else { throw MPDError(.playerSync, "Not playing", command: command) }
             guard !item.isStream else { throw MPDError(.argument, "A stream cannot be measured", command: command) }
             return item.url
         }

@@ -10,7 +10,7 @@ struct SleepCommands: CommandHandler {
         .sleep, .inprogress,
     ]
 
-    let partition: any PlaybackControl
+    let playback: any PlaybackControl
     let application: any ApplicationContext
     let songIndex: SongIndex
     let library: MusicLibrary
@@ -19,11 +19,11 @@ struct SleepCommands: CommandHandler {
         switch command {
         case .sleep(let request):
             if request != .off { application.commandNeedsPlayer() }
-            try partition.setSleep(request)
+            try playback.setSleep(request)
             return .empty
         case .inprogress:
             var reply = Reply()
-            guard let memory = partition.memory else { return reply }
+            guard let memory = playback.memory else { return reply }
             let kept: [(uri: String, elapsed: Double)]
             do throws(StickerStoreError) {
                 kept = try memory.inProgress()
