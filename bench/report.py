@@ -453,7 +453,7 @@ def row11(t, ld):
     t.add(11, f"measuring a {audio / 3600:.0f} h episode (EBU R128 integrated loudness and true peak), wall s "
               f"(ours {ld['queueplayerd_lufs']} LUFS / {ld['queueplayerd_dbtp']} dBTP, "
               f"ffmpeg {ld['ffmpeg_lufs']} LUFS / {ld['ffmpeg_dbtp']} dBTP)",
-          ld["queueplayerd_s"], "ffmpeg `-af ebur128=peak=true`", ld["ffmpeg_s"], "s")
+          ld["queueplayerd_s"], "ffmpeg `-af ebur128=peak=true`", ld["ffmpeg_s"], "s", ("<=", 1.0, "≤ 1.0× (no slower)"))
     median = ld["queueplayerd_s"]["median"]
     t.add(11, "the same as a multiple of real time", audio / median if median else None, "none (absolute)", "—", "x",
           ("abs>=", 100, "≥ 100×"))
