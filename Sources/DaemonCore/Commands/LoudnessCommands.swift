@@ -22,7 +22,7 @@ struct LoudnessCommands: CommandHandler {
         case .replayGainMode(let text):
             guard let mode = ReplayGainMode(rawValue: text) else {
                 throw MPDError(.argument, "Unrecognized replay gain mode '\(text)': give \(ReplayGainMode.valueList)",
-                               command: "replay_gain_mode")
+                               command: Command.Kind.replayGainMode.name)
             }
             guard mode != gains.mode else { return .empty }
             gains.setMode(mode)
@@ -34,14 +34,14 @@ struct LoudnessCommands: CommandHandler {
             return reply
         case .loudnessscan(let uri):
             let scans = try available()
-            let file = try self.file(uri, command: "loudnessscan")
+            let file = try self.file(uri, command: Command.Kind.loudnessscan.name)
             let activity = application.beginBackgroundActivity(named: "loudness scan")
             var reply = Reply()
             reply.append("loudnessscan", scans.measure(file, inside: activity))
             return reply
         case .loudness(let uri):
             let scans = try available()
-            let file = try self.file(uri, command: "loudness")
+            let file = try self.file(uri, command: Command.Kind.loudness.name)
             var reply = Reply()
             reply.append("file", library.uri(for: file))
             if let measurement = scans.store.measurement(of: file) {

@@ -41,7 +41,9 @@ import Glibc
         // again it starts there.
         try daemon.request("stop")
         let stopped = try client.request("inprogress").first { $0.hasPrefix("elapsed: ") }.flatMap { Double($0.dropFirst(9)) } ?? -1
-        #expect(stopped >= kept, "kept \(stopped) s on stop")
+        // Not behind the place it was restored at: the restored seek lands on a sample, and the
+        // sticker is written to the millisecond (105.0 restored reads back as 104.999).
+        #expect(stopped >= kept - 0.002, "kept \(stopped) s on stop")
         try daemon.request("play 0")
         let resumed = Double(try daemon.status()["elapsed"] ?? "0") ?? 0
         #expect(abs(resumed - stopped) < 0.5, "resumed at \(resumed) s, kept \(stopped) s")
