@@ -18,13 +18,25 @@ final class RecordingProxy {
         process = try ChildProcess(program: "/usr/bin/socat",
                                    ["-v", "UNIX-LISTEN:\(socket),fork", "UNIX-CONNECT:\(target)"])
         // Not a probe connection: that would be a conversation of its own in the transcript.
+        // The file exists from socat's bind, before its listen: until then a connection is refused,
+        // so wait until the kernel lists the socket as listening (`/proc/net/unix`).
         let deadline = ChildProcess.now() + 10
-        while !FileManager.default.fileExists(atPath: socket) {
+        while !Self.isListening(socket) {
             guard ChildProcess.now() < deadline, process.isRunning else {
                 process.terminate()
                 throw UnixSocketError("socat did not listen at \(socket): \(process.standardError)")
             }
             usleep(10_000)
+        }
+    }
+
+    /// Whether a Unix socket bound at `path` listens: its `/proc/net/unix` line has the
+    /// accepting flag (`__SO_ACCEPTCON`, 0x10000).
+    static func isListening(_ path: String) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count >= 8 && fields[7] == path && (Int(fields[3], radix: 16) ?? 0) & 0x10000 != 0
         }
     }
 
