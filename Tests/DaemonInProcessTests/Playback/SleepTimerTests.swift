@@ -24,13 +24,18 @@ import Glibc
         }
     }
 
+    /// A FIFO output's pipe in `directory`, and a reader copying what comes out of it into a file.
+    static func capturedFIFO(in directory: URL) throws -> (fifo: String, capture: URL, reader: ChildProcess) {
+        let fifo = directory.appendingPathComponent("audio.fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let capture = directory.appendingPathComponent("audio.raw")
+        return (fifo, capture, try FIFOCapture.reader(fifo, into: capture))
+    }
+
     @Test func sleepSecondsFadesOutPausesAndTheVolumeIsBackForTheNextPlay() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let fifo = directory.appendingPathComponent("audio.fifo").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let capture = directory.appendingPathComponent("audio.raw")
-        let reader = try FIFOCapture.reader(fifo, into: capture)
+        let (fifo, capture, reader) = try Self.capturedFIFO(in: directory)
         defer { reader.terminate() }
         let item = TestMedia.all[0]
         let daemon = try InProcessDaemon(directory: directory) {
@@ -79,10 +84,7 @@ import Glibc
     @Test func sleepEndFadesTheItemsLastSeconds() throws {
         let directory = try TestMedia.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let fifo = directory.appendingPathComponent("audio.fifo").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let capture = directory.appendingPathComponent("audio.raw")
-        let reader = try FIFOCapture.reader(fifo, into: capture)
+        let (fifo, capture, reader) = try Self.capturedFIFO(in: directory)
         defer { reader.terminate() }
         let tone = try TestMedia.makeTone(seconds: 12, in: directory, name: "tone")
         let daemon = try InProcessDaemon(directory: directory) {
